@@ -1,0 +1,353 @@
+//! The cartridge: iNES / NES 2.0 image parsing, the memories on the board (PRG-ROM, PRG-RAM,
+//! CHR-ROM or CHR-RAM) and the console's 2 KiB nametable RAM (CIRAM), whose address lines the
+//! cartridge controls. Bank switching itself lives in [`crate::mapper`].
+
+use crate::mapper::{CpuTarget, Mapper, Mirroring};
+use std::fmt;
+
+const PRG_BANK: usize = 16 * 1024;
+const CHR_BANK: usize = 8 * 1024;
+
+/// Why an image could not be loaded. Each message names the problem in one line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RomError {
+    Empty,
+    BadMagic,
+    TruncatedHeader(usize),
+    NoPrg,
+    Truncated { expected: usize, actual: usize },
+    UnsupportedMapper { mapper: u16, submapper: u8 },
+    BadSize(&'static str),
+}
+
+impl fmt::Display for RomError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            RomError::Empty => write!(f, "the file is empty"),
+            RomError::BadMagic => write!(f, "not an iNES file (missing the \"NES\\x1A\" magic)"),
+            RomError::TruncatedHeader(n) => {
+                write!(
+                    f,
+                    "the file is {n} bytes, shorter than the 16-byte iNES header"
+                )
+            }
+            RomError::NoPrg => write!(f, "the header declares zero PRG-ROM banks"),
+            RomError::Truncated { expected, actual } => write!(
+                f,
+                "the file is truncated: the header declares {expected} bytes, the file has {actual}"
+            ),
+            RomError::UnsupportedMapper { mapper, submapper } => {
+                write!(
+                    f,
+                    "mapper {mapper} (submapper {submapper}) is not supported"
+                )
+            }
+            RomError::BadSize(what) => write!(f, "unsupported {what} size in the header"),
+        }
+    }
+}
+
+impl std::error::Error for RomError {}
+
+/// What the header says about the board.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Header {
+    pub mapper: u16,
+    pub submapper: u8,
+    pub nes2: bool,
+    pub prg_rom_size: usize,
+    pub chr_rom_size: usize,
+    /// Volatile plus battery-backed PRG-RAM declared (iNES 1.0 declares none: see `prg_ram_size`).
+    pub prg_ram_size: usize,
+    pub prg_nvram_size: usize,
+    pub chr_ram_size: usize,
+    pub battery: bool,
+    pub trainer: bool,
+    /// Hard-wired mirroring: true = vertical (horizontal arrangement), false = horizontal.
+    pub vertical_mirroring: bool,
+    pub four_screen: bool,
+}
+
+impl Header {
+    pub fn parse(bytes: &[u8]) -> Result<Header, RomError> {
+        if bytes.is_empty() {
+            return Err(RomError::Empty);
+        }
+        if bytes.len() < 4 || &bytes[0..4] != b"NES\x1a" {
+            return Err(if bytes.len() >= 4 || !b"NES\x1a".starts_with(bytes) {
+                RomError::BadMagic
+            } else {
+                RomError::TruncatedHeader(bytes.len())
+            });
+        }
+        if bytes.len() < 16 {
+            return Err(RomError::TruncatedHeader(bytes.len()));
+        }
+        let h = &bytes[..16];
+        let nes2 = h[7] & 0x0C == 0x08;
+        let mut mapper = u16::from(h[6] >> 4);
+        let (prg_rom_size, chr_rom_size, submapper);
+        let (mut prg_ram_size, mut prg_nvram_size, mut chr_ram_size) = (0, 0, 0);
+        if nes2 {
+            mapper |= u16::from(h[7] & 0xF0) | (u16::from(h[8] & 0x0F) << 8);
+            submapper = h[8] >> 4;
+            prg_rom_size =
+                nes2_rom_size(h[4], h[9] & 0x0F, PRG_BANK).ok_or(RomError::BadSize("PRG-ROM"))?;
+            chr_rom_size =
+                nes2_rom_size(h[5], h[9] >> 4, CHR_BANK).ok_or(RomError::BadSize("CHR-ROM"))?;
+            prg_ram_size = shift_size(h[10] & 0x0F);
+            prg_nvram_size = shift_size(h[10] >> 4);
+            chr_ram_size = shift_size(h[11] & 0x0F) + shift_size(h[11] >> 4);
+        } else {
+            // Old dumps carry junk such as "DiskDude!" in bytes 7-15; trust byte 7 only if 12-15 are clear.
+            if h[12..16].iter().all(|&b| b == 0) {
+                mapper |= u16::from(h[7] & 0xF0);
+            }
+            submapper = 0;
+            prg_rom_size = usize::from(h[4]) * PRG_BANK;
+            chr_rom_size = usize::from(h[5]) * CHR_BANK;
+            if chr_rom_size == 0 {
+                chr_ram_size = CHR_BANK;
+            }
+        }
+        if prg_rom_size == 0 {
+            return Err(RomError::NoPrg);
+        }
+        Ok(Header {
+            mapper,
+            submapper,
+            nes2,
+            prg_rom_size,
+            chr_rom_size,
+            prg_ram_size,
+            prg_nvram_size,
+            chr_ram_size,
+            battery: h[6] & 0x02 != 0,
+            trainer: h[6] & 0x04 != 0,
+            vertical_mirroring: h[6] & 0x01 != 0,
+            four_screen: h[6] & 0x08 != 0,
+        })
+    }
+}
+
+/// NES 2.0 ROM size: 12-bit bank count, or exponent-multiplier form when the MSB nibble is $F.
+fn nes2_rom_size(lsb: u8, msb: u8, unit: usize) -> Option<usize> {
+    if msb == 0x0F {
+        let exp = u32::from(lsb >> 2);
+        let mul = usize::from(lsb & 3) * 2 + 1;
+        // Anything past 1 GiB is not a real cartridge.
+        (exp <= 30).then(|| (1usize << exp) * mul)
+    } else {
+        Some((usize::from(msb) << 8 | usize::from(lsb)) * unit)
+    }
+}
+
+fn shift_size(n: u8) -> usize {
+    if n == 0 {
+        0
+    } else {
+        64 << n
+    }
+}
+
+/// A cartridge plugged into the console, with the console's nametable RAM that it wires.
+#[derive(Clone)]
+pub struct Cartridge {
+    pub header: Header,
+    pub mapper: Mapper,
+    pub prg_rom: Vec<u8>,
+    pub prg_ram: Vec<u8>,
+    pub chr: Vec<u8>,
+    chr_writable: bool,
+    /// The console's 2 KiB of nametable RAM; plus 2 KiB more on four-screen boards.
+    pub ciram: Vec<u8>,
+}
+
+impl Cartridge {
+    pub fn from_ines(bytes: &[u8]) -> Result<Cartridge, RomError> {
+        let header = Header::parse(bytes)?;
+        let start = 16 + if header.trainer { 512 } else { 0 };
+        let expected = start + header.prg_rom_size + header.chr_rom_size;
+        if bytes.len() < expected {
+            return Err(RomError::Truncated {
+                expected,
+                actual: bytes.len(),
+            });
+        }
+        let prg_rom = bytes[start..start + header.prg_rom_size].to_vec();
+        let chr_start = start + header.prg_rom_size;
+        let (chr, chr_writable) = if header.chr_rom_size > 0 {
+            (
+                bytes[chr_start..chr_start + header.chr_rom_size].to_vec(),
+                false,
+            )
+        } else {
+            (vec![0; header.chr_ram_size.max(CHR_BANK)], true)
+        };
+        let mapper = Mapper::new(&header)?;
+        // Test ROMs and many games expect 8 KiB at $6000 even when iNES 1.0 declares none.
+        let ram_size = (header.prg_ram_size + header.prg_nvram_size).max(mapper.default_prg_ram());
+        let mut prg_ram = vec![0; ram_size];
+        if header.trainer {
+            prg_ram[0x1000..0x1200].copy_from_slice(&bytes[16..16 + 512]);
+        }
+        let ciram = vec![0; if header.four_screen { 0x1000 } else { 0x800 }];
+        Ok(Cartridge {
+            header,
+            mapper,
+            prg_rom,
+            prg_ram,
+            chr,
+            chr_writable,
+            ciram,
+        })
+    }
+
+    /// CPU read of $4020-$FFFF; `None` where nothing drives the bus (open bus).
+    pub fn cpu_read(&mut self, addr: u16) -> Option<u8> {
+        self.cpu_peek(addr)
+    }
+
+    /// Same as [`Self::cpu_read`] without side effects (for debuggers, the AI and Lua).
+    pub fn cpu_peek(&self, addr: u16) -> Option<u8> {
+        match self.mapper.map_cpu(addr) {
+            CpuTarget::PrgRom(off) => Some(self.prg_rom[off % self.prg_rom.len()]),
+            CpuTarget::PrgRam(off) if !self.prg_ram.is_empty() => {
+                Some(self.prg_ram[off % self.prg_ram.len()])
+            }
+            _ => None,
+        }
+    }
+
+    /// CPU write of $4020-$FFFF. `cpu_cycle` lets serial mappers see back-to-back writes.
+    pub fn cpu_write(&mut self, addr: u16, val: u8, cpu_cycle: u64) {
+        if let CpuTarget::PrgRam(off) = self.mapper.map_cpu(addr) {
+            if !self.prg_ram.is_empty() {
+                let len = self.prg_ram.len();
+                self.prg_ram[off % len] = val;
+            }
+        }
+        if addr >= 0x8000 {
+            self.mapper.write_register(addr, val, cpu_cycle);
+        }
+    }
+
+    /// PPU read of $0000-$3EFF: pattern tables from CHR, nametables from CIRAM.
+    pub fn ppu_read(&mut self, addr: u16) -> u8 {
+        self.ppu_peek(addr)
+    }
+
+    pub fn ppu_peek(&self, addr: u16) -> u8 {
+        let addr = addr & 0x3FFF;
+        if addr < 0x2000 {
+            self.chr[self.mapper.map_chr(addr) % self.chr.len()]
+        } else {
+            self.ciram[self.ciram_index(addr)]
+        }
+    }
+
+    pub fn ppu_write(&mut self, addr: u16, val: u8) {
+        let addr = addr & 0x3FFF;
+        if addr < 0x2000 {
+            if self.chr_writable {
+                let i = self.mapper.map_chr(addr) % self.chr.len();
+                self.chr[i] = val;
+            }
+        } else {
+            let i = self.ciram_index(addr);
+            self.ciram[i] = val;
+        }
+    }
+
+    fn ciram_index(&self, addr: u16) -> usize {
+        let table = usize::from((addr >> 10) & 3);
+        let offset = usize::from(addr & 0x3FF);
+        let page = if self.header.four_screen {
+            table
+        } else {
+            match self.mapper.mirroring(&self.header) {
+                Mirroring::Vertical => table & 1,
+                Mirroring::Horizontal => table >> 1,
+                Mirroring::SingleLow => 0,
+                Mirroring::SingleHigh => 1,
+            }
+        };
+        page * 0x400 + offset
+    }
+
+    /// The cartridge's /IRQ line (true = asserted).
+    pub fn irq(&self) -> bool {
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn image(prg_banks: u8, chr_banks: u8, flags6: u8) -> Vec<u8> {
+        let mut v = vec![b'N', b'E', b'S', 0x1A, prg_banks, chr_banks, flags6, 0];
+        v.resize(16, 0);
+        v.resize(
+            16 + usize::from(prg_banks) * PRG_BANK + usize::from(chr_banks) * CHR_BANK,
+            0,
+        );
+        v
+    }
+
+    #[test]
+    fn rejects_bad_images_with_a_reason() {
+        assert_eq!(Cartridge::from_ines(&[]).err(), Some(RomError::Empty));
+        assert_eq!(
+            Cartridge::from_ines(b"NES").err(),
+            Some(RomError::TruncatedHeader(3))
+        );
+        assert_eq!(
+            Cartridge::from_ines(b"PK\x03\x04xxxxxxxxxxxxxxxx").err(),
+            Some(RomError::BadMagic)
+        );
+        assert_eq!(
+            Cartridge::from_ines(&image(0, 1, 0)).err(),
+            Some(RomError::NoPrg)
+        );
+        let mut short = image(2, 1, 0);
+        short.truncate(1000);
+        assert!(matches!(
+            Cartridge::from_ines(&short),
+            Err(RomError::Truncated { .. })
+        ));
+        assert_eq!(
+            Cartridge::from_ines(&image(1, 1, 0xF0)).err(),
+            Some(RomError::UnsupportedMapper {
+                mapper: 15,
+                submapper: 0
+            })
+        );
+    }
+
+    #[test]
+    fn nrom_128_mirrors_its_bank_and_has_chr_ram_when_no_chr() {
+        let mut img = image(1, 0, 0x01);
+        img[16] = 0xAA;
+        let mut cart = Cartridge::from_ines(&img).unwrap();
+        assert_eq!(cart.cpu_read(0x8000), Some(0xAA));
+        assert_eq!(cart.cpu_read(0xC000), Some(0xAA));
+        cart.ppu_write(0x0010, 0x55);
+        assert_eq!(cart.ppu_read(0x0010), 0x55);
+        // Vertical mirroring: $2000 and $2800 share a page.
+        cart.ppu_write(0x2005, 7);
+        assert_eq!(cart.ppu_read(0x2805), 7);
+        assert_ne!(cart.ppu_read(0x2405), 7);
+    }
+
+    #[test]
+    fn nes2_header_fields() {
+        let mut img = image(2, 1, 0x12); // mapper 1, battery
+        img[7] = 0x08;
+        img[8] = 0x50; // submapper 5
+        img[10] = 0x70; // 8 KiB NVRAM
+        let h = Header::parse(&img).unwrap();
+        assert!(h.nes2 && h.battery);
+        assert_eq!((h.mapper, h.submapper, h.prg_nvram_size), (1, 5, 8192));
+    }
+}

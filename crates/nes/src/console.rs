@@ -1,0 +1,70 @@
+//! The whole console: CPU plus bus. This is the API front ends, the AI and Lua use.
+
+use crate::bus::Bus;
+use crate::cartridge::{Cartridge, RomError};
+use crate::controller::Buttons;
+use crate::cpu::Cpu;
+
+#[derive(Clone)]
+pub struct Console {
+    pub cpu: Cpu,
+    pub bus: Bus,
+}
+
+impl Console {
+    /// Plugs in the cartridge and powers on.
+    pub fn new(cart: Cartridge) -> Console {
+        let mut console = Console {
+            cpu: Cpu::default(),
+            bus: Bus::new(cart),
+        };
+        console.cpu.reset(&mut console.bus);
+        console
+    }
+
+    pub fn from_ines(bytes: &[u8]) -> Result<Console, RomError> {
+        Cartridge::from_ines(bytes).map(Console::new)
+    }
+
+    /// Presses the reset button: RAM is kept, the CPU runs its reset sequence.
+    pub fn reset(&mut self) {
+        self.bus.ppu.reset();
+        self.bus.apu.reset();
+        self.cpu.reset(&mut self.bus);
+    }
+
+    /// Executes one instruction (or interrupt sequence).
+    pub fn step(&mut self) {
+        self.cpu.step(&mut self.bus);
+    }
+
+    /// Runs until the PPU starts a new frame.
+    pub fn run_frame(&mut self) {
+        let frame = self.bus.ppu.frame;
+        while self.bus.ppu.frame == frame {
+            self.step();
+        }
+    }
+
+    /// Runs at least `n` CPU cycles, stopping at an instruction boundary.
+    pub fn run_cycles(&mut self, n: u64) {
+        let end = self.bus.cycles + n;
+        while self.bus.cycles < end {
+            self.step();
+        }
+    }
+
+    /// Reads CPU memory without side effects.
+    pub fn peek(&self, addr: u16) -> u8 {
+        self.bus.peek(addr)
+    }
+
+    /// Writes CPU memory as the CPU would (registers react), without spending a cycle.
+    pub fn write(&mut self, addr: u16, val: u8) {
+        self.bus.write_untimed(addr, val);
+    }
+
+    pub fn set_buttons(&mut self, port: usize, buttons: Buttons) {
+        self.bus.pads[port].buttons = buttons;
+    }
+}

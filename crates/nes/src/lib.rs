@@ -1,0 +1,16 @@
+//! The NES as a library: a Ricoh 2A03 CPU, a 2C02 PPU and the APU sharing one bus with a
+//! cartridge. Nothing here touches files, windows or sound devices; front ends feed it bytes
+//! and buttons and read back pixels, samples and memory.
+
+pub mod apu;
+pub mod bus;
+pub mod cartridge;
+pub mod console;
+pub mod controller;
+pub mod cpu;
+pub mod mapper;
+pub mod ppu;
+
+pub use cartridge::{Cartridge, RomError};
+pub use console::Console;
+pub use controller::Buttons;

@@ -1,0 +1,22 @@
+//! NROM (mapper 0): 16 or 32 KiB PRG, 8 KiB CHR, no registers.
+
+use super::CpuTarget;
+use crate::cartridge::Header;
+
+#[derive(Clone, Debug)]
+pub struct Nrom;
+
+impl Nrom {
+    pub fn new(_header: &Header) -> Nrom {
+        Nrom
+    }
+
+    pub fn map_cpu(&self, addr: u16) -> CpuTarget {
+        match addr {
+            // NROM-128 mirrors its 16 KiB: the cartridge reduces the offset modulo the ROM size.
+            0x8000..=0xFFFF => CpuTarget::PrgRom(usize::from(addr - 0x8000)),
+            0x6000..=0x7FFF => CpuTarget::PrgRam(usize::from(addr - 0x6000)),
+            _ => CpuTarget::None,
+        }
+    }
+}

@@ -175,6 +175,10 @@ struct App {
     slots: Vec<Option<Console>>,
     message: Option<(String, Instant)>,
     title: String,
+    /// Frames emulated per second, measured over the last second.
+    fps: Option<f64>,
+    fps_frames: u32,
+    fps_since: Instant,
     /// The frame as packed RGB at the NES's resolution (what F12 saves).
     rgb: Vec<u8>,
     error: Option<RunError>,
@@ -214,6 +218,9 @@ impl App {
             slots: vec![None; SAVE_SLOTS],
             message: None,
             title: String::new(),
+            fps: None,
+            fps_frames: 0,
+            fps_since: Instant::now(),
             rgb: Vec::new(),
             error: None,
         }
@@ -247,6 +254,7 @@ impl App {
             hook(&mut self.console);
         }
         self.console.run_frame();
+        self.fps_frames += 1;
         // Sound only at normal speed; faster or slower it would be noise.
         let normal_speed = self.speed() == 1.0;
         if let Some(audio) = self.audio.as_mut().filter(|_| normal_speed) {
@@ -266,13 +274,24 @@ impl App {
     }
 
     fn update_title(&mut self) {
+        let elapsed = self.fps_since.elapsed();
+        if elapsed >= Duration::from_secs(1) {
+            self.fps = Some(f64::from(self.fps_frames) / elapsed.as_secs_f64());
+            self.fps_frames = 0;
+            self.fps_since = Instant::now();
+        }
         let mut title = format!("nestor - {}", self.rom.name);
         if self.paused {
             title += " - paused";
-        } else if self.fast_forward {
-            title += " - fast-forward";
         } else {
-            title += &format!(" - {}%", (self.speed() * 100.0).round());
+            if self.fast_forward {
+                title += " - fast-forward";
+            } else {
+                title += &format!(" - {}%", (self.speed() * 100.0).round());
+            }
+            if let Some(fps) = self.fps {
+                title += &format!(" - {fps:.0} fps");
+            }
         }
         if self.ai_enabled {
             title += " - AI";
@@ -315,15 +334,12 @@ impl App {
         let shift = self.modifiers.shift_key();
         match key {
             KeyCode::Escape => event_loop.exit(),
-            KeyCode::KeyP => {
-                self.paused = !self.paused;
-                self.next_frame = Instant::now();
-            }
+            KeyCode::KeyP => self.set_paused(!self.paused),
             KeyCode::KeyN => {
                 if self.paused {
                     self.emulate_frame();
                 } else {
-                    self.paused = true;
+                    self.set_paused(true);
                 }
             }
             KeyCode::Tab => self.fast_forward = true,
@@ -378,6 +394,15 @@ impl App {
                 }
             }
         }
+    }
+
+    /// Pausing or resuming restarts the clocks: no catching up on the time spent paused.
+    fn set_paused(&mut self, paused: bool) {
+        self.paused = paused;
+        self.next_frame = Instant::now();
+        self.fps = None;
+        self.fps_frames = 0;
+        self.fps_since = Instant::now();
     }
 
     fn save_state(&mut self, slot: usize) {
@@ -449,7 +474,7 @@ impl App {
                 self.slots = vec![None; SAVE_SLOTS];
                 // The AI knows one game; it would only press random buttons in another.
                 self.ai_enabled = false;
-                self.paused = false;
+                self.set_paused(false);
                 self.show(format!("loaded {}", self.rom.name));
             }
             Err(err) => {

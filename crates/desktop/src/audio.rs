@@ -63,6 +63,12 @@ pub struct Audio {
 impl Audio {
     /// Opens the named output device (empty: the default) and starts playing silence.
     pub fn open(device_name: &str) -> Result<Audio, String> {
+        // ALSA prints its own configuration errors to stderr, many lines for a machine without
+        // a sound card; the caller reports the failure in one line instead.
+        quiet_stderr(|| Audio::open_device(device_name))
+    }
+
+    fn open_device(device_name: &str) -> Result<Audio, String> {
         let host = cpal::default_host();
         let device = if device_name.is_empty() {
             host.default_output_device()
@@ -71,7 +77,10 @@ impl Audio {
                 .map_err(|e| e.to_string())?
                 .find(|d| d.name().is_ok_and(|n| n == device_name))
         }
-        .ok_or_else(|| format!("no audio output device {device_name:?}"))?;
+        .ok_or_else(|| match device_name {
+            "" => "no audio output device".to_string(),
+            name => format!("no audio output device {name:?}"),
+        })?;
         let supported = device.default_output_config().map_err(|e| e.to_string())?;
         let config: cpal::StreamConfig = supported.config();
         let rate = config.sample_rate.0;
@@ -151,6 +160,32 @@ impl Resampler {
             self.last = last;
         }
     }
+}
+
+/// Runs `f` with file descriptor 2 pointed at /dev/null.
+#[cfg(unix)]
+fn quiet_stderr<T>(f: impl FnOnce() -> T) -> T {
+    use std::os::fd::AsRawFd;
+    let Ok(null) = std::fs::OpenOptions::new().write(true).open("/dev/null") else {
+        return f();
+    };
+    // SAFETY: plain descriptor calls on descriptors we own; 2 is restored before returning.
+    let saved = unsafe { libc::dup(2) };
+    if saved < 0 {
+        return f();
+    }
+    unsafe { libc::dup2(null.as_raw_fd(), 2) };
+    let result = f();
+    unsafe {
+        libc::dup2(saved, 2);
+        libc::close(saved);
+    }
+    result
+}
+
+#[cfg(not(unix))]
+fn quiet_stderr<T>(f: impl FnOnce() -> T) -> T {
+    f()
 }
 
 fn build<T: SizedSample + FromSample<f32>>(

@@ -6,10 +6,10 @@
 //! [`run`]. The emulator sets the pace (60.0988 frames per second), never the display.
 
 mod app;
-mod audio;
+pub mod audio;
 pub mod config;
 mod files;
 mod input;
 mod video;
 
-pub use app::{run, FrameHook, Options, Outline, Player, Rom, RunError};
+pub use app::{run, FrameHook, Options, Outline, Player, Rom, RunError, FRAME_RATE};

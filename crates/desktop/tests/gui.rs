@@ -26,15 +26,19 @@ fn main() {
     if let Some(i) = args.iter().position(|a| a == "--child") {
         child(Path::new(&args[i + 1]));
     }
+    if args.iter().any(|a| a == "--audio-child") {
+        audio_child();
+    }
     // `cargo test` passes filters and flags meant for libtest; this harness has one test.
     if std::env::var_os("NESTOR_SKIP_GUI").is_some() {
         println!("gui: skipped because NESTOR_SKIP_GUI is set");
-        println!("0 passed, 0 failed, 2 skipped");
+        println!("0 passed, 0 failed, 3 skipped");
         return;
     }
-    let tests: [(&str, fn()); 2] = [
+    let tests: [(&str, fn()); 3] = [
         ("no_display_scenario", no_display_scenario),
         ("gui_scenario", gui_scenario),
+        ("audio_scenario", audio_scenario),
     ];
     let mut failed = 0;
     for (name, test) in tests {
@@ -66,6 +70,48 @@ fn child(rom_path: &Path) -> ! {
             std::process::exit(2)
         }
     }
+}
+
+/// Feeds the default audio device a 440 Hz tone at the emulator's frame rate, one frame's worth
+/// of samples per frame, and prints what the device took.
+fn audio_child() -> ! {
+    let mut audio = desktop::audio::Audio::open("").unwrap_or_else(|err| {
+        eprintln!("nestor: {err}");
+        std::process::exit(2)
+    });
+    let rate = f64::from(audio.rate);
+    let per_frame = (rate / desktop::FRAME_RATE).round() as usize;
+    let period = Duration::from_secs_f64(1.0 / desktop::FRAME_RATE);
+    let mut t = 0usize;
+    let mut next = Instant::now();
+    let mut frames = 0;
+    let (mut measured_from, mut consumed_from) = (Instant::now(), 0);
+    let (mut buffered_min, mut buffered_max) = (usize::MAX, 0);
+    // PulseAudio takes a while to start a stream (over a second here): measure after that.
+    let warm_up = 150;
+    let measured = 4 * 60;
+    while frames < warm_up + measured {
+        let tone: Vec<f32> = (t..t + per_frame)
+            .map(|i| (i as f64 * 440.0 * std::f64::consts::TAU / rate).sin() as f32 * 0.2)
+            .collect();
+        t += per_frame;
+        audio.queue(&tone, rate);
+        frames += 1;
+        if frames == warm_up {
+            (measured_from, consumed_from) = (Instant::now(), audio.consumed());
+        } else if frames > warm_up {
+            buffered_min = buffered_min.min(audio.buffered());
+            buffered_max = buffered_max.max(audio.buffered());
+        }
+        next += period;
+        std::thread::sleep(next.saturating_duration_since(Instant::now()));
+    }
+    let seconds = measured_from.elapsed().as_secs_f64();
+    let consumed = (audio.consumed() - consumed_from) as f64 / seconds;
+    println!(
+        "rate {rate} consumed_per_second {consumed:.0} buffered {buffered_min} {buffered_max}"
+    );
+    std::process::exit(0)
 }
 
 /// A 16 KiB NROM program that shows its controller: each frame it reads pad 1 and, if any
@@ -130,6 +176,7 @@ struct Session {
     display: String,
     app: Option<Child>,
     dir: PathBuf,
+    pulse: Option<Pulse>,
 }
 
 impl Drop for Session {
@@ -138,7 +185,9 @@ impl Drop for Session {
             let _ = app.kill();
             let _ = app.wait();
         }
-        let _ = self.xvfb.kill();
+        // SIGTERM, not SIGKILL: Xvfb then removes its socket and lock file.
+        // SAFETY: signals our own child, which has not been waited for yet.
+        unsafe { libc::kill(self.xvfb.id() as i32, libc::SIGTERM) };
         let _ = self.xvfb.wait();
     }
 }
@@ -194,6 +243,7 @@ impl Session {
             display,
             app: None,
             dir,
+            pulse: None,
         }
     }
 
@@ -204,6 +254,9 @@ impl Session {
             .env_remove("WAYLAND_DISPLAY")
             .env("XDG_CONFIG_HOME", self.dir.join("config"))
             .env("XDG_DATA_HOME", self.dir.join("data"));
+        if let Some(pulse) = &self.pulse {
+            pulse.client(&mut command);
+        }
         command
     }
 
@@ -281,7 +334,7 @@ impl Session {
     fn screenshot(&self, window: &str) -> Image {
         let out = self
             .command("import")
-            .args(["-window", window, "png:-"])
+            .args(["-window", window, "png24:-"])
             .output()
             .expect("import runs");
         assert!(
@@ -343,7 +396,10 @@ impl Image {
         let channels = info.color_type.samples();
         let rgb = buf[..info.buffer_size()]
             .chunks_exact(channels)
-            .flat_map(|p| [p[0], p[1], p[2]])
+            .flat_map(|p| match p.len() {
+                1 | 2 => [p[0], p[0], p[0]],
+                _ => [p[0], p[1], p[2]],
+            })
             .collect();
         Image {
             width: info.width as usize,
@@ -475,6 +531,133 @@ fn gui_scenario() {
         s.stderr()
     );
     assert!(!s.stderr().contains("panicked"), "stderr:\n{}", s.stderr());
+}
+
+/// A PulseAudio server with only a null sink: a sound device that plays in real time to nowhere.
+struct Pulse {
+    server: Child,
+    dir: PathBuf,
+}
+
+impl Drop for Pulse {
+    fn drop(&mut self) {
+        let _ = self.server.kill();
+        let _ = self.server.wait();
+    }
+}
+
+impl Pulse {
+    fn start(dir: &Path) -> Pulse {
+        require_tool(
+            "pulseaudio",
+            "pulseaudio (and libasound2-plugins for ALSA's pulse device)",
+        );
+        let home = dir.join("home");
+        let runtime = dir.join("run");
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::create_dir_all(&runtime).unwrap();
+        std::fs::write(
+            home.join(".asoundrc"),
+            "pcm.!default { type pulse }\nctl.!default { type pulse }\n",
+        )
+        .unwrap();
+        let server = Command::new("pulseaudio")
+            .args([
+                "-n",
+                "--daemonize=no",
+                "--exit-idle-time=-1",
+                "--use-pid-file=no",
+                "--disable-shm=yes",
+                "--load=module-native-protocol-unix",
+                "--load=module-null-sink sink_name=nestor_null",
+            ])
+            .env("HOME", &home)
+            .env("XDG_RUNTIME_DIR", &runtime)
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(dir.join("pulse.txt")).unwrap())
+            .spawn()
+            .expect("cannot start pulseaudio");
+        let pulse = Pulse {
+            server,
+            dir: dir.to_path_buf(),
+        };
+        let start = Instant::now();
+        while !runtime.join("pulse/native").exists() {
+            assert!(
+                start.elapsed() < STEP_TIMEOUT,
+                "pulseaudio did not start: {}",
+                std::fs::read_to_string(dir.join("pulse.txt")).unwrap_or_default()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        pulse
+    }
+
+    /// Points a client at this server.
+    fn client(&self, command: &mut Command) {
+        command
+            .env("HOME", self.dir.join("home"))
+            .env("XDG_RUNTIME_DIR", self.dir.join("run"));
+    }
+}
+
+/// Against a real-time null sink: the stream opens, takes samples at its rate while the
+/// emulator's frame clock feeds it, and the window keeps 60 frames per second with sound on.
+fn audio_scenario() {
+    let dir = std::env::temp_dir().join(format!("nestor-audio-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let pulse = Pulse::start(&dir);
+
+    let mut probe = Command::new(std::env::current_exe().unwrap());
+    probe.arg("--audio-child");
+    pulse.client(&mut probe);
+    let out = probe.output().expect("the audio probe runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "audio probe failed: {stdout}{stderr}");
+    println!("audio: {}", stdout.trim());
+    let numbers: Vec<f64> = stdout
+        .split_whitespace()
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    let [rate, consumed, buffered_min, buffered_max] = numbers[..] else {
+        panic!("unexpected probe output {stdout:?}")
+    };
+    assert!(
+        (consumed - rate).abs() < rate * 0.05,
+        "the device took {consumed} samples/s; its rate is {rate}"
+    );
+    // Dynamic rate control keeps the 100 ms buffer from running dry or overflowing.
+    let capacity = rate * 0.1;
+    assert!(buffered_min > 0.0, "the buffer ran dry ({buffered_min})");
+    assert!(
+        buffered_max < capacity,
+        "the buffer filled up ({buffered_max} of {capacity})"
+    );
+
+    // The window with sound on: it keeps the NES's 60 frames per second.
+    let mut s = Session::start(&button_colour_rom());
+    s.pulse = Some(pulse);
+    s.launch();
+    let window = s.window();
+    s.wait_title(&window, " fps");
+    std::thread::sleep(Duration::from_secs(3));
+    let title = s.title(&window);
+    let fps: f64 = title
+        .split(" - ")
+        .find_map(|part| part.strip_suffix(" fps")?.parse().ok())
+        .unwrap_or_else(|| panic!("no fps in the title {title:?}"));
+    println!("audio: window at {fps} fps with sound");
+    assert!(
+        !s.stderr().contains("no sound"),
+        "sound did not open:\n{}",
+        s.stderr()
+    );
+    assert!(
+        (57.0..=63.0).contains(&fps),
+        "{fps} fps with sound; expected 60 ({title:?})"
+    );
 }
 
 /// Without a display the window cannot open: one clear error line and a failing exit code.

@@ -1,11 +1,11 @@
 //! Controller search: a frame-exact breadth-first search over the game's real per-frame state
-//! (position, orientation, fall timer, autorepeatY, held buttons and tap cool-downs) that returns
+//! (position, orientation, fall timer, the first piece's entry delay, held buttons and tap
+//! cool-downs) that returns
 //! per-frame controller bytes. Each frame is simulated with `rules::Control::step`, the same
 //! code the simulator runs, so a plan lands exactly where it was promised.
 //!
-//! Shift and rotate buttons are tapped (held for one frame) no faster than the maximum tap rate;
-//! Down may be held for soft drops. Left/Right share one cool-down and A/B another, which keeps
-//! every button within the rate.
+//! Shift and rotate buttons are tapped (held for one frame) no faster than the maximum tap rate.
+//! Left/Right share one cool-down and A/B another, which keeps every button within the rate.
 
 use crate::rules::{buttons::*, drop_speed, Board, Control, Piece};
 
@@ -22,10 +22,9 @@ pub fn tap_period(hz: u32) -> Option<u8> {
 pub struct Pad {
     /// Buttons held on the previous frame.
     pub held: u8,
-    /// Frames since the last Left/Right, A/B and Down press, capped at the tap period.
+    /// Frames since the last Left/Right and A/B press, capped at the tap period.
     pub shift_age: u8,
     pub rotate_age: u8,
-    pub down_age: u8,
 }
 
 impl Pad {
@@ -35,7 +34,6 @@ impl Pad {
             held: 0,
             shift_age: 8,
             rotate_age: 8,
-            down_age: 8,
         }
     }
 }
@@ -52,12 +50,15 @@ struct Node {
 #[derive(Clone, Copy, Debug)]
 pub struct Lock {
     pub piece: Piece,
-    node: u32,
+    /// The node it locked from, and the buttons of the locking frame.
+    parent: u32,
+    input: u8,
 }
 
-/// Button combinations tried each frame: shift (none/L/R) x rotate (none/A/B), and Down with
-/// rotate (no shift happens while Down is held, so Down+shift is never useful).
-const INPUTS: [u8; 12] = [
+/// Button combinations tried each frame: shift (none/L/R) x rotate (none/A/B). Down is not
+/// used: at the speeds that matter gravity is as fast as a soft drop, and leaving it out keeps
+/// the search small (Down held also blocks shifting).
+const INPUTS: [u8; 9] = [
     0,
     LEFT,
     RIGHT,
@@ -67,9 +68,6 @@ const INPUTS: [u8; 12] = [
     LEFT | B,
     RIGHT | A,
     RIGHT | B,
-    DOWN,
-    DOWN | A,
-    DOWN | B,
 ];
 
 /// Open-addressing set of packed state keys with generation marks (no clearing between searches).
@@ -159,21 +157,21 @@ impl ControllerSearch {
         })
     }
 
+    /// The search state's identity. Exact at 4 frames per row and faster; at slower speeds the
+    /// fall timer is kept in quarters of a row, which can only drop rarely useful alternatives,
+    /// never make a plan wrong (plans are replayed states, not keys).
     fn key(&self, c: &Control, pad: &Pad, speed: u8) -> u32 {
         let p = c.piece;
-        let ary = match c.autorepeat_y as i8 {
-            v if v < 0 => 3,
-            v => v.min(2) as u32,
-        };
+        let ft = c.fall_timer.min(speed);
+        let ft = if speed <= 4 { ft } else { ft * 4 / speed };
+        let hanging = (c.autorepeat_y as i8) < 0;
         (p.x as u32)
             | (p.y as u32 & 31) << 4
             | (p.id as u32) << 9
-            | (c.fall_timer.min(speed) as u32 & 63) << 14
-            | ary << 20
-            | ((pad.held & DOWN != 0) as u32) << 22
-            | (pad.shift_age.min(self.period) as u32) << 23
-            | (pad.rotate_age.min(self.period) as u32) << 26
-            | (pad.down_age.min(self.period) as u32) << 29
+            | (ft as u32) << 14
+            | (hanging as u32) << 17
+            | (pad.shift_age.min(self.period) as u32) << 18
+            | (pad.rotate_age.min(self.period) as u32) << 21
     }
 
     /// Finds every lock position reachable from `start`, each by its earliest frame sequence.
@@ -213,9 +211,6 @@ impl ControllerSearch {
                     continue;
                 }
                 let pressed = held & !pad.held;
-                if pressed & DOWN != 0 && pad.down_age < period {
-                    continue;
-                }
                 let mut ctl = node.ctl;
                 let locked = ctl.step(board, level, pressed, held);
                 if locked {
@@ -223,15 +218,10 @@ impl ControllerSearch {
                     let slot = (p.y as usize * 10 + p.x as usize) * 19 + p.id as usize;
                     if self.lock_seen[slot] != self.visited.mark {
                         self.lock_seen[slot] = self.visited.mark;
-                        self.nodes.push(Node {
-                            ctl,
-                            pad,
+                        locks.push(Lock {
+                            piece: p,
                             parent: from,
                             input: held,
-                        });
-                        locks.push(Lock {
-                            piece: ctl.piece,
-                            node: self.nodes.len() as u32 - 1,
                         });
                     }
                     continue;
@@ -241,7 +231,6 @@ impl ControllerSearch {
                     held,
                     shift_age: age(held & (LEFT | RIGHT) != 0, pad.shift_age),
                     rotate_age: age(held & (A | B) != 0, pad.rotate_age),
-                    down_age: age(pressed & DOWN != 0, pad.down_age),
                 };
                 if self.visited.insert(self.key(&ctl, &next, speed)) {
                     self.nodes.push(Node {
@@ -257,8 +246,8 @@ impl ControllerSearch {
 
     /// The per-frame held buttons that lead to `lock`, the last frame being the one that locks.
     pub fn plan(&self, lock: &Lock) -> Vec<u8> {
-        let mut inputs = Vec::new();
-        let mut i = lock.node;
+        let mut inputs = vec![lock.input];
+        let mut i = lock.parent;
         while self.nodes[i as usize].parent != u32::MAX {
             inputs.push(self.nodes[i as usize].input);
             i = self.nodes[i as usize].parent;

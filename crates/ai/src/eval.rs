@@ -17,7 +17,8 @@ pub struct Placed {
     pub height_before: u8,
 }
 
-/// The article's weights, in the order of its table.
+/// The article's weights, in the order of its table (digits as printed there).
+#[allow(clippy::excessive_precision)]
 pub const CLASSIC_WEIGHTS: [f64; 6] = [
     1.000000000000000,
     12.885008263218383,
@@ -55,12 +56,9 @@ pub fn classic(board: &Board, placed: &[Placed]) -> f64 {
 /// original AI.
 fn classic_depths(board: &Board) -> [i8; 10] {
     let mut depth = [HEIGHT - 1; 10];
-    for x in 0..10 {
-        for y in 0..HEIGHT {
-            if board.rows[y as usize] >> x & 1 != 0 {
-                depth[x] = y;
-                break;
-            }
+    for (x, d) in depth.iter_mut().enumerate() {
+        if let Some(y) = board.rows.iter().position(|&r| r >> x & 1 != 0) {
+            *d = y as i8;
         }
     }
     depth

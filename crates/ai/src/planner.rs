@@ -5,7 +5,10 @@
 use crate::controller::{ControllerSearch, Lock, Pad};
 use crate::eval::{Placed, Profile};
 use crate::placement::PlacementSearch;
-use crate::rules::{Board, Control, Piece};
+use crate::rules::{drop_speed, Board, Control, Piece};
+
+/// Frames per row from which the preview piece is rated with the placement search.
+const SLOW_GRAVITY: u8 = 6;
 
 /// Which search finds the lock positions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -145,12 +148,9 @@ impl Planner {
                     height_before: height,
                 };
                 match &mut self.ctrl {
-                    None => {
-                        if !self.place[1].search(&b1, next_id, &mut self.locks2) {
-                            continue;
-                        }
-                    }
-                    Some([_, c]) => {
+                    // At slow gravity nearly every lock position is reachable by the controller:
+                    // the cheaper gravity-free search stands in for the preview piece.
+                    Some([_, c]) if drop_speed(level) < SLOW_GRAVITY => {
                         let spawn = Control::spawned(next_id, 0);
                         if !b1.fits(next_id, spawn.piece.x, spawn.piece.y) {
                             continue;
@@ -158,6 +158,11 @@ impl Planner {
                         c.search(&b1, level, spawn, Pad::idle(), &mut self.clocks2);
                         self.locks2.clear();
                         self.locks2.extend(self.clocks2.iter().map(|l| l.piece));
+                    }
+                    _ => {
+                        if !self.place[1].search(&b1, next_id, &mut self.locks2) {
+                            continue;
+                        }
                     }
                 }
                 for &p2 in &self.locks2 {

@@ -52,7 +52,7 @@ pub struct GameResult {
 /// splitmix64: small, seedable, good enough for piece choice and RNG phases.
 pub struct SplitMix(pub u64);
 impl SplitMix {
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -72,7 +72,7 @@ impl Source {
         let mut rand = SplitMix(seed);
         let mut picker = Picker::default();
         // Start at a seed-dependent point of the RNG cycle, as menus of varying length would.
-        for _ in 0..rand.next() % 32767 {
+        for _ in 0..rand.next_u64() % 32767 {
             picker.frame();
         }
         Source { kind, picker, rand }
@@ -81,7 +81,7 @@ impl Source {
     /// The next spawn ID, `frames` frames after the previous pick.
     fn next(&mut self, frames: u64) -> u8 {
         match self.kind {
-            Pieces::Uniform => SPAWN_ID[(self.rand.next() % 7) as usize],
+            Pieces::Uniform => SPAWN_ID[(self.rand.next_u64() % 7) as usize],
             Pieces::Nes => {
                 for _ in 0..frames {
                     self.picker.frame();
@@ -137,7 +137,8 @@ pub fn play(profile: &Profile, cfg: &GameConfig) -> GameResult {
                 }
             }
         } else {
-            frames += source.rand.next() % 30;
+            // Placement mode has no frame count: take a plausible time to move the piece.
+            frames += 8 + source.rand.next_u64() % 40;
         }
         let t = decision.target;
         r.lock_rows[t.y.clamp(0, 19) as usize] += 1;

@@ -38,6 +38,7 @@ impl Bus {
     /// One CPU cycle of everything else: three PPU dots and one APU cycle.
     fn tick(&mut self) {
         self.cycles += 1;
+        self.cart.cpu_clock();
         for _ in 0..3 {
             self.ppu.step(&mut self.cart);
         }

@@ -4,7 +4,7 @@
 //! $4000-$4017 APU and I/O, $4018-$401F test mode (open bus), $4020-$FFFF cartridge.
 //!
 //! Timing: every CPU cycle goes through [`Bus::tick`]. Within a cycle the order is
-//! 1. one PPU dot and the APU's cycle,
+//! 1. the cartridge's M2 clock, one PPU dot and the APU's cycle,
 //! 2. the CPU's memory access (or the DMA unit's),
 //! 3. two more PPU dots,
 //!
@@ -51,6 +51,7 @@ impl Bus {
     /// One CPU cycle of the whole machine around one memory access (see the module notes).
     fn tick<R>(&mut self, access: impl FnOnce(&mut Bus) -> R) -> R {
         self.cycles += 1;
+        self.cart.cpu_clock();
         self.ppu.step(&mut self.cart);
         self.apu.step();
         let result = access(self);

@@ -222,7 +222,7 @@ LEGAL_MIN_FRAMES  = 120
 
 ; ---------------------------------------------------------------------------------------------
 .segment "HEADER"
-  .byte "NES", $1A
+  .byte $4E, $45, $53, $1A    ; "NES" (raw bytes: the charmap maps text to tiles)
   .byte 2             ; 2 x 16 KiB PRG-ROM
   .byte 2             ; 2 x 8 KiB CHR-ROM
   .byte $10           ; mapper 1, mirroring from the mapper

@@ -554,8 +554,9 @@ level_menu:
   rts
 @run:
   lda pad1_new
-  cmp #BUTTON_START
-  beq @start
+  and #BUTTON_START
+  bne @start
+  lda pad1_new
   cmp #BUTTON_B
   bne @move
   dec game_mode

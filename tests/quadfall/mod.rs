@@ -70,8 +70,7 @@ impl Game {
     /// Holds `buttons` through the next NMI (where the game reads the pad) and runs the main
     /// loop until it waits for the following NMI: the frame's logic is then complete.
     pub fn frame(&mut self, buttons: u8) {
-        self.console
-            .set_buttons(0, Buttons(buttons.reverse_bits()));
+        self.console.set_buttons(0, Buttons(buttons.reverse_bits()));
         let limit = self.console.bus.cycles + 4 * 29_781;
         while self.peek(VBLANK_FLAG) == 0 {
             self.step(limit);
@@ -134,8 +133,12 @@ impl Game {
         for _ in 0..digit % 5 {
             game.tap(RIGHT);
         }
-        let start = if level >= 10 { A | START } else { START };
-        game.frame(start);
+        if level >= 10 {
+            game.frame(A);
+            game.frame(A | START);
+        } else {
+            game.frame(START);
+        }
         game.until(10, "the game to start", |g| {
             g.peek(GAME_MODE) == MODE_PLAY && g.peek(PLAY_STATE) == 1 && g.peek(0x60 + 8) == 1
         });

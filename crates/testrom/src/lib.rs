@@ -4,25 +4,63 @@
 //! [`Machine`] frame by frame and reads the ROM's verdict out of its memory. The protocols only
 //! need the few operations of [`Machine`], so they are unit-tested against fake machines.
 
+pub mod accuracycoin;
 pub mod blargg;
+pub mod manifest;
+pub mod screen;
+pub mod zero_page;
 
 use std::cell::RefCell;
 use std::fmt;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::Once;
 
+/// The lowest and highest PC at which an instruction started during a frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PcSpan {
+    pub lo: u16,
+    pub hi: u16,
+}
+
+impl PcSpan {
+    /// Whether the CPU spent the whole frame in a loop of a few bytes (`JMP *`, `BIT/BPL`).
+    pub fn is_tight_loop(self) -> bool {
+        self.hi.wrapping_sub(self.lo) < 8
+    }
+}
+
+/// Frames in a tight loop after which a ROM is taken to have stopped for good.
+pub const STOPPED_FRAMES: u64 = 10;
+
 /// What a protocol needs from the console.
 pub trait Machine {
-    fn run_frame(&mut self);
+    /// Runs one frame and reports where the CPU spent it.
+    fn run_frame(&mut self) -> PcSpan;
     /// The console's reset button (RAM and PRG-RAM are kept).
     fn reset(&mut self);
     /// CPU memory, without side effects.
     fn peek(&self, addr: u16) -> u8;
+    /// A CPU memory write, as the test harness's poke.
+    fn write(&mut self, addr: u16, val: u8);
+    /// PPU memory ($0000-$2FFF: pattern tables and nametables), without side effects.
+    fn ppu_peek(&self, addr: u16) -> u8;
+    /// Buttons held on controller 1 (bits as in [`nes::Buttons`]).
+    fn set_pad1(&mut self, buttons: u8);
 }
 
 impl Machine for nes::Console {
-    fn run_frame(&mut self) {
-        nes::Console::run_frame(self);
+    fn run_frame(&mut self) -> PcSpan {
+        let frame = self.bus.ppu.frame;
+        let mut span = PcSpan {
+            lo: self.cpu.pc,
+            hi: self.cpu.pc,
+        };
+        while self.bus.ppu.frame == frame {
+            span.lo = span.lo.min(self.cpu.pc);
+            span.hi = span.hi.max(self.cpu.pc);
+            self.step();
+        }
+        span
     }
     fn reset(&mut self) {
         nes::Console::reset(self);
@@ -30,16 +68,26 @@ impl Machine for nes::Console {
     fn peek(&self, addr: u16) -> u8 {
         nes::Console::peek(self, addr)
     }
+    fn write(&mut self, addr: u16, val: u8) {
+        nes::Console::write(self, addr, val);
+    }
+    fn ppu_peek(&self, addr: u16) -> u8 {
+        self.bus.cart.ppu_peek(addr)
+    }
+    fn set_pad1(&mut self, buttons: u8) {
+        self.set_buttons(0, nes::Buttons(buttons));
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
     Passed,
-    /// The ROM's own result code (its meaning is in the suite's readme or source).
+    /// The ROM's own result code (its meaning is in the suite's readme or source); for
+    /// AccuracyCoin, the number of tests that did not pass.
     Failed {
         code: u8,
     },
-    /// No verdict within the frame budget.
+    /// No verdict within the frame budget (or the ROM hung).
     TimedOut,
 }
 
@@ -63,31 +111,49 @@ pub struct Report {
     pub frames: u64,
 }
 
-/// The result protocols, as named in `MANIFEST.tsv`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The result protocols of `shared/test-roms/README.md`.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Protocol {
     /// Status byte at $6000, text at $6004.
     Blargg6000,
+    /// blargg's 2005 runtime: a result byte in zero page, read once the ROM stops.
+    ZeroPage { addr: u8 },
+    /// The verdict is only printed on screen ("Passed", "FAILED #2").
+    Screen,
+    /// AccuracyCoin's table of result bytes.
+    AccuracyCoin(accuracycoin::Plan),
 }
 
 impl Protocol {
-    pub fn name(self) -> &'static str {
+    pub fn name(&self) -> String {
         match self {
-            Protocol::Blargg6000 => "blargg-6000",
+            Protocol::Blargg6000 => "blargg-6000".into(),
+            Protocol::ZeroPage { addr } => format!("zero-page ${addr:02X}"),
+            Protocol::Screen => "screen".into(),
+            Protocol::AccuracyCoin(_) => "accuracycoin-ram".into(),
         }
     }
 
     /// A frame budget that covers the slowest ROM of the protocol with some margin.
-    pub fn default_max_frames(self) -> u64 {
+    pub fn default_max_frames(&self) -> u64 {
+        const SECOND: u64 = 60;
         match self {
             // Multi-test ROMs run up to about a minute of emulated time.
-            Protocol::Blargg6000 => 90 * 60,
+            Protocol::Blargg6000 => 90 * SECOND,
+            Protocol::ZeroPage { .. } => 30 * SECOND,
+            // cpu_timing_test6 needs about 16 s.
+            Protocol::Screen => 40 * SECOND,
+            // The full run takes about a minute on an accurate machine.
+            Protocol::AccuracyCoin(_) => 5 * 60 * SECOND,
         }
     }
 
-    pub fn run<M: Machine>(self, machine: &mut M, max_frames: u64) -> Report {
+    pub fn run<M: Machine>(&self, machine: &mut M, max_frames: u64) -> Report {
         match self {
             Protocol::Blargg6000 => blargg::run(machine, max_frames),
+            Protocol::ZeroPage { addr } => zero_page::run(machine, *addr, max_frames),
+            Protocol::Screen => screen::run(machine, max_frames),
+            Protocol::AccuracyCoin(plan) => plan.run(machine, max_frames),
         }
     }
 }
@@ -112,7 +178,7 @@ impl fmt::Display for RunError {
 impl std::error::Error for RunError {}
 
 /// Loads an iNES image, powers on and runs `protocol` on it.
-pub fn run_rom(rom: &[u8], protocol: Protocol, max_frames: u64) -> Result<Report, RunError> {
+pub fn run_rom(rom: &[u8], protocol: &Protocol, max_frames: u64) -> Result<Report, RunError> {
     let console = contain_panics(|| nes::Console::from_ines(rom))?;
     let mut console = console.map_err(RunError::Load)?;
     contain_panics(|| protocol.run(&mut console, max_frames))
@@ -170,12 +236,16 @@ pub(crate) fn read_text<M: Machine>(machine: &M, start: u16, end: u16) -> String
 
 #[cfg(test)]
 pub(crate) mod fake {
-    use super::Machine;
+    use super::{Machine, PcSpan};
 
-    /// A 64 KiB memory with a script: `on_frame` runs after each frame and may write into it.
+    /// CPU and PPU memories driven by a script: `on_frame` runs after each frame and may write
+    /// into them, move the PC or look at the buttons.
     pub struct FakeMachine {
         pub mem: Vec<u8>,
+        pub vram: Vec<u8>,
         pub frame: u64,
+        pub pc: PcSpan,
+        pub pad1: u8,
         pub resets: Vec<u64>,
         pub on_frame: fn(&mut FakeMachine),
     }
@@ -184,7 +254,14 @@ pub(crate) mod fake {
         pub fn new(on_frame: fn(&mut FakeMachine)) -> Self {
             FakeMachine {
                 mem: vec![0; 0x10000],
+                vram: vec![0; 0x3000],
                 frame: 0,
+                // A busy program by default.
+                pc: PcSpan {
+                    lo: 0x8000,
+                    hi: 0x9000,
+                },
+                pad1: 0,
                 resets: Vec::new(),
                 on_frame,
             }
@@ -195,18 +272,36 @@ pub(crate) mod fake {
             self.mem[start..start + s.len()].copy_from_slice(s.as_bytes());
             self.mem[start + s.len()] = 0;
         }
+
+        /// The CPU stops in `JMP *` from now on.
+        pub fn halt(&mut self) {
+            self.pc = PcSpan {
+                lo: 0xC123,
+                hi: 0xC123,
+            };
+        }
     }
 
     impl Machine for FakeMachine {
-        fn run_frame(&mut self) {
+        fn run_frame(&mut self) -> PcSpan {
             self.frame += 1;
             (self.on_frame)(self);
+            self.pc
         }
         fn reset(&mut self) {
             self.resets.push(self.frame);
         }
         fn peek(&self, addr: u16) -> u8 {
             self.mem[usize::from(addr)]
+        }
+        fn write(&mut self, addr: u16, val: u8) {
+            self.mem[usize::from(addr)] = val;
+        }
+        fn ppu_peek(&self, addr: u16) -> u8 {
+            self.vram[usize::from(addr) % self.vram.len()]
+        }
+        fn set_pad1(&mut self, buttons: u8) {
+            self.pad1 = buttons;
         }
     }
 }
@@ -238,7 +333,7 @@ mod tests {
     #[test]
     fn bad_image_is_a_load_error() {
         assert_eq!(
-            run_rom(&[], Protocol::Blargg6000, 10),
+            run_rom(&[], &Protocol::Blargg6000, 10),
             Err(RunError::Load(nes::RomError::Empty))
         );
     }

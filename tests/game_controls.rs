@@ -63,8 +63,7 @@ fn no_shifting_while_down_is_held() {
 fn a_and_b_rotate_through_the_rotation_table_for_every_piece() {
     let mut game = Game::start(0);
     let mut seen = [false; 7];
-    let mut column = 0;
-    for _ in 0..60 {
+    for column in 0..60 {
         let kind = usize::from(piece_type(game.peek(PIECE)));
         if !seen[kind] {
             seen[kind] = true;
@@ -86,7 +85,6 @@ fn a_and_b_rotate_through_the_rotation_table_for_every_piece() {
         }
         // Park the piece in the next of three columns so the stack stays low.
         let target = [1, 5, 8][column % 3];
-        column += 1;
         for _ in 0..10 {
             let x = game.peek(X);
             let button = if x > target {

@@ -210,7 +210,7 @@ pub fn gravity(level: u8) -> u32 {
 }
 
 pub fn bcd(value: u32) -> u8 {
-    ((value / 10 % 10) << 4 | value % 10) as u8
+    (((value / 10 % 10) << 4) | (value % 10)) as u8
 }
 
 impl Game {

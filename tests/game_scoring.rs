@@ -62,7 +62,7 @@ fn complete_rows(game: &mut Game, n: usize) {
 fn one_to_four_lines_score_points_times_level_plus_one() {
     for start in [0, 5, 9, 18] {
         let mut game = Game::start(start);
-        for n in 1..=4 {
+        for (n, points) in POINTS.iter().enumerate().skip(1) {
             piece_for(&mut game, n);
             let (score, lines) = (game.score(), game.lines());
             // A marker above the cleared rows must come down by n rows.
@@ -76,7 +76,7 @@ fn one_to_four_lines_score_points_times_level_plus_one() {
             );
             assert_eq!(
                 game.score(),
-                score + POINTS[n] * (level + 1),
+                score + points * (level + 1),
                 "start level {start}, {n} lines at level {level}"
             );
             assert_eq!(game.cell(0, 10 + n as u8), 0x7C, "rows above moved down");

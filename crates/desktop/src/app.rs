@@ -27,9 +27,9 @@ pub const FRAME_RATE: f64 = 60.098_814;
 const SPEEDS: [f64; 3] = [1.0, 2.0, 0.5];
 /// Speed while Tab is held.
 const FAST_FORWARD: f64 = 4.0;
-/// If the emulator falls this many frames behind (a slow machine, a stall), it stops trying to
-/// catch up instead of racing.
-const MAX_LAG_FRAMES: u32 = 4;
+/// Most frames run at one wake-up to catch up; further behind (a slow machine, a stall), the
+/// emulator drops the debt instead of racing.
+const MAX_LAG_FRAMES: u32 = 8;
 /// How long a status message stays in the title.
 const MESSAGE_TIME: Duration = Duration::from_secs(3);
 const SAVE_SLOTS: usize = 9;
@@ -557,14 +557,18 @@ impl ApplicationHandler for App {
     fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
         self.input.poll_gamepads();
         if self.window.is_some() && !self.paused {
+            // Every frame that is due runs, even when drawing is slow (software rendering): the
+            // picture may skip frames, the game and its sound never do.
             let now = Instant::now();
             let period = self.frame_period();
-            if now >= self.next_frame {
+            let mut due = 0;
+            while now >= self.next_frame && due < MAX_LAG_FRAMES {
                 self.emulate_frame();
                 self.next_frame += period;
-                if now > self.next_frame + period * MAX_LAG_FRAMES {
-                    self.next_frame = now + period;
-                }
+                due += 1;
+            }
+            if now >= self.next_frame {
+                self.next_frame = now + period;
             }
             event_loop.set_control_flow(ControlFlow::WaitUntil(self.next_frame));
         } else {

@@ -1,0 +1,106 @@
+//! The frame counter ($4017): quarter- and half-frame clocks for envelopes, the triangle's
+//! linear counter, length counters and sweeps, and the frame interrupt.
+//!
+//! Cycle numbers count CPU cycles from the moment a $4017 write takes effect (cycle 0).
+//! The write takes effect 2 or 3 cycles after the write cycle, so that cycle 0 always falls on
+//! the same half of an APU cycle; blargg's 2005 frame counter notes measure from the write
+//! itself and so read 2 higher (first half-frame clock "at 14915").
+
+/// Quarter- and half-frame clocks raised in one cycle.
+#[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
+pub struct Clocks {
+    pub quarter: bool,
+    pub half: bool,
+}
+
+const QUARTER: Clocks = Clocks {
+    quarter: true,
+    half: false,
+};
+const BOTH: Clocks = Clocks {
+    quarter: true,
+    half: true,
+};
+const NONE: Clocks = Clocks {
+    quarter: false,
+    half: false,
+};
+
+#[derive(Clone, Default)]
+pub struct FrameCounter {
+    five_step: bool,
+    irq_inhibit: bool,
+    pub irq_flag: bool,
+    cycle: u16,
+    /// A $4017 value waiting to take effect, and the cycles left until it does.
+    pending: Option<(u8, u8)>,
+}
+
+impl FrameCounter {
+    /// $4017 write on a CPU cycle of parity `odd_cycle`. The interrupt inhibit acts at once;
+    /// the mode change and sequence restart wait for the APU cycle boundary.
+    pub fn write(&mut self, val: u8, odd_cycle: bool) {
+        self.irq_inhibit = val & 0x40 != 0;
+        if self.irq_inhibit {
+            self.irq_flag = false;
+        }
+        self.pending = Some((val, if odd_cycle { 3 } else { 2 }));
+    }
+
+    /// Power-on and reset act as if `val` had been written ten cycles before the CPU's first
+    /// instruction; with the CPU's 7-cycle reset sequence, that is 2 or 3 cycles ago.
+    pub fn restart(&mut self, val: u8, odd_cycle: bool) {
+        self.irq_inhibit = val & 0x40 != 0;
+        self.irq_flag = false;
+        if odd_cycle {
+            self.pending = Some((val, 1));
+        } else {
+            self.pending = None;
+            self.five_step = val & 0x80 != 0;
+            self.cycle = 0;
+        }
+    }
+
+    pub fn step(&mut self) -> Clocks {
+        if let Some((val, delay)) = self.pending {
+            if delay == 1 {
+                self.pending = None;
+                self.five_step = val & 0x80 != 0;
+                self.cycle = 0;
+                // Entering the 5-step mode clocks everything at once.
+                return if self.five_step { BOTH } else { NONE };
+            }
+            self.pending = Some((val, delay - 1));
+        }
+        self.cycle += 1;
+        match (self.five_step, self.cycle) {
+            (_, 7457) | (_, 22371) => QUARTER,
+            (_, 14913) => BOTH,
+            (false, 29828) => {
+                self.raise_irq();
+                NONE
+            }
+            (false, 29829) => {
+                self.raise_irq();
+                BOTH
+            }
+            (false, 29830) => {
+                self.raise_irq();
+                self.cycle = 0;
+                NONE
+            }
+            (true, 37281) => BOTH,
+            (true, 37282) => {
+                self.cycle = 0;
+                NONE
+            }
+            _ => NONE,
+        }
+    }
+
+    fn raise_irq(&mut self) {
+        if !self.irq_inhibit {
+            self.irq_flag = true;
+        }
+    }
+}

@@ -185,10 +185,15 @@ impl Cartridge {
             (vec![0; header.chr_ram_size.max(CHR_BANK)], true)
         };
         let mapper = Mapper::new(&header)?;
-        // Test ROMs and many games expect 8 KiB at $6000 even when iNES 1.0 declares none.
-        let ram_size = (header.prg_ram_size + header.prg_nvram_size).max(mapper.default_prg_ram());
+        // NES 2.0 states the PRG-RAM exactly; iNES 1.0 cannot, and test ROMs and games expect
+        // 8 KiB at $6000 there.
+        let ram_size = if header.nes2 {
+            header.prg_ram_size + header.prg_nvram_size
+        } else {
+            8 * 1024
+        };
         let mut prg_ram = vec![0; ram_size];
-        if header.trainer {
+        if header.trainer && prg_ram.len() >= 0x1200 {
             prg_ram[0x1000..0x1200].copy_from_slice(&bytes[16..16 + 512]);
         }
         let ciram = vec![0; if header.four_screen { 0x1000 } else { 0x800 }];
@@ -222,19 +227,35 @@ impl Cartridge {
     /// CPU write of $4020-$FFFF. `cpu_cycle` lets serial mappers see back-to-back writes.
     pub fn cpu_write(&mut self, addr: u16, val: u8, cpu_cycle: u64) {
         if let CpuTarget::PrgRam(off) = self.mapper.map_cpu(addr) {
-            if !self.prg_ram.is_empty() {
+            if !self.prg_ram.is_empty() && self.mapper.prg_ram_writable() {
                 let len = self.prg_ram.len();
                 self.prg_ram[off % len] = val;
             }
         }
         if addr >= 0x8000 {
+            let val = if self.mapper.has_bus_conflicts(&self.header) {
+                val & self.cpu_peek(addr).unwrap_or(0xFF)
+            } else {
+                val
+            };
             self.mapper.write_register(addr, val, cpu_cycle);
         }
     }
 
     /// PPU read of $0000-$3EFF: pattern tables from CHR, nametables from CIRAM.
     pub fn ppu_read(&mut self, addr: u16) -> u8 {
+        self.mapper.ppu_address(addr);
         self.ppu_peek(addr)
+    }
+
+    /// The PPU drove an address without reading or writing (e.g. a $2006 write sets v).
+    pub fn ppu_address(&mut self, addr: u16) {
+        self.mapper.ppu_address(addr);
+    }
+
+    /// One CPU cycle passed.
+    pub fn cpu_clock(&mut self) {
+        self.mapper.cpu_clock();
     }
 
     pub fn ppu_peek(&self, addr: u16) -> u8 {
@@ -247,6 +268,7 @@ impl Cartridge {
     }
 
     pub fn ppu_write(&mut self, addr: u16, val: u8) {
+        self.mapper.ppu_address(addr);
         let addr = addr & 0x3FFF;
         if addr < 0x2000 {
             if self.chr_writable {
@@ -265,7 +287,7 @@ impl Cartridge {
         let page = if self.header.four_screen {
             table
         } else {
-            match self.mapper.mirroring(&self.header) {
+            match self.mapper.mirroring() {
                 Mirroring::Vertical => table & 1,
                 Mirroring::Horizontal => table >> 1,
                 Mirroring::SingleLow => 0,
@@ -277,7 +299,7 @@ impl Cartridge {
 
     /// The cartridge's /IRQ line (true = asserted).
     pub fn irq(&self) -> bool {
-        false
+        self.mapper.irq()
     }
 }
 
@@ -338,6 +360,56 @@ mod tests {
         cart.ppu_write(0x2005, 7);
         assert_eq!(cart.ppu_read(0x2805), 7);
         assert_ne!(cart.ppu_read(0x2405), 7);
+    }
+
+    #[test]
+    fn discrete_boards_switch_banks() {
+        // UxROM 128 KiB: bank 2 at $8000, last bank fixed at $C000.
+        let mut img = image(8, 0, 0x20);
+        for bank in 0..8 {
+            img[16 + bank * PRG_BANK] = bank as u8;
+        }
+        let mut cart = Cartridge::from_ines(&img).unwrap();
+        cart.cpu_write(0x8000, 2, 0);
+        assert_eq!(
+            (cart.cpu_read(0x8000), cart.cpu_read(0xC000)),
+            (Some(2), Some(7))
+        );
+
+        // CNROM: 32 KiB CHR in 8 KiB banks.
+        let mut img = image(2, 4, 0x30);
+        let chr = 16 + 2 * PRG_BANK;
+        img[chr + 3 * CHR_BANK] = 0x33;
+        let mut cart = Cartridge::from_ines(&img).unwrap();
+        cart.cpu_write(0x8000, 3, 0);
+        assert_eq!(cart.ppu_read(0x0000), 0x33);
+
+        // AxROM: 32 KiB banks and one-screen mirroring from bit 4.
+        let mut img = image(8, 0, 0x70);
+        img[16 + 3 * 0x8000 + 0x7FFC] = 0xAB;
+        let mut cart = Cartridge::from_ines(&img).unwrap();
+        cart.cpu_write(0x8000, 0x13, 0);
+        assert_eq!(cart.cpu_read(0xFFFC), Some(0xAB));
+        cart.ppu_write(0x2000, 9);
+        assert_eq!(cart.ppu_read(0x2C00), 9);
+        cart.cpu_write(0x8000, 0x03, 0);
+        assert_ne!(cart.ppu_read(0x2C00), 9);
+    }
+
+    #[test]
+    fn bus_conflicts_and_the_values_in_rom() {
+        // NES 2.0 UxROM submapper 2: the latch gets value AND ROM byte.
+        let mut img = image(8, 0, 0x20);
+        img[7] = 0x08;
+        img[8] = 0x20;
+        for bank in 0..8 {
+            img[16 + bank * PRG_BANK] = bank as u8;
+        }
+        img[16 + 7 * PRG_BANK + 0x100] = 0x01; // $C100 holds 1
+        let mut cart = Cartridge::from_ines(&img).unwrap();
+        cart.cpu_write(0xC100, 0x03, 0);
+        assert_eq!(cart.cpu_read(0x8000), Some(1));
+        assert_eq!(cart.cpu_read(0x6000), None, "NES 2.0 declared no PRG-RAM");
     }
 
     #[test]

@@ -14,6 +14,8 @@ pub struct Mmc1 {
     chr_bank1: u8,
     prg_bank: u8,
     prg_banks: usize,
+    /// 8 KiB PRG-RAM banks (SOROM/SXROM have four, selected through the CHR registers).
+    prg_ram_banks: usize,
     /// The cycle of the last register write: MMC1 ignores a write on the very next cycle
     /// (the second write of a read-modify-write instruction such as `INC $8000`).
     last_write_cycle: Option<u64>,
@@ -33,6 +35,7 @@ impl Mmc1 {
             chr_bank1: 0,
             prg_bank: 0,
             prg_banks: (header.prg_rom_size / BANK_16K).max(1),
+            prg_ram_banks: ((header.prg_ram_size + header.prg_nvram_size) / 0x2000).max(1),
             last_write_cycle: None,
         }
     }
@@ -72,10 +75,17 @@ impl Mmc1 {
     pub fn map_cpu(&self, addr: u16) -> CpuTarget {
         match addr {
             0x6000..=0x7FFF if self.prg_ram_enabled() => {
-                CpuTarget::PrgRam(usize::from(addr - 0x6000))
+                let bank = usize::from(self.chr_bank0 >> 2) & 3 & (self.prg_ram_banks - 1);
+                CpuTarget::PrgRam(bank * 0x2000 + usize::from(addr - 0x6000))
             }
             0x8000..=0xFFFF => {
-                let bank = usize::from(self.prg_bank & 0x0F);
+                // SUROM/SXROM: CHR register bit 4 selects the 256 KiB half of a 512 KiB PRG.
+                let outer = if self.prg_banks > 16 {
+                    usize::from(self.chr_bank0 & 0x10)
+                } else {
+                    0
+                };
+                let bank = usize::from(self.prg_bank & 0x0F) | outer;
                 let high = addr >= 0xC000;
                 let bank = match (self.control >> 2) & 3 {
                     0 | 1 => (bank & !1) | usize::from(high),

@@ -2,11 +2,19 @@
 //! keeps its registers; the memories themselves live in [`crate::Cartridge`]. Adding a mapper
 //! means a new file here and one arm in each `match` below, nothing in the CPU or PPU.
 
+mod axrom;
+mod cnrom;
 mod mmc1;
+mod mmc3;
 mod nrom;
+mod uxrom;
 
+pub use axrom::Axrom;
+pub use cnrom::Cnrom;
 pub use mmc1::Mmc1;
+pub use mmc3::Mmc3;
 pub use nrom::Nrom;
+pub use uxrom::Uxrom;
 
 use crate::cartridge::{Header, RomError};
 
@@ -14,6 +22,7 @@ use crate::cartridge::{Header, RomError};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CpuTarget {
     PrgRom(usize),
+    /// PRG-RAM; open bus if the board has none.
     PrgRam(usize),
     /// Nothing answers: the CPU sees open bus.
     None,
@@ -30,43 +39,70 @@ pub enum Mirroring {
     SingleHigh,
 }
 
+impl Mirroring {
+    /// The solder-pad setting of boards without mirroring control.
+    pub fn hardwired(header: &Header) -> Mirroring {
+        if header.vertical_mirroring {
+            Mirroring::Vertical
+        } else {
+            Mirroring::Horizontal
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub enum Mapper {
     Nrom(Nrom),
     Mmc1(Mmc1),
+    Uxrom(Uxrom),
+    Cnrom(Cnrom),
+    Axrom(Axrom),
+    Mmc3(Mmc3),
 }
-
-const KIB: usize = 1024;
 
 impl Mapper {
     pub fn new(header: &Header) -> Result<Mapper, RomError> {
-        match header.mapper {
-            0 => Ok(Mapper::Nrom(Nrom::new(header))),
-            1 => Ok(Mapper::Mmc1(Mmc1::new(header))),
-            _ => Err(RomError::UnsupportedMapper {
-                mapper: header.mapper,
-                submapper: header.submapper,
-            }),
-        }
+        Ok(match header.mapper {
+            0 => Mapper::Nrom(Nrom::new(header)),
+            1 => Mapper::Mmc1(Mmc1::new(header)),
+            2 => Mapper::Uxrom(Uxrom::new(header)),
+            3 => Mapper::Cnrom(Cnrom::new(header)),
+            4 => Mapper::Mmc3(Mmc3::new(header)),
+            7 => Mapper::Axrom(Axrom::default()),
+            _ => {
+                return Err(RomError::UnsupportedMapper {
+                    mapper: header.mapper,
+                    submapper: header.submapper,
+                })
+            }
+        })
     }
 
-    /// PRG-RAM to provide when the header declares none (iNES 1.0 cannot say).
-    pub fn default_prg_ram(&self) -> usize {
-        8 * KIB
+    /// Discrete-logic boards whose ROM drives the data bus during register writes (NES 2.0
+    /// submapper 2): the register latches the AND of the CPU's value and the ROM's byte.
+    pub fn has_bus_conflicts(&self, header: &Header) -> bool {
+        matches!(self, Mapper::Uxrom(_) | Mapper::Cnrom(_) | Mapper::Axrom(_))
+            && header.submapper == 2
     }
 
     pub fn map_cpu(&self, addr: u16) -> CpuTarget {
         match self {
             Mapper::Nrom(m) => m.map_cpu(addr),
             Mapper::Mmc1(m) => m.map_cpu(addr),
+            Mapper::Uxrom(m) => m.map_cpu(addr),
+            Mapper::Cnrom(m) => m.map_cpu(addr),
+            Mapper::Axrom(m) => m.map_cpu(addr),
+            Mapper::Mmc3(m) => m.map_cpu(addr),
         }
     }
 
     /// Offset into CHR for a PPU pattern-table address ($0000-$1FFF).
     pub fn map_chr(&self, addr: u16) -> usize {
         match self {
-            Mapper::Nrom(_) => usize::from(addr),
             Mapper::Mmc1(m) => m.map_chr(addr),
+            Mapper::Cnrom(m) => m.map_chr(addr),
+            Mapper::Mmc3(m) => m.map_chr(addr),
+            Mapper::Nrom(_) | Mapper::Uxrom(_) | Mapper::Axrom(_) => usize::from(addr & 0x1FFF),
         }
     }
 
@@ -75,19 +111,52 @@ impl Mapper {
         match self {
             Mapper::Nrom(_) => {}
             Mapper::Mmc1(m) => m.write_register(addr, val, cpu_cycle),
+            Mapper::Uxrom(m) => m.write_register(val),
+            Mapper::Cnrom(m) => m.write_register(val),
+            Mapper::Axrom(m) => m.write_register(val),
+            Mapper::Mmc3(m) => m.write_register(addr, val),
         }
     }
 
-    pub fn mirroring(&self, header: &Header) -> Mirroring {
+    pub fn mirroring(&self) -> Mirroring {
         match self {
-            Mapper::Nrom(_) => {
-                if header.vertical_mirroring {
-                    Mirroring::Vertical
-                } else {
-                    Mirroring::Horizontal
-                }
-            }
+            Mapper::Nrom(m) => m.mirroring,
             Mapper::Mmc1(m) => m.mirroring(),
+            Mapper::Uxrom(m) => m.mirroring,
+            Mapper::Cnrom(m) => m.mirroring,
+            Mapper::Axrom(m) => m.mirroring(),
+            Mapper::Mmc3(m) => m.mirroring(),
+        }
+    }
+
+    /// Whether CPU writes reach PRG-RAM (MMC3 can make it read-only).
+    pub fn prg_ram_writable(&self) -> bool {
+        match self {
+            Mapper::Mmc3(m) => m.prg_ram_writable(),
+            _ => true,
+        }
+    }
+
+    /// One CPU cycle (M2), for mappers that count time.
+    pub fn cpu_clock(&mut self) {
+        if let Mapper::Mmc3(m) = self {
+            m.cpu_clock();
+        }
+    }
+
+    /// The PPU drove `addr` onto its address bus (fetches, $2006/$2007 accesses): mappers that
+    /// watch A12 see every change.
+    pub fn ppu_address(&mut self, addr: u16) {
+        if let Mapper::Mmc3(m) = self {
+            m.ppu_address(addr);
+        }
+    }
+
+    /// The mapper's /IRQ output.
+    pub fn irq(&self) -> bool {
+        match self {
+            Mapper::Mmc3(m) => m.irq,
+            _ => false,
         }
     }
 }

@@ -1,14 +1,18 @@
 //! NROM (mapper 0): 16 or 32 KiB PRG, 8 KiB CHR, no registers.
 
-use super::CpuTarget;
+use super::{CpuTarget, Mirroring};
 use crate::cartridge::Header;
 
 #[derive(Clone, Debug)]
-pub struct Nrom;
+pub struct Nrom {
+    pub mirroring: Mirroring,
+}
 
 impl Nrom {
-    pub fn new(_header: &Header) -> Nrom {
-        Nrom
+    pub fn new(header: &Header) -> Nrom {
+        Nrom {
+            mirroring: Mirroring::hardwired(header),
+        }
     }
 
     pub fn map_cpu(&self, addr: u16) -> CpuTarget {

@@ -1,0 +1,36 @@
+//! CNROM (mapper 3): fixed 16 or 32 KiB PRG, an 8 KiB CHR bank selected by any write to
+//! $8000-$FFFF.
+
+use super::{CpuTarget, Mirroring};
+use crate::cartridge::Header;
+
+#[derive(Clone, Debug)]
+pub struct Cnrom {
+    chr_bank: u8,
+    pub mirroring: Mirroring,
+}
+
+impl Cnrom {
+    pub fn new(header: &Header) -> Cnrom {
+        Cnrom {
+            chr_bank: 0,
+            mirroring: Mirroring::hardwired(header),
+        }
+    }
+
+    pub fn map_cpu(&self, addr: u16) -> CpuTarget {
+        match addr {
+            0x8000..=0xFFFF => CpuTarget::PrgRom(usize::from(addr - 0x8000)),
+            0x6000..=0x7FFF => CpuTarget::PrgRam(usize::from(addr - 0x6000)),
+            _ => CpuTarget::None,
+        }
+    }
+
+    pub fn map_chr(&self, addr: u16) -> usize {
+        usize::from(self.chr_bank) * 0x2000 + usize::from(addr & 0x1FFF)
+    }
+
+    pub fn write_register(&mut self, val: u8) {
+        self.chr_bank = val;
+    }
+}

@@ -2,9 +2,9 @@
 //! linear counter, length counters and sweeps, and the frame interrupt.
 //!
 //! Cycle numbers count CPU cycles from the moment a $4017 write takes effect (cycle 0).
-//! The write takes effect 2 or 3 cycles after the write cycle, so that cycle 0 always falls on
-//! the same half of an APU cycle; blargg's 2005 frame counter notes measure from the write
-//! itself and so read 2 higher (first half-frame clock "at 14915").
+//! The write takes effect 3 or 4 cycles after the write cycle, on the first half of an APU
+//! cycle. blargg's 2005 frame counter notes measure from the write itself: his "clock at 14915"
+//! is seen by a read one cycle later, 14916 cycles after the write (3 + 14913).
 
 /// Quarter- and half-frame clocks raised in one cycle.
 #[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
@@ -37,27 +37,26 @@ pub struct FrameCounter {
 }
 
 impl FrameCounter {
-    /// $4017 write on a CPU cycle of parity `odd_cycle`. The interrupt inhibit acts at once;
-    /// the mode change and sequence restart wait for the APU cycle boundary.
-    pub fn write(&mut self, val: u8, odd_cycle: bool) {
+    /// $4017 write, taking effect `delay` cycles later. The interrupt inhibit acts at once.
+    pub fn write(&mut self, val: u8, delay: u8) {
         self.irq_inhibit = val & 0x40 != 0;
         if self.irq_inhibit {
             self.irq_flag = false;
         }
-        self.pending = Some((val, if odd_cycle { 3 } else { 2 }));
+        self.pending = Some((val, delay));
     }
 
-    /// Power-on and reset act as if `val` had been written ten cycles before the CPU's first
-    /// instruction; with the CPU's 7-cycle reset sequence, that is 2 or 3 cycles ago.
-    pub fn restart(&mut self, val: u8, odd_cycle: bool) {
+    /// Power-on and reset: `val` takes effect on the current cycle if `now`, else on the next,
+    /// with the frame IRQ flag cleared.
+    pub fn restart(&mut self, val: u8, now: bool) {
         self.irq_inhibit = val & 0x40 != 0;
         self.irq_flag = false;
-        if odd_cycle {
-            self.pending = Some((val, 1));
-        } else {
+        if now {
             self.pending = None;
             self.five_step = val & 0x80 != 0;
             self.cycle = 0;
+        } else {
+            self.pending = Some((val, 1));
         }
     }
 

@@ -6,14 +6,18 @@ const LENGTH_TABLE: [u8; 32] = [
     192, 24, 72, 26, 16, 28, 32, 30,
 ];
 
+/// Register writes reach the counter one cycle late, after that cycle's half-frame clock
+/// (blargg's 10.len_halt_timing and 11.len_reload_timing).
 #[derive(Clone, Default)]
 pub struct LengthCounter {
     /// The channel's bit in $4015.
     enabled: bool,
-    pub halt: bool,
+    halt: bool,
     pub count: u8,
     /// The latest half-frame clock decremented the count.
     decremented: bool,
+    pending_halt: Option<bool>,
+    pending_load: Option<u8>,
 }
 
 impl LengthCounter {
@@ -24,12 +28,25 @@ impl LengthCounter {
         }
     }
 
-    /// Loads from the table. `during_clock`: the write lands on the cycle of a half-frame
-    /// clock; a reload then is lost if that clock decremented the counter (blargg's
-    /// 11.len_reload_timing).
-    pub fn load(&mut self, index: u8, during_clock: bool) {
-        if self.enabled && !(during_clock && self.decremented) {
-            self.count = LENGTH_TABLE[usize::from(index & 0x1F)];
+    pub fn set_halt(&mut self, halt: bool) {
+        self.pending_halt = Some(halt);
+    }
+
+    /// Loads from the table (on the next cycle).
+    pub fn load(&mut self, index: u8) {
+        self.pending_load = Some(LENGTH_TABLE[usize::from(index & 0x1F)]);
+    }
+
+    /// Applies the writes of the previous cycle. `clocked`: this cycle had a half-frame clock;
+    /// a load is then lost if that clock decremented the counter.
+    pub fn apply_writes(&mut self, clocked: bool) {
+        if let Some(count) = self.pending_load.take() {
+            if self.enabled && !(clocked && self.decremented) {
+                self.count = count;
+            }
+        }
+        if let Some(halt) = self.pending_halt.take() {
+            self.halt = halt;
         }
     }
 

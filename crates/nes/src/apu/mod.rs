@@ -44,15 +44,15 @@ pub struct Apu {
     frame_counter: FrameCounter,
     /// The last value written to $4017; reset writes it again.
     last_4017: u8,
-    /// The cycle of the latest half-frame clock (length reloads race with it).
-    half_frame_cycle: u64,
+    /// A length counter register was written in the previous cycle.
+    length_writes: bool,
     resampler: Resampler,
     filters: OutputFilters,
 }
 
 impl Default for Apu {
     fn default() -> Apu {
-        Apu {
+        let mut apu = Apu {
             cycle: 0,
             pulse1: Pulse::pulse1(),
             pulse2: Pulse::pulse2(),
@@ -61,27 +61,31 @@ impl Default for Apu {
             dmc: Dmc::default(),
             frame_counter: FrameCounter::default(),
             last_4017: 0,
-            half_frame_cycle: u64::MAX,
+            length_writes: false,
             resampler: Resampler::new(CPU_CLOCK_HZ, DEFAULT_SAMPLE_RATE),
             filters: OutputFilters::new(DEFAULT_SAMPLE_RATE as f32),
-        }
+        };
+        apu.restart_frame_counter(0);
+        apu
     }
 }
 
-/// Whether CPU cycle `cycle` is the first half of an APU cycle (a DMA get cycle).
+/// Whether CPU cycle `cycle` is the first half of an APU cycle (a DMA get cycle). The
+/// console powers up in either alignment; this one puts the bus's first cycle on a put.
 fn is_get_cycle(cycle: u64) -> bool {
-    cycle & 1 == 1
+    cycle.is_multiple_of(2)
 }
 
 impl Apu {
-    /// The reset button: $4015 cleared, $4017 written again with its last value, the triangle
-    /// back at its first step, the DMC level's low bit kept.
+    /// The reset button: $4015 cleared, $4017 written again with its last mode but the IRQ
+    /// inhibit cleared (apu_reset's readme: "mode unchanged, IRQ inhibit sometimes cleared";
+    /// 4017_timing needs the frame IRQ after reset), the triangle back at its first step, the
+    /// DMC level's low bit kept.
     pub fn reset(&mut self) {
         self.write_status(0);
         self.dmc.reset();
         self.triangle.reset_phase();
-        self.frame_counter
-            .restart(self.last_4017, self.cycle & 1 == 1);
+        self.restart_frame_counter(self.last_4017 & 0x80);
     }
 
     /// Advances one CPU cycle.
@@ -99,7 +103,17 @@ impl Apu {
             self.pulse2.half_frame();
             self.triangle.half_frame();
             self.noise.half_frame();
-            self.half_frame_cycle = self.cycle;
+        }
+        if self.length_writes {
+            self.length_writes = false;
+            for length in [
+                &mut self.pulse1.length,
+                &mut self.pulse2.length,
+                &mut self.triangle.length,
+                &mut self.noise.length,
+            ] {
+                length.apply_writes(clocks.half);
+            }
         }
         self.triangle.step_timer();
         if is_get_cycle(self.cycle) {
@@ -139,21 +153,31 @@ impl Apu {
 
     /// Write to $4000-$4013, $4015 or $4017 (other addresses are ignored).
     pub fn write_register(&mut self, addr: u16, val: u8) {
-        let during_clock = self.half_frame_cycle == self.cycle;
         let reg = addr & 3;
+        if addr <= 0x400F {
+            self.length_writes = true;
+        }
         match addr {
-            0x4000..=0x4003 => self.pulse1.write(reg, val, during_clock),
-            0x4004..=0x4007 => self.pulse2.write(reg, val, during_clock),
-            0x4008..=0x400B => self.triangle.write(reg, val, during_clock),
-            0x400C..=0x400F => self.noise.write(reg, val, during_clock),
+            0x4000..=0x4003 => self.pulse1.write(reg, val),
+            0x4004..=0x4007 => self.pulse2.write(reg, val),
+            0x4008..=0x400B => self.triangle.write(reg, val),
+            0x400C..=0x400F => self.noise.write(reg, val),
             0x4010..=0x4013 => self.dmc.write(reg, val),
             0x4015 => self.write_status(val),
             0x4017 => {
                 self.last_4017 = val;
-                self.frame_counter.write(val, self.cycle & 1 == 1);
+                // The new mode starts on the first get cycle at least 3 cycles on.
+                let delay = if is_get_cycle(self.cycle + 3) { 3 } else { 4 };
+                self.frame_counter.write(val, delay);
             }
             _ => {}
         }
+    }
+
+    /// Power-on and reset act as if $4017 had been written 10 or 11 cycles before the CPU's
+    /// first instruction, which follows the CPU's 7-cycle reset sequence.
+    fn restart_frame_counter(&mut self, val: u8) {
+        self.frame_counter.restart(val, is_get_cycle(self.cycle));
     }
 
     fn write_status(&mut self, val: u8) {

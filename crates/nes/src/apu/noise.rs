@@ -34,10 +34,10 @@ impl Default for Noise {
 }
 
 impl Noise {
-    pub fn write(&mut self, reg: u16, val: u8, during_clock: bool) {
+    pub fn write(&mut self, reg: u16, val: u8) {
         match reg {
             0 => {
-                self.length.halt = val & 0x20 != 0;
+                self.length.set_halt(val & 0x20 != 0);
                 self.envelope.write(val);
             }
             1 => {}
@@ -46,7 +46,7 @@ impl Noise {
                 self.period = PERIOD_TABLE[usize::from(val & 0x0F)] / 2;
             }
             _ => {
-                self.length.load(val >> 3, during_clock);
+                self.length.load(val >> 3);
                 self.envelope.restart();
             }
         }

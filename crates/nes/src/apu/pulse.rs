@@ -43,12 +43,12 @@ impl Pulse {
         Pulse::default()
     }
 
-    /// `reg` is the address's low two bits. `during_clock` as in [`LengthCounter::load`].
-    pub fn write(&mut self, reg: u16, val: u8, during_clock: bool) {
+    /// `reg` is the address's low two bits.
+    pub fn write(&mut self, reg: u16, val: u8) {
         match reg {
             0 => {
                 self.duty = val >> 6;
-                self.length.halt = val & 0x20 != 0;
+                self.length.set_halt(val & 0x20 != 0);
                 self.envelope.write(val);
             }
             1 => {
@@ -61,7 +61,7 @@ impl Pulse {
             2 => self.period = (self.period & 0x700) | u16::from(val),
             _ => {
                 self.period = (self.period & 0xFF) | (u16::from(val & 7) << 8);
-                self.length.load(val >> 3, during_clock);
+                self.length.load(val >> 3);
                 self.step = 0;
                 self.envelope.restart();
             }

@@ -23,18 +23,18 @@ pub struct Triangle {
 }
 
 impl Triangle {
-    pub fn write(&mut self, reg: u16, val: u8, during_clock: bool) {
+    pub fn write(&mut self, reg: u16, val: u8) {
         match reg {
             0 => {
                 self.control = val & 0x80 != 0;
-                self.length.halt = self.control;
+                self.length.set_halt(self.control);
                 self.linear_reload_value = val & 0x7F;
             }
             1 => {}
             2 => self.period = (self.period & 0x700) | u16::from(val),
             _ => {
                 self.period = (self.period & 0xFF) | (u16::from(val & 7) << 8);
-                self.length.load(val >> 3, during_clock);
+                self.length.load(val >> 3);
                 self.linear_reload = true;
             }
         }

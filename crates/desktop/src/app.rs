@@ -181,6 +181,8 @@ struct App {
     fps_since: Instant,
     /// The frame as packed RGB at the NES's resolution (what F12 saves).
     rgb: Vec<u8>,
+    /// The frame's sound.
+    samples: Vec<i16>,
     error: Option<RunError>,
 }
 
@@ -222,6 +224,7 @@ impl App {
             fps_frames: 0,
             fps_since: Instant::now(),
             rgb: Vec::new(),
+            samples: Vec::new(),
             error: None,
         }
     }
@@ -253,15 +256,18 @@ impl App {
         if let Some(hook) = &mut self.hook {
             hook(&mut self.console);
         }
+        if let Some(audio) = &self.audio {
+            self.console.bus.apu.set_sample_rate(audio.steered_rate());
+        }
         self.console.run_frame();
         self.fps_frames += 1;
+        self.samples.clear();
+        self.console.bus.apu.take_samples(&mut self.samples);
         // Sound only at normal speed; faster or slower it would be noise.
-        let normal_speed = self.speed() == 1.0;
-        if let Some(audio) = self.audio.as_mut().filter(|_| normal_speed) {
-            // Until the APU hands out samples, each frame is a frame's worth of silence.
-            let rate = f64::from(audio.rate);
-            let silence = vec![0.0; (rate / FRAME_RATE).round() as usize];
-            audio.queue(&silence, rate);
+        if self.speed() == 1.0 {
+            if let Some(audio) = &mut self.audio {
+                audio.push(&self.samples);
+            }
         }
         if let Some(window) = &self.window {
             window.request_redraw();

@@ -2,10 +2,10 @@
 //! the device's callback drains.
 //!
 //! The emulator, not the sound card, sets the pace (60.0988 frames per second), so the two clocks
-//! drift apart. Dynamic rate control (as in byuu's write-up "Dynamic Rate Control") resamples
-//! each frame's samples to slightly more or fewer output samples, by at most
-//! `MAX_RATE_ADJUST`, steering the buffer toward half full: it never runs dry or overflows, and
-//! the pitch change is far below what an ear can hear.
+//! drift apart. Dynamic rate control (byuu's "Dynamic Rate Control" write-up) has the APU make
+//! slightly more or fewer samples per frame, at most `MAX_RATE_ADJUST` off the device's rate,
+//! steering the buffer toward half full: it never runs dry or overflows, and the pitch change is
+//! far below what an ear can hear.
 
 use cpal::traits::{DeviceTrait, HostTrait, StreamTrait};
 use cpal::{FromSample, SizedSample};
@@ -55,7 +55,6 @@ pub struct Audio {
     /// Output samples per second.
     pub rate: u32,
     capacity: usize,
-    resampler: Resampler,
     pub volume: f32,
     pub muted: bool,
 }
@@ -103,24 +102,25 @@ impl Audio {
             ring,
             rate,
             capacity,
-            resampler: Resampler::default(),
             volume: 1.0,
             muted: false,
         })
     }
 
-    /// Queues one frame's samples, recorded at `input_rate` samples per second.
-    pub fn queue(&mut self, input: &[f32], input_rate: f64) {
+    /// The rate to make samples at now: the device's rate, nudged up while the buffer is less
+    /// than half full and down while it is more.
+    pub fn steered_rate(&self) -> f64 {
+        steer(f64::from(self.rate), self.buffered(), self.capacity)
+    }
+
+    /// Queues samples made at `steered_rate`; what does not fit is dropped.
+    pub fn push(&mut self, samples: &[i16]) {
+        let gain = if self.muted { 0.0 } else { self.volume } / 32768.0;
         let mut ring = self.ring.lock().unwrap_or_else(|e| e.into_inner());
-        let fill = ring.samples.len() as f64 / self.capacity as f64;
-        let adjust = 1.0 + MAX_RATE_ADJUST * (1.0 - 2.0 * fill);
-        let step = input_rate / (f64::from(self.rate) * adjust);
-        let gain = if self.muted { 0.0 } else { self.volume };
-        self.resampler.run(input, step, |sample| {
-            if ring.samples.len() < self.capacity {
-                ring.samples.push_back(sample * gain);
-            }
-        });
+        let room = self.capacity.saturating_sub(ring.samples.len());
+        let fits = &samples[..samples.len().min(room)];
+        ring.samples
+            .extend(fits.iter().map(|&s| f32::from(s) * gain));
     }
 
     /// Samples the device has consumed since it opened.
@@ -135,31 +135,11 @@ impl Audio {
     }
 }
 
-/// Linear-interpolation resampler that carries its position across frames.
-#[derive(Default)]
-struct Resampler {
-    /// Position of the next output sample, in input samples past `last`.
-    phase: f64,
-    /// The previous frame's last input sample.
-    last: f32,
-}
-
-impl Resampler {
-    /// Emits one output sample every `step` input samples.
-    fn run(&mut self, input: &[f32], step: f64, mut emit: impl FnMut(f32)) {
-        let end = input.len() as f64;
-        let mut pos = self.phase;
-        while pos < end {
-            let i = pos as usize;
-            let before = if i == 0 { self.last } else { input[i - 1] };
-            emit(before + (input[i] - before) * pos.fract() as f32);
-            pos += step;
-        }
-        self.phase = pos - end;
-        if let Some(&last) = input.last() {
-            self.last = last;
-        }
-    }
+/// Dynamic rate control: `rate` scaled by up to `MAX_RATE_ADJUST`, linearly in how far the
+/// buffer is from half full.
+fn steer(rate: f64, buffered: usize, capacity: usize) -> f64 {
+    let fill = buffered as f64 / capacity as f64;
+    rate * (1.0 + MAX_RATE_ADJUST * (1.0 - 2.0 * fill))
 }
 
 /// Runs `f` with file descriptor 2 pointed at /dev/null.
@@ -222,27 +202,12 @@ mod tests {
     }
 
     #[test]
-    fn resampler_keeps_the_long_run_ratio_across_frames() {
-        let mut resampler = Resampler::default();
-        let mut count = 0;
-        let input: Vec<f32> = (0..735).map(|i| i as f32).collect();
-        for _ in 0..100 {
-            resampler.run(&input, 44_100.0 / 48_000.0, |_| count += 1);
-        }
-        let expected = 73_500.0 * 48_000.0 / 44_100.0;
-        assert!(
-            (f64::from(count) - expected).abs() <= 1.0,
-            "{count} vs {expected}"
-        );
-    }
-
-    #[test]
-    fn resampler_interpolates_between_samples_and_frames() {
-        let mut resampler = Resampler::default();
-        let mut out = Vec::new();
-        resampler.run(&[2.0, 4.0], 0.5, |s| out.push(s));
-        resampler.run(&[6.0], 0.5, |s| out.push(s));
-        assert_eq!(out, [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
+    fn rate_control_steers_toward_half_full_within_half_a_percent() {
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-6;
+        assert!(close(steer(48_000.0, 2_400, 4_800), 48_000.0));
+        assert!(close(steer(48_000.0, 0, 4_800), 48_240.0));
+        assert!(close(steer(48_000.0, 4_800, 4_800), 47_760.0));
+        assert!(steer(48_000.0, 1_000, 4_800) > steer(48_000.0, 2_000, 4_800));
     }
 
     #[test]

@@ -80,9 +80,8 @@ fn audio_child() -> ! {
         std::process::exit(2)
     });
     let rate = f64::from(audio.rate);
-    let per_frame = (rate / desktop::FRAME_RATE).round() as usize;
     let period = Duration::from_secs_f64(1.0 / desktop::FRAME_RATE);
-    let mut t = 0usize;
+    let (mut t, mut owed) = (0usize, 0.0);
     let mut next = Instant::now();
     let mut frames = 0;
     let (mut measured_from, mut consumed_from) = (Instant::now(), 0);
@@ -91,11 +90,15 @@ fn audio_child() -> ! {
     let warm_up = 150;
     let measured = 4 * 60;
     while frames < warm_up + measured {
-        let tone: Vec<f32> = (t..t + per_frame)
-            .map(|i| (i as f64 * 440.0 * std::f64::consts::TAU / rate).sin() as f32 * 0.2)
+        // One frame's worth at the rate the emulator's APU would be told to make.
+        owed += audio.steered_rate() / desktop::FRAME_RATE;
+        let count = owed as usize;
+        owed -= count as f64;
+        let tone: Vec<i16> = (t..t + count)
+            .map(|i| ((i as f64 * 440.0 * std::f64::consts::TAU / rate).sin() * 6000.0) as i16)
             .collect();
-        t += per_frame;
-        audio.queue(&tone, rate);
+        t += count;
+        audio.push(&tone);
         frames += 1;
         if frames == warm_up {
             (measured_from, consumed_from) = (Instant::now(), audio.consumed());
@@ -650,7 +653,11 @@ fn audio_scenario() {
         .unwrap_or_else(|| panic!("no fps in the title {title:?}"));
     let headless = headless_fps(&button_colour_rom());
     println!("audio: window at {fps} fps with sound; headless the machine runs {headless:.0} fps");
-    assert!(!s.stderr().contains("no sound"), "sound did not open:\n{}", s.stderr());
+    assert!(
+        !s.stderr().contains("no sound"),
+        "sound did not open:\n{}",
+        s.stderr()
+    );
     // On a machine too busy to emulate 60 frames a second at all, sound must not slow the
     // window down further; otherwise it must hold the NES's rate.
     let expected = 60.0f64.min(headless * 0.9) - 3.0;

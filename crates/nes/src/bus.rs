@@ -2,6 +2,16 @@
 //!
 //! $0000-$1FFF 2 KiB RAM (mirrored), $2000-$3FFF PPU registers (mirrored every 8),
 //! $4000-$4017 APU and I/O, $4018-$401F test mode (open bus), $4020-$FFFF cartridge.
+//!
+//! Timing: every CPU cycle goes through [`Bus::tick`]. Within a cycle the order is
+//! 1. the cartridge's M2 clock, one PPU dot and the APU's cycle,
+//! 2. the CPU's memory access (or the DMA unit's),
+//! 3. two more PPU dots,
+//!
+//! and the CPU samples the NMI and IRQ lines after that, at the end of the cycle. This matches
+//! the NTSC master clock (12 ticks per CPU cycle, a PPU dot every 4) with the CPU's access
+//! landing between the first and the second dot of its cycle, as in the usual CPU/PPU
+//! power-on alignment.
 
 use crate::apu::Apu;
 use crate::cartridge::Cartridge;
@@ -20,6 +30,8 @@ pub struct Bus {
     pub cycles: u64,
     /// The data-bus latch: what a read of an undriven address returns.
     pub open_bus: u8,
+    /// Source page of an OAM DMA requested by a $4014 write and not started yet.
+    oam_dma: Option<u8>,
 }
 
 impl Bus {
@@ -32,16 +44,59 @@ impl Bus {
             pads: Default::default(),
             cycles: 0,
             open_bus: 0,
+            oam_dma: None,
         }
     }
 
-    /// One CPU cycle of everything else: three PPU dots and one APU cycle.
-    fn tick(&mut self) {
+    /// One CPU cycle of the whole machine around one memory access (see the module notes).
+    fn tick<R>(&mut self, access: impl FnOnce(&mut Bus) -> R) -> R {
         self.cycles += 1;
-        for _ in 0..3 {
-            self.ppu.step(&mut self.cart);
-        }
+        self.cart.cpu_clock();
+        self.ppu.step(&mut self.cart);
         self.apu.step();
+        let result = access(self);
+        self.ppu.step(&mut self.cart);
+        self.ppu.step(&mut self.cart);
+        result
+    }
+
+    /// DMA reads and writes on alternating "get" and "put" cycles (the two halves of an APU
+    /// cycle); this tells whether the next cycle is a get cycle.
+    fn next_is_get(&self) -> bool {
+        self.cycles % 2 == 1
+    }
+
+    /// A read cycle as the CPU does it: the value lands on the data bus.
+    fn read_cycle(&mut self, addr: u16) -> u8 {
+        self.tick(|bus| {
+            let val = bus.read_mem(addr);
+            // $4015 is inside the 2A03, so its value never reaches the external data bus.
+            if addr != 0x4015 {
+                bus.open_bus = val;
+            }
+            val
+        })
+    }
+
+    fn write_cycle(&mut self, addr: u16, val: u8) {
+        self.tick(|bus| {
+            bus.open_bus = val;
+            bus.write_mem(addr, val);
+        });
+    }
+
+    /// OAM DMA: it halts the CPU on the read the CPU was about to do (the read still happens),
+    /// waits for a get cycle, then copies 256 bytes to $2004 in get/put pairs.
+    fn oam_dma(&mut self, page: u8, cpu_addr: u16) {
+        self.read_cycle(cpu_addr);
+        if !self.next_is_get() {
+            self.read_cycle(cpu_addr);
+        }
+        let base = u16::from(page) << 8;
+        for i in 0..256 {
+            let val = self.read_cycle(base + i);
+            self.write_cycle(0x2004, val);
+        }
     }
 
     fn read_mem(&mut self, addr: u16) -> u8 {
@@ -63,6 +118,7 @@ impl Bus {
         match addr {
             0x0000..=0x1FFF => self.ram[usize::from(addr & 0x7FF)] = val,
             0x2000..=0x3FFF => self.ppu.write_register(addr & 7, val, &mut self.cart),
+            0x4014 => self.oam_dma = Some(val),
             0x4016 => {
                 for pad in &mut self.pads {
                     pad.write_strobe(val & 1 != 0);
@@ -94,16 +150,15 @@ impl Bus {
 
 impl CpuBus for Bus {
     fn read(&mut self, addr: u16) -> u8 {
-        self.tick();
-        let val = self.read_mem(addr);
-        self.open_bus = val;
-        val
+        // DMA can only halt the CPU on a read cycle.
+        if let Some(page) = self.oam_dma.take() {
+            self.oam_dma(page, addr);
+        }
+        self.read_cycle(addr)
     }
 
     fn write(&mut self, addr: u16, val: u8) {
-        self.tick();
-        self.open_bus = val;
-        self.write_mem(addr, val);
+        self.write_cycle(addr, val);
     }
 
     fn nmi_line(&self) -> bool {

@@ -227,7 +227,7 @@ impl Cartridge {
     /// CPU write of $4020-$FFFF. `cpu_cycle` lets serial mappers see back-to-back writes.
     pub fn cpu_write(&mut self, addr: u16, val: u8, cpu_cycle: u64) {
         if let CpuTarget::PrgRam(off) = self.mapper.map_cpu(addr) {
-            if !self.prg_ram.is_empty() {
+            if !self.prg_ram.is_empty() && self.mapper.prg_ram_writable() {
                 let len = self.prg_ram.len();
                 self.prg_ram[off % len] = val;
             }
@@ -244,7 +244,18 @@ impl Cartridge {
 
     /// PPU read of $0000-$3EFF: pattern tables from CHR, nametables from CIRAM.
     pub fn ppu_read(&mut self, addr: u16) -> u8 {
+        self.mapper.ppu_address(addr);
         self.ppu_peek(addr)
+    }
+
+    /// The PPU drove an address without reading or writing (e.g. a $2006 write sets v).
+    pub fn ppu_address(&mut self, addr: u16) {
+        self.mapper.ppu_address(addr);
+    }
+
+    /// One CPU cycle passed.
+    pub fn cpu_clock(&mut self) {
+        self.mapper.cpu_clock();
     }
 
     pub fn ppu_peek(&self, addr: u16) -> u8 {
@@ -257,6 +268,7 @@ impl Cartridge {
     }
 
     pub fn ppu_write(&mut self, addr: u16, val: u8) {
+        self.mapper.ppu_address(addr);
         let addr = addr & 0x3FFF;
         if addr < 0x2000 {
             if self.chr_writable {
@@ -287,7 +299,7 @@ impl Cartridge {
 
     /// The cartridge's /IRQ line (true = asserted).
     pub fn irq(&self) -> bool {
-        false
+        self.mapper.irq()
     }
 }
 

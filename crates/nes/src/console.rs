@@ -26,6 +26,22 @@ impl Console {
         Cartridge::from_ines(bytes).map(Console::new)
     }
 
+    /// nestest's "automation mode": after power-on, start at $C000 instead of the reset vector,
+    /// so the ROM runs all its tests without a display (CPU cycle 7, PPU at line 0, dot 21).
+    pub fn start_nestest_automation(&mut self) {
+        self.cpu.pc = 0xC000;
+    }
+
+    /// Turns the console off and on: RAM, CPU, PPU, APU and mapper registers start afresh;
+    /// the cartridge's memory (battery RAM, CHR RAM) is kept.
+    pub fn power_cycle(&mut self) {
+        let mut cart = self.bus.cart.clone();
+        if let Ok(mapper) = crate::mapper::Mapper::new(&cart.header) {
+            cart.mapper = mapper;
+        }
+        *self = Console::new(cart);
+    }
+
     /// Presses the reset button: RAM is kept, the CPU runs its reset sequence.
     pub fn reset(&mut self) {
         self.bus.ppu.reset();
@@ -33,7 +49,7 @@ impl Console {
         self.cpu.reset(&mut self.bus);
     }
 
-    /// Executes one instruction (or interrupt sequence).
+    /// Executes one instruction, or the IRQ/NMI sequence that replaces one (7 cycles).
     pub fn step(&mut self) {
         self.cpu.step(&mut self.bus);
     }

@@ -1,9 +1,18 @@
 //! Ricoh 2A03 CPU core (a 6502 without decimal mode).
 //!
-//! Every cycle is one call to [`CpuBus::read`] or [`CpuBus::write`]; the bus advances the rest
-//! of the machine inside that call, so the CPU never counts time itself.
+//! Every cycle is one call to [`CpuBus::read`] or [`CpuBus::write`], dummy accesses included;
+//! the bus advances the rest of the machine inside that call, so the CPU never counts time.
+//!
+//! Interrupts follow the hardware's pipeline: after every cycle the NMI edge detector and the
+//! IRQ level (masked by I) are sampled. An instruction hands over to the interrupt sequence when
+//! the sample taken at the end of its second-to-last cycle asked for one, which is what makes
+//! CLI/SEI/PLP take effect one instruction late and RTI immediately.
 
-/// What the CPU sees of the machine. Each call is exactly one CPU cycle.
+mod opcodes;
+
+pub use opcodes::{is_official, Mode, Op, OPCODES};
+
+/// What the CPU sees of the machine. Each read or write call is exactly one CPU cycle.
 pub trait CpuBus {
     fn read(&mut self, addr: u16) -> u8;
     fn write(&mut self, addr: u16, val: u8);
@@ -19,10 +28,29 @@ pub mod flags {
     pub const Z: u8 = 0x02;
     pub const I: u8 = 0x04;
     pub const D: u8 = 0x08;
+    /// Not a register bit: only set in the copy BRK and PHP push.
     pub const B: u8 = 0x10;
+    /// Always reads as 1.
     pub const U: u8 = 0x20;
     pub const V: u8 = 0x40;
     pub const N: u8 = 0x80;
+}
+
+use flags::*;
+use Op::*;
+
+const NMI_VECTOR: u16 = 0xFFFA;
+const RESET_VECTOR: u16 = 0xFFFC;
+const IRQ_VECTOR: u16 = 0xFFFE;
+
+/// The three ways into the interrupt sequence, which differ only in their first cycles.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Sequence {
+    Brk,
+    /// IRQ or NMI; the vector is chosen late, so an NMI can hijack an IRQ (or BRK).
+    Hardware,
+    /// The stack cycles are reads: S still drops by 3 but nothing is written.
+    Reset,
 }
 
 #[derive(Clone, Debug)]
@@ -31,34 +59,513 @@ pub struct Cpu {
     pub x: u8,
     pub y: u8,
     pub s: u8,
+    /// Status register; bit 5 always set, bit 4 (B) always clear.
     pub p: u8,
     pub pc: u16,
     /// A JAM opcode stopped the CPU; only reset restarts it.
     pub jammed: bool,
+    /// NMI line level at the end of the last cycle, for edge detection.
+    nmi_level: bool,
+    /// An NMI edge was detected and not yet serviced.
+    nmi_pending: bool,
+    /// Whether an interrupt was wanted at the end of the last cycle, and of the one before.
+    poll: bool,
+    prev_poll: bool,
+    /// The next step runs the interrupt sequence instead of an instruction.
+    interrupt_due: bool,
 }
 
 impl Default for Cpu {
+    /// The state before the power-on reset sequence, which brings S to $FD and sets I.
     fn default() -> Self {
         Cpu {
             a: 0,
             x: 0,
             y: 0,
-            s: 0xFD,
-            p: 0x34,
+            s: 0,
+            p: U | I,
             pc: 0,
             jammed: false,
+            nmi_level: false,
+            nmi_pending: false,
+            poll: false,
+            prev_poll: false,
+            interrupt_due: false,
         }
     }
 }
 
 impl Cpu {
-    /// Runs the reset sequence (7 cycles, S -= 3, I set, PC from $FFFC).
-    pub fn reset<B: CpuBus>(&mut self, _bus: &mut B) {
-        unimplemented!("CPU in progress")
+    /// Runs the reset sequence: 7 cycles, S -= 3 without writing, I set, PC from $FFFC.
+    pub fn reset<B: CpuBus>(&mut self, bus: &mut B) {
+        self.jammed = false;
+        self.nmi_pending = false;
+        self.interrupt_due = false;
+        self.read(bus, self.pc);
+        self.interrupt(bus, Sequence::Reset);
     }
 
-    /// Executes one instruction, or one interrupt sequence when one is pending.
-    pub fn step<B: CpuBus>(&mut self, _bus: &mut B) {
-        unimplemented!("CPU in progress")
+    /// Executes one instruction, or one IRQ/NMI sequence when one is due.
+    pub fn step<B: CpuBus>(&mut self, bus: &mut B) {
+        if self.jammed {
+            // The clock keeps running; the CPU just never fetches again.
+            self.read(bus, 0xFFFF);
+            return;
+        }
+        if self.interrupt_due {
+            // The fetched opcode is discarded; the handler's first instruction always runs.
+            self.read(bus, self.pc);
+            self.interrupt(bus, Sequence::Hardware);
+            self.interrupt_due = false;
+            return;
+        }
+        let opcode = self.fetch(bus);
+        self.execute(bus, opcode);
+        self.interrupt_due = self.prev_poll;
+    }
+
+    // ---- cycles ----
+
+    fn read<B: CpuBus>(&mut self, bus: &mut B, addr: u16) -> u8 {
+        let val = bus.read(addr);
+        self.sample_interrupts(bus);
+        val
+    }
+
+    fn write<B: CpuBus>(&mut self, bus: &mut B, addr: u16, val: u8) {
+        bus.write(addr, val);
+        self.sample_interrupts(bus);
+    }
+
+    /// End of a cycle: the NMI edge detector and the IRQ level (masked by I) are sampled.
+    fn sample_interrupts<B: CpuBus>(&mut self, bus: &B) {
+        let nmi = bus.nmi_line();
+        if nmi && !self.nmi_level {
+            self.nmi_pending = true;
+        }
+        self.nmi_level = nmi;
+        self.prev_poll = self.poll;
+        self.poll = self.nmi_pending || (bus.irq_line() && self.p & I == 0);
+    }
+
+    fn fetch<B: CpuBus>(&mut self, bus: &mut B) -> u8 {
+        let val = self.read(bus, self.pc);
+        self.pc = self.pc.wrapping_add(1);
+        val
+    }
+
+    fn fetch16<B: CpuBus>(&mut self, bus: &mut B) -> u16 {
+        let lo = self.fetch(bus);
+        u16::from_le_bytes([lo, self.fetch(bus)])
+    }
+
+    /// A 16-bit pointer in zero page; the high byte wraps within the page.
+    fn read_zp16<B: CpuBus>(&mut self, bus: &mut B, ptr: u8) -> u16 {
+        let lo = self.read(bus, u16::from(ptr));
+        u16::from_le_bytes([lo, self.read(bus, u16::from(ptr.wrapping_add(1)))])
+    }
+
+    fn push<B: CpuBus>(&mut self, bus: &mut B, val: u8) {
+        self.write(bus, 0x100 | u16::from(self.s), val);
+        self.s = self.s.wrapping_sub(1);
+    }
+
+    fn pull<B: CpuBus>(&mut self, bus: &mut B) -> u8 {
+        self.s = self.s.wrapping_add(1);
+        self.read(bus, 0x100 | u16::from(self.s))
+    }
+
+    /// The cycle in which S is incremented before a pull: a read of the current stack slot.
+    fn stack_dummy_read<B: CpuBus>(&mut self, bus: &mut B) {
+        self.read(bus, 0x100 | u16::from(self.s));
+    }
+
+    // ---- addressing ----
+
+    /// Effective address of a memory operand, with the mode's dummy reads. Writes and
+    /// read-modify-writes always spend the indexed fix-up cycle; reads only on a page cross.
+    fn address<B: CpuBus>(&mut self, bus: &mut B, mode: Mode, always_fix_up: bool) -> u16 {
+        match mode {
+            Mode::Imm => {
+                let addr = self.pc;
+                self.pc = self.pc.wrapping_add(1);
+                addr
+            }
+            Mode::Zp => u16::from(self.fetch(bus)),
+            Mode::ZpX | Mode::ZpY => {
+                let base = self.fetch(bus);
+                self.read(bus, u16::from(base));
+                let index = if mode == Mode::ZpX { self.x } else { self.y };
+                u16::from(base.wrapping_add(index))
+            }
+            Mode::Abs => self.fetch16(bus),
+            Mode::AbsX | Mode::AbsY => {
+                let base = self.fetch16(bus);
+                let index = if mode == Mode::AbsX { self.x } else { self.y };
+                self.indexed(bus, base, index, always_fix_up)
+            }
+            Mode::IzX => {
+                let ptr = self.fetch(bus);
+                self.read(bus, u16::from(ptr));
+                self.read_zp16(bus, ptr.wrapping_add(self.x))
+            }
+            Mode::IzY => {
+                let ptr = self.fetch(bus);
+                let base = self.read_zp16(bus, ptr);
+                self.indexed(bus, base, self.y, always_fix_up)
+            }
+            Mode::Imp | Mode::Acc | Mode::Ind | Mode::Rel => {
+                unreachable!("{mode:?} has no memory operand")
+            }
+        }
+    }
+
+    /// base + index; the fix-up cycle reads the address before the carry reached the high byte.
+    fn indexed<B: CpuBus>(&mut self, bus: &mut B, base: u16, index: u8, fix_up: bool) -> u16 {
+        let addr = base.wrapping_add(u16::from(index));
+        let uncarried = (base & 0xFF00) | (addr & 0x00FF);
+        if fix_up || uncarried != addr {
+            self.read(bus, uncarried);
+        }
+        addr
+    }
+
+    // ---- instructions ----
+
+    fn execute<B: CpuBus>(&mut self, bus: &mut B, opcode: u8) {
+        let (op, mode) = OPCODES[usize::from(opcode)];
+        match op {
+            BRK => self.interrupt(bus, Sequence::Brk),
+            JSR => {
+                let lo = self.fetch(bus);
+                self.stack_dummy_read(bus);
+                self.push(bus, (self.pc >> 8) as u8);
+                self.push(bus, self.pc as u8);
+                let hi = self.read(bus, self.pc);
+                self.pc = u16::from_le_bytes([lo, hi]);
+            }
+            RTI => {
+                self.read(bus, self.pc);
+                self.stack_dummy_read(bus);
+                let p = self.pull(bus);
+                self.set_p(p);
+                let lo = self.pull(bus);
+                self.pc = u16::from_le_bytes([lo, self.pull(bus)]);
+            }
+            RTS => {
+                self.read(bus, self.pc);
+                self.stack_dummy_read(bus);
+                let lo = self.pull(bus);
+                self.pc = u16::from_le_bytes([lo, self.pull(bus)]);
+                self.fetch(bus);
+            }
+            PHA | PHP => {
+                self.read(bus, self.pc);
+                let val = if op == PHA { self.a } else { self.p | B | U };
+                self.push(bus, val);
+            }
+            PLA | PLP => {
+                self.read(bus, self.pc);
+                self.stack_dummy_read(bus);
+                let val = self.pull(bus);
+                if op == PLA {
+                    self.a = self.set_nz(val);
+                } else {
+                    self.set_p(val);
+                }
+            }
+            JMP => {
+                let target = self.fetch16(bus);
+                self.pc = if mode == Mode::Abs {
+                    target
+                } else {
+                    // The pointer's high byte is fetched without carrying into its page.
+                    let lo = self.read(bus, target);
+                    let hi_addr = (target & 0xFF00) | (target.wrapping_add(1) & 0x00FF);
+                    u16::from_le_bytes([lo, self.read(bus, hi_addr)])
+                };
+            }
+            JAM => self.jammed = true,
+            BPL | BMI | BVC | BVS | BCC | BCS | BNE | BEQ => {
+                let taken = self.branch_condition(op);
+                self.branch(bus, taken);
+            }
+            STA | STX | STY | SAX => {
+                let addr = self.address(bus, mode, true);
+                let val = match op {
+                    STA => self.a,
+                    STX => self.x,
+                    STY => self.y,
+                    _ => self.a & self.x,
+                };
+                self.write(bus, addr, val);
+            }
+            SHA | SHX | SHY | TAS => self.unstable_store(bus, op, mode),
+            ASL | LSR | ROL | ROR | INC | DEC | SLO | SRE | RLA | RRA | DCP | ISC => {
+                if mode == Mode::Acc {
+                    self.read(bus, self.pc);
+                    self.a = self.modify(op, self.a);
+                } else {
+                    let addr = self.address(bus, mode, true);
+                    let old = self.read(bus, addr);
+                    // The unmodified value is written back while the ALU works.
+                    self.write(bus, addr, old);
+                    let new = self.modify(op, old);
+                    self.write(bus, addr, new);
+                }
+            }
+            _ if mode == Mode::Imp => {
+                self.read(bus, self.pc);
+                self.implied(op);
+            }
+            _ => {
+                let addr = self.address(bus, mode, false);
+                let val = self.read(bus, addr);
+                self.compute(op, val);
+            }
+        }
+    }
+
+    /// BRK, IRQ, NMI and reset from their second cycle on.
+    fn interrupt<B: CpuBus>(&mut self, bus: &mut B, seq: Sequence) {
+        if seq == Sequence::Brk {
+            // BRK skips the byte after its opcode.
+            self.fetch(bus);
+        } else {
+            self.read(bus, self.pc);
+        }
+        if seq == Sequence::Reset {
+            for _ in 0..3 {
+                self.stack_dummy_read(bus);
+                self.s = self.s.wrapping_sub(1);
+            }
+            self.p |= I;
+        } else {
+            self.push(bus, (self.pc >> 8) as u8);
+            self.push(bus, self.pc as u8);
+        }
+        // The vector is chosen here, so an NMI seen by now takes over an IRQ or BRK.
+        let vector = if seq == Sequence::Reset {
+            RESET_VECTOR
+        } else if self.nmi_pending {
+            self.nmi_pending = false;
+            NMI_VECTOR
+        } else {
+            IRQ_VECTOR
+        };
+        if seq != Sequence::Reset {
+            let b = if seq == Sequence::Brk { B } else { 0 };
+            self.push(bus, self.p | b | U);
+            self.p |= I;
+        }
+        let lo = self.read(bus, vector);
+        self.pc = u16::from_le_bytes([lo, self.read(bus, vector + 1)]);
+    }
+
+    fn branch_condition(&self, op: Op) -> bool {
+        let flag = |f: u8| self.p & f != 0;
+        match op {
+            BPL => !flag(N),
+            BMI => flag(N),
+            BVC => !flag(V),
+            BVS => flag(V),
+            BCC => !flag(C),
+            BCS => flag(C),
+            BNE => !flag(Z),
+            _ => flag(Z),
+        }
+    }
+
+    fn branch<B: CpuBus>(&mut self, bus: &mut B, taken: bool) {
+        let offset = self.fetch(bus) as i8;
+        if !taken {
+            return;
+        }
+        // Interrupts are polled before the operand fetch; a taken branch that stays in its
+        // page does not poll again, so an interrupt arriving now waits one more instruction.
+        let poll_before_operand = self.prev_poll;
+        self.read(bus, self.pc);
+        let target = self.pc.wrapping_add(offset as u16);
+        let uncarried = (self.pc & 0xFF00) | (target & 0x00FF);
+        if uncarried == target {
+            self.prev_poll = poll_before_operand;
+        } else {
+            self.read(bus, uncarried);
+        }
+        self.pc = target;
+    }
+
+    /// SHA, SHX, SHY, TAS: the stored value is ANDed with the base address's high byte + 1,
+    /// and on a page cross that value also replaces the high byte of the address.
+    fn unstable_store<B: CpuBus>(&mut self, bus: &mut B, op: Op, mode: Mode) {
+        let (base, index) = match mode {
+            Mode::AbsX => (self.fetch16(bus), self.x),
+            Mode::AbsY => (self.fetch16(bus), self.y),
+            _ => {
+                let ptr = self.fetch(bus);
+                (self.read_zp16(bus, ptr), self.y)
+            }
+        };
+        let addr = base.wrapping_add(u16::from(index));
+        let uncarried = (base & 0xFF00) | (addr & 0x00FF);
+        self.read(bus, uncarried);
+        let reg = match op {
+            SHA => self.a & self.x,
+            SHX => self.x,
+            SHY => self.y,
+            _ => {
+                self.s = self.a & self.x;
+                self.s
+            }
+        };
+        let val = reg & ((base >> 8) as u8).wrapping_add(1);
+        let addr = if addr == uncarried {
+            addr
+        } else {
+            (u16::from(val) << 8) | (addr & 0x00FF)
+        };
+        self.write(bus, addr, val);
+    }
+
+    /// One-byte instructions that only touch registers.
+    fn implied(&mut self, op: Op) {
+        match op {
+            CLC => self.p &= !C,
+            SEC => self.p |= C,
+            CLI => self.p &= !I,
+            SEI => self.p |= I,
+            CLV => self.p &= !V,
+            CLD => self.p &= !D,
+            SED => self.p |= D,
+            INX => self.x = self.set_nz(self.x.wrapping_add(1)),
+            INY => self.y = self.set_nz(self.y.wrapping_add(1)),
+            DEX => self.x = self.set_nz(self.x.wrapping_sub(1)),
+            DEY => self.y = self.set_nz(self.y.wrapping_sub(1)),
+            TAX => self.x = self.set_nz(self.a),
+            TAY => self.y = self.set_nz(self.a),
+            TXA => self.a = self.set_nz(self.x),
+            TYA => self.a = self.set_nz(self.y),
+            TSX => self.x = self.set_nz(self.s),
+            TXS => self.s = self.x,
+            NOP => {}
+            _ => unreachable!("{op:?} is not implied"),
+        }
+    }
+
+    /// Instructions that read one operand byte.
+    fn compute(&mut self, op: Op, val: u8) {
+        match op {
+            LDA => self.a = self.set_nz(val),
+            LDX => self.x = self.set_nz(val),
+            LDY => self.y = self.set_nz(val),
+            LAX => {
+                self.a = self.set_nz(val);
+                self.x = val;
+            }
+            AND => self.a = self.set_nz(self.a & val),
+            ORA => self.a = self.set_nz(self.a | val),
+            EOR => self.a = self.set_nz(self.a ^ val),
+            ADC => self.adc(val),
+            SBC => self.adc(!val),
+            CMP => self.compare(self.a, val),
+            CPX => self.compare(self.x, val),
+            CPY => self.compare(self.y, val),
+            BIT => {
+                self.set_flag(Z, self.a & val == 0);
+                self.p = (self.p & !(N | V)) | (val & (N | V));
+            }
+            NOP => {}
+            LAS => {
+                self.s &= val;
+                self.a = self.set_nz(self.s);
+                self.x = self.s;
+            }
+            ANC => {
+                self.a = self.set_nz(self.a & val);
+                self.set_flag(C, self.a & 0x80 != 0);
+            }
+            ALR => {
+                let anded = self.a & val;
+                self.a = self.modify(LSR, anded);
+            }
+            ARR => {
+                let anded = self.a & val;
+                self.a = self.set_nz((anded >> 1) | ((self.p & C) << 7));
+                self.set_flag(C, self.a & 0x40 != 0);
+                self.set_flag(V, ((self.a >> 6) ^ (self.a >> 5)) & 1 != 0);
+            }
+            AXS => {
+                let anded = self.a & self.x;
+                self.set_flag(C, anded >= val);
+                self.x = self.set_nz(anded.wrapping_sub(val));
+            }
+            // The NES's 2A03 behaves as if the unstable "magic" term were $EE (ANE) / $FF (LXA).
+            ANE => self.a = self.set_nz((self.a | 0xEE) & self.x & val),
+            LXA => {
+                self.a = self.set_nz((self.a | 0xFF) & val);
+                self.x = self.a;
+            }
+            _ => unreachable!("{op:?} does not read an operand"),
+        }
+    }
+
+    /// The ALU part of the read-modify-write instructions; returns the value written back.
+    fn modify(&mut self, op: Op, val: u8) -> u8 {
+        let carry_in = self.p & C;
+        let (result, carry_out) = match op {
+            ASL | SLO => (val << 1, val >> 7),
+            LSR | SRE => (val >> 1, val & 1),
+            ROL | RLA => ((val << 1) | carry_in, val >> 7),
+            ROR | RRA => ((val >> 1) | (carry_in << 7), val & 1),
+            INC | ISC => (val.wrapping_add(1), carry_in),
+            _ => (val.wrapping_sub(1), carry_in),
+        };
+        self.set_flag(C, carry_out != 0);
+        self.set_nz(result);
+        match op {
+            SLO => self.compute(ORA, result),
+            SRE => self.compute(EOR, result),
+            RLA => self.compute(AND, result),
+            RRA => self.compute(ADC, result),
+            DCP => self.compute(CMP, result),
+            ISC => self.compute(SBC, result),
+            _ => {}
+        }
+        result
+    }
+
+    fn adc(&mut self, val: u8) {
+        let sum = u16::from(self.a) + u16::from(val) + u16::from(self.p & C);
+        let result = sum as u8;
+        self.set_flag(C, sum > 0xFF);
+        self.set_flag(V, (self.a ^ result) & (val ^ result) & 0x80 != 0);
+        self.a = self.set_nz(result);
+    }
+
+    fn compare(&mut self, reg: u8, val: u8) {
+        self.set_flag(C, reg >= val);
+        self.set_nz(reg.wrapping_sub(val));
+    }
+
+    // ---- flags ----
+
+    fn set_flag(&mut self, flag: u8, on: bool) {
+        if on {
+            self.p |= flag;
+        } else {
+            self.p &= !flag;
+        }
+    }
+
+    /// Sets N and Z from `val` and returns it.
+    fn set_nz(&mut self, val: u8) -> u8 {
+        self.set_flag(Z, val == 0);
+        self.set_flag(N, val & 0x80 != 0);
+        val
+    }
+
+    /// P as pulled by PLP and RTI: B does not exist in the register, bit 5 is always set.
+    fn set_p(&mut self, val: u8) {
+        self.p = (val & !B) | U;
     }
 }

@@ -10,6 +10,7 @@ pub mod controller;
 pub mod cpu;
 pub mod mapper;
 pub mod ppu;
+pub mod trace;
 
 pub use cartridge::{Cartridge, RomError};
 pub use console::Console;

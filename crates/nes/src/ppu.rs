@@ -1,20 +1,82 @@
 //! Ricoh 2C02 PPU: 341 dots x 262 scanlines (NTSC), registers $2000-$2007, rendering.
+//!
+//! [`Ppu::step`] runs one dot. Scanlines 0-239 draw, 240 is idle, 241-260 are VBlank and 261
+//! is the pre-render line. Register accesses happen between dots: the bus runs the dots of a
+//! CPU cycle first, then the access (see /work/notes/ppu-timing.md for how that lines up with
+//! the hardware's sub-cycle races). The background pipeline lives in `background.rs`, sprite
+//! evaluation and fetches in `sprites.rs`, the RGB conversion in `palette.rs`.
+
+mod background;
+pub mod palette;
+mod sprites;
 
 use crate::cartridge::Cartridge;
 
 pub const WIDTH: usize = 256;
 pub const HEIGHT: usize = 240;
 
+pub const DOTS_PER_LINE: u16 = 341;
+pub const LINES_PER_FRAME: u16 = 262;
+pub const VBLANK_LINE: u16 = 241;
+pub const PRE_RENDER_LINE: u16 = 261;
+
+/// A bit of the open-bus latch fades to 0 about 600 ms after it was last driven high.
+const DECAY_FRAMES: u64 = 36;
+
+/// PPUCTRL ($2000) bits.
+pub mod ctrl {
+    pub const INCREMENT_32: u8 = 0x04;
+    pub const SPRITE_TABLE: u8 = 0x08;
+    pub const BG_TABLE: u8 = 0x10;
+    pub const SPRITE_8X16: u8 = 0x20;
+    pub const NMI: u8 = 0x80;
+}
+
+/// PPUMASK ($2001) bits.
+pub mod mask {
+    pub const GREYSCALE: u8 = 0x01;
+    pub const BG_LEFT: u8 = 0x02;
+    pub const SPRITES_LEFT: u8 = 0x04;
+    pub const BG: u8 = 0x08;
+    pub const SPRITES: u8 = 0x10;
+    pub const RENDERING: u8 = BG | SPRITES;
+}
+
 #[derive(Clone)]
 pub struct Ppu {
+    /// The dot the next [`Ppu::step`] runs: 0-261 and 0-340.
     pub scanline: u16,
     pub dot: u16,
-    /// Frames completed since power-on.
+    /// Frames started since power-on (incremented when line 0 begins).
     pub frame: u64,
     pub oam: [u8; 256],
+    /// Palette RAM: 6-bit entries; $3F10/$14/$18/$1C are mirrors of $3F00/$04/$08/$0C.
     pub palette: [u8; 32],
     /// 9-bit pixels: palette index (bits 0-5) and emphasis (bits 6-8).
     pub frame_buffer: Vec<u16>,
+
+    pub ppu_ctrl: u8,
+    pub ppu_mask: u8,
+    pub oam_addr: u8,
+    vblank: bool,
+    sprite0_hit: bool,
+    sprite_overflow: bool,
+    odd_frame: bool,
+
+    /// Loopy registers: current and temporary VRAM address, fine X scroll, write toggle.
+    pub v: u16,
+    pub t: u16,
+    pub fine_x: u8,
+    w: bool,
+    read_buffer: u8,
+
+    /// The I/O data-bus latch that reads of undriven bits return, and when each bit was last
+    /// driven high (in frames) so it can decay.
+    io_latch: u8,
+    io_refreshed: [u64; 8],
+
+    bg: background::Pipeline,
+    sprites: sprites::Sprites,
 }
 
 impl Default for Ppu {
@@ -26,40 +88,340 @@ impl Default for Ppu {
             oam: [0; 256],
             palette: [0; 32],
             frame_buffer: vec![0; WIDTH * HEIGHT],
+            ppu_ctrl: 0,
+            ppu_mask: 0,
+            oam_addr: 0,
+            vblank: false,
+            sprite0_hit: false,
+            sprite_overflow: false,
+            odd_frame: false,
+            v: 0,
+            t: 0,
+            fine_x: 0,
+            w: false,
+            read_buffer: 0,
+            io_latch: 0,
+            io_refreshed: [0; 8],
+            bg: background::Pipeline::default(),
+            sprites: sprites::Sprites::default(),
         }
     }
 }
 
 impl Ppu {
-    pub fn reset(&mut self) {}
+    /// The reset button: PPUCTRL, PPUMASK, the write toggle and the read buffer clear; OAM,
+    /// palette and VRAM keep their contents.
+    pub fn reset(&mut self) {
+        self.ppu_ctrl = 0;
+        self.ppu_mask = 0;
+        self.w = false;
+        self.read_buffer = 0;
+        self.odd_frame = false;
+    }
 
-    /// Advances one dot.
-    pub fn step(&mut self, _cart: &mut Cartridge) {
-        self.dot += 1;
-        if self.dot == 341 {
+    /// Background or sprite rendering is on.
+    pub fn rendering_enabled(&self) -> bool {
+        self.ppu_mask & mask::RENDERING != 0
+    }
+
+    /// On a line where the PPU fetches (visible or pre-render) with rendering on.
+    fn rendering_now(&self) -> bool {
+        self.rendering_enabled() && (self.scanline < 240 || self.scanline == PRE_RENDER_LINE)
+    }
+
+    /// Runs one dot.
+    pub fn step(&mut self, cart: &mut Cartridge) {
+        let (line, dot) = (self.scanline, self.dot);
+        if line < 240 || line == PRE_RENDER_LINE {
+            if self.rendering_enabled() {
+                self.render_dot(cart);
+            } else if line < 240 && (1..=256).contains(&dot) {
+                self.output_backdrop();
+            }
+            if line == PRE_RENDER_LINE && dot == 1 {
+                self.vblank = false;
+                self.sprite0_hit = false;
+                self.sprite_overflow = false;
+            }
+        } else if line == VBLANK_LINE && dot == 1 {
+            self.vblank = true;
+        }
+        self.advance();
+    }
+
+    fn advance(&mut self) {
+        // Odd frames with rendering on skip the pre-render line's last dot.
+        let skip = self.scanline == PRE_RENDER_LINE
+            && self.dot == 339
+            && self.odd_frame
+            && self.rendering_enabled();
+        self.dot += if skip { 2 } else { 1 };
+        if self.dot >= DOTS_PER_LINE {
             self.dot = 0;
             self.scanline += 1;
-            if self.scanline == 262 {
+            if self.scanline == LINES_PER_FRAME {
                 self.scanline = 0;
                 self.frame += 1;
+                self.odd_frame = !self.odd_frame;
             }
         }
     }
 
-    /// CPU read of $2000-$2007 (`addr` already reduced to 0-7).
-    pub fn read_register(&mut self, _reg: u16, _cart: &mut Cartridge) -> u8 {
-        0
+    /// One dot of a visible or pre-render line with rendering on.
+    fn render_dot(&mut self, cart: &mut Cartridge) {
+        let dot = self.dot;
+        if matches!(dot, 2..=257 | 322..=337) {
+            self.bg.shift();
+        }
+        if matches!(dot, 9..=257 | 329 | 337) && dot % 8 == 1 {
+            self.bg.reload();
+        }
+        if self.scanline < 240 && (1..=256).contains(&dot) {
+            self.output_pixel();
+        }
+        self.background_dot(cart);
+        self.sprite_dot(cart);
     }
 
-    /// The value a read would return, without side effects.
-    pub fn peek_register(&self, _reg: u16, _cart: &Cartridge) -> u8 {
-        0
+    /// The 6-bit palette index of a pixel, greyscale applied, with the emphasis bits on top.
+    fn colour(&self, palette_addr: u16) -> u16 {
+        let greyscale = if self.ppu_mask & mask::GREYSCALE != 0 {
+            0x30
+        } else {
+            0x3F
+        };
+        let index = self.palette[palette_index(palette_addr)] & greyscale;
+        u16::from(index) | u16::from(self.ppu_mask & 0xE0) << 1
     }
 
-    pub fn write_register(&mut self, _reg: u16, _val: u8, _cart: &mut Cartridge) {}
+    fn put_pixel(&mut self, palette_addr: u16) {
+        let x = usize::from(self.dot - 1);
+        let i = usize::from(self.scanline) * WIDTH + x;
+        self.frame_buffer[i] = self.colour(palette_addr);
+    }
+
+    /// Rendering off: the backdrop, or the colour v points at when v is in palette RAM.
+    fn output_backdrop(&mut self) {
+        let addr = if self.v & 0x3F00 == 0x3F00 { self.v } else { 0 };
+        self.put_pixel(addr);
+    }
+
+    /// Combines the background and sprite pixels of the current dot, and detects sprite 0 hit.
+    fn output_pixel(&mut self) {
+        let x = usize::from(self.dot - 1);
+        let left_edge = x < 8;
+        let bg = if self.ppu_mask & mask::BG != 0
+            && !(left_edge && self.ppu_mask & mask::BG_LEFT == 0)
+        {
+            self.bg.pixel(self.fine_x)
+        } else {
+            0
+        };
+        let sprite = if self.ppu_mask & mask::SPRITES != 0
+            && !(left_edge && self.ppu_mask & mask::SPRITES_LEFT == 0)
+        {
+            self.sprites.pixel(x)
+        } else {
+            sprites::Pixel::default()
+        };
+        if sprite.is_sprite0 && sprite.colour != 0 && bg & 3 != 0 && x != 255 {
+            self.sprite0_hit = true;
+        }
+        let addr = match (bg & 3 != 0, sprite.colour != 0) {
+            (false, false) => 0,
+            (false, true) => u16::from(0x10 | sprite.colour),
+            (true, false) => u16::from(bg),
+            (true, true) if sprite.behind_bg => u16::from(bg),
+            (true, true) => u16::from(0x10 | sprite.colour),
+        };
+        self.put_pixel(addr);
+    }
 
     /// The /NMI output (true = asserted): VBlank flag and NMI enable both set.
     pub fn nmi_line(&self) -> bool {
-        false
+        self.vblank && self.ppu_ctrl & ctrl::NMI != 0
+    }
+
+    /// The I/O latch with bits that have not been driven high recently faded to 0.
+    fn decayed_latch(&self) -> u8 {
+        (0..8)
+            .filter(|&bit| self.frame.saturating_sub(self.io_refreshed[bit]) < DECAY_FRAMES)
+            .fold(0, |acc, bit| acc | (self.io_latch & (1 << bit)))
+    }
+
+    /// Drives the latch bits in `driven` with `val`; the other bits keep (and decay) as they are.
+    fn drive_latch(&mut self, val: u8, driven: u8) {
+        self.io_latch = (self.decayed_latch() & !driven) | (val & driven);
+        for bit in 0..8 {
+            if driven & val & (1 << bit) != 0 {
+                self.io_refreshed[bit] = self.frame;
+            }
+        }
+    }
+
+    /// PPUSTATUS as a read would see it now. A read right after the dot that set VBlank is the
+    /// hardware's read "one clock before": it sees the flag clear, and (as every $2002 read)
+    /// clears it, so neither the flag nor the NMI happens this frame.
+    fn status(&self) -> u8 {
+        let vblank_just_set = self.scanline == VBLANK_LINE && self.dot == 2;
+        u8::from(self.vblank && !vblank_just_set) << 7
+            | u8::from(self.sprite0_hit) << 6
+            | u8::from(self.sprite_overflow) << 5
+            | (self.decayed_latch() & 0x1F)
+    }
+
+    /// $2004 as seen now: during rendering, whatever the sprite circuitry has on its OAM bus.
+    fn oam_data(&self) -> u8 {
+        if self.rendering_now() {
+            self.sprites.oam_bus
+        } else {
+            self.oam[usize::from(self.oam_addr)]
+        }
+    }
+
+    /// CPU read of $2000-$2007 (`reg` already reduced to 0-7).
+    pub fn read_register(&mut self, reg: u16, cart: &mut Cartridge) -> u8 {
+        match reg {
+            2 => {
+                let val = self.status();
+                self.vblank = false;
+                self.w = false;
+                self.drive_latch(val, 0xE0);
+                val
+            }
+            4 => {
+                let val = self.oam_data();
+                self.drive_latch(val, 0xFF);
+                val
+            }
+            7 => {
+                let addr = self.v & 0x3FFF;
+                let val = if addr >= 0x3F00 {
+                    // Palette reads are immediate; the buffer takes the nametable byte
+                    // "underneath" the palette ($2F00-$2FFF).
+                    self.read_buffer = cart.ppu_read(addr - 0x1000);
+                    let colour = self.colour_at(addr);
+                    self.drive_latch(colour, 0x3F);
+                    self.io_latch
+                } else {
+                    let val = self.read_buffer;
+                    self.read_buffer = cart.ppu_read(addr);
+                    self.drive_latch(val, 0xFF);
+                    val
+                };
+                self.increment_v();
+                val
+            }
+            _ => self.decayed_latch(),
+        }
+    }
+
+    /// The value a read would return, without side effects.
+    pub fn peek_register(&self, reg: u16, _cart: &Cartridge) -> u8 {
+        match reg {
+            2 => self.status(),
+            4 => self.oam_data(),
+            7 => {
+                let addr = self.v & 0x3FFF;
+                if addr >= 0x3F00 {
+                    self.colour_at(addr) | (self.decayed_latch() & 0xC0)
+                } else {
+                    self.read_buffer
+                }
+            }
+            _ => self.decayed_latch(),
+        }
+    }
+
+    /// A palette RAM entry as $2007 reads it (greyscale applies).
+    fn colour_at(&self, addr: u16) -> u8 {
+        self.colour(addr) as u8 & 0x3F
+    }
+
+    pub fn write_register(&mut self, reg: u16, val: u8, cart: &mut Cartridge) {
+        self.drive_latch(val, 0xFF);
+        match reg {
+            0 => {
+                self.ppu_ctrl = val;
+                self.t = (self.t & !0x0C00) | (u16::from(val & 3) << 10);
+            }
+            1 => self.ppu_mask = val,
+            3 => self.oam_addr = val,
+            4 => {
+                if self.rendering_now() {
+                    // No write happens; the glitchy increment bumps the sprite index only.
+                    self.oam_addr = self.oam_addr.wrapping_add(4);
+                } else {
+                    // Bits 2-4 of the attribute byte do not exist.
+                    let val = if self.oam_addr & 3 == 2 {
+                        val & 0xE3
+                    } else {
+                        val
+                    };
+                    self.oam[usize::from(self.oam_addr)] = val;
+                    self.oam_addr = self.oam_addr.wrapping_add(1);
+                }
+            }
+            5 => {
+                if self.w {
+                    self.t = (self.t & !0x73E0)
+                        | (u16::from(val & 7) << 12)
+                        | (u16::from(val >> 3) << 5);
+                } else {
+                    self.t = (self.t & !0x001F) | u16::from(val >> 3);
+                    self.fine_x = val & 7;
+                }
+                self.w = !self.w;
+            }
+            6 => {
+                if self.w {
+                    self.t = (self.t & 0x7F00) | u16::from(val);
+                    self.v = self.t;
+                } else {
+                    self.t = (self.t & 0x00FF) | (u16::from(val & 0x3F) << 8);
+                }
+                self.w = !self.w;
+            }
+            7 => {
+                let addr = self.v & 0x3FFF;
+                if addr >= 0x3F00 {
+                    self.palette[palette_index(addr)] = val & 0x3F;
+                } else {
+                    cart.ppu_write(addr, val);
+                }
+                self.increment_v();
+            }
+            _ => {}
+        }
+    }
+
+    /// After a $2007 access: +1 or +32, except during rendering, where the access collides
+    /// with the fetch logic and bumps coarse X and Y at once.
+    fn increment_v(&mut self) {
+        if self.rendering_now() {
+            self.increment_coarse_x();
+            self.increment_y();
+        } else {
+            let step = if self.ppu_ctrl & ctrl::INCREMENT_32 != 0 {
+                32
+            } else {
+                1
+            };
+            self.v = self.v.wrapping_add(step) & 0x7FFF;
+        }
     }
 }
+
+/// Index into palette RAM for a PPU address in $3F00-$3FFF.
+fn palette_index(addr: u16) -> usize {
+    let i = usize::from(addr & 0x1F);
+    // The sprite palettes' colour 0 entries are the background ones.
+    if i & 0x13 == 0x10 {
+        i & 0x0F
+    } else {
+        i
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -5,12 +5,14 @@
 mod axrom;
 mod cnrom;
 mod mmc1;
+mod mmc3;
 mod nrom;
 mod uxrom;
 
 pub use axrom::Axrom;
 pub use cnrom::Cnrom;
 pub use mmc1::Mmc1;
+pub use mmc3::Mmc3;
 pub use nrom::Nrom;
 pub use uxrom::Uxrom;
 
@@ -55,6 +57,7 @@ pub enum Mapper {
     Uxrom(Uxrom),
     Cnrom(Cnrom),
     Axrom(Axrom),
+    Mmc3(Mmc3),
 }
 
 impl Mapper {
@@ -64,6 +67,7 @@ impl Mapper {
             1 => Mapper::Mmc1(Mmc1::new(header)),
             2 => Mapper::Uxrom(Uxrom::new(header)),
             3 => Mapper::Cnrom(Cnrom::new(header)),
+            4 => Mapper::Mmc3(Mmc3::new(header)),
             7 => Mapper::Axrom(Axrom::default()),
             _ => {
                 return Err(RomError::UnsupportedMapper {
@@ -88,6 +92,7 @@ impl Mapper {
             Mapper::Uxrom(m) => m.map_cpu(addr),
             Mapper::Cnrom(m) => m.map_cpu(addr),
             Mapper::Axrom(m) => m.map_cpu(addr),
+            Mapper::Mmc3(m) => m.map_cpu(addr),
         }
     }
 
@@ -96,6 +101,7 @@ impl Mapper {
         match self {
             Mapper::Mmc1(m) => m.map_chr(addr),
             Mapper::Cnrom(m) => m.map_chr(addr),
+            Mapper::Mmc3(m) => m.map_chr(addr),
             Mapper::Nrom(_) | Mapper::Uxrom(_) | Mapper::Axrom(_) => usize::from(addr & 0x1FFF),
         }
     }
@@ -108,6 +114,7 @@ impl Mapper {
             Mapper::Uxrom(m) => m.write_register(val),
             Mapper::Cnrom(m) => m.write_register(val),
             Mapper::Axrom(m) => m.write_register(val),
+            Mapper::Mmc3(m) => m.write_register(addr, val),
         }
     }
 
@@ -118,6 +125,38 @@ impl Mapper {
             Mapper::Uxrom(m) => m.mirroring,
             Mapper::Cnrom(m) => m.mirroring,
             Mapper::Axrom(m) => m.mirroring(),
+            Mapper::Mmc3(m) => m.mirroring(),
+        }
+    }
+
+    /// Whether CPU writes reach PRG-RAM (MMC3 can make it read-only).
+    pub fn prg_ram_writable(&self) -> bool {
+        match self {
+            Mapper::Mmc3(m) => m.prg_ram_writable(),
+            _ => true,
+        }
+    }
+
+    /// One CPU cycle (M2), for mappers that count time.
+    pub fn cpu_clock(&mut self) {
+        if let Mapper::Mmc3(m) = self {
+            m.cpu_clock();
+        }
+    }
+
+    /// The PPU drove `addr` onto its address bus (fetches, $2006/$2007 accesses): mappers that
+    /// watch A12 see every change.
+    pub fn ppu_address(&mut self, addr: u16) {
+        if let Mapper::Mmc3(m) = self {
+            m.ppu_address(addr);
+        }
+    }
+
+    /// The mapper's /IRQ output.
+    pub fn irq(&self) -> bool {
+        match self {
+            Mapper::Mmc3(m) => m.irq,
+            _ => false,
         }
     }
 }

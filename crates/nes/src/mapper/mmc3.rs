@@ -1,0 +1,214 @@
+//! MMC3 (mapper 4, TxROM): 8 KiB PRG and 1/2 KiB CHR banks, switchable mirroring, PRG-RAM
+//! protection, and a scanline counter clocked by filtered rising edges of PPU A12.
+
+use super::{CpuTarget, Mirroring};
+use crate::cartridge::Header;
+
+const BANK_8K: usize = 8 * 1024;
+
+#[derive(Clone, Debug)]
+pub struct Mmc3 {
+    bank_select: u8,
+    banks: [u8; 8],
+    mirroring: Mirroring,
+    /// $A001: bit 7 enables PRG-RAM, bit 6 makes it read-only.
+    prg_ram_protect: u8,
+    prg_banks: usize,
+    irq_latch: u8,
+    irq_counter: u8,
+    irq_reload: bool,
+    irq_enabled: bool,
+    pub irq: bool,
+    /// MMC3A (NES 2.0 submapper 4): a counter reloaded to zero by itself raises no IRQ.
+    old_irq_behaviour: bool,
+    a12_high: bool,
+    /// M2 falling edges seen while A12 was low; a rising edge counts only after three.
+    a12_low_cycles: u8,
+}
+
+impl Mmc3 {
+    pub fn new(header: &Header) -> Mmc3 {
+        Mmc3 {
+            bank_select: 0,
+            banks: [0, 2, 4, 5, 6, 7, 0, 1],
+            mirroring: Mirroring::hardwired(header),
+            prg_ram_protect: 0x80,
+            prg_banks: (header.prg_rom_size / BANK_8K).max(2),
+            irq_latch: 0,
+            irq_counter: 0,
+            irq_reload: false,
+            irq_enabled: false,
+            irq: false,
+            old_irq_behaviour: header.submapper == 4,
+            a12_high: false,
+            a12_low_cycles: 0,
+        }
+    }
+
+    pub fn prg_ram_writable(&self) -> bool {
+        self.prg_ram_protect & 0x40 == 0
+    }
+
+    pub fn map_cpu(&self, addr: u16) -> CpuTarget {
+        match addr {
+            0x6000..=0x7FFF if self.prg_ram_protect & 0x80 != 0 => {
+                CpuTarget::PrgRam(usize::from(addr - 0x6000))
+            }
+            0x8000..=0xFFFF => {
+                let second_last = self.prg_banks - 2;
+                let swap = self.bank_select & 0x40 != 0;
+                let bank = match (addr >> 13) & 3 {
+                    0 if swap => second_last,
+                    0 => usize::from(self.banks[6]),
+                    1 => usize::from(self.banks[7]),
+                    2 if swap => usize::from(self.banks[6]),
+                    2 => second_last,
+                    _ => self.prg_banks - 1,
+                };
+                CpuTarget::PrgRom((bank % self.prg_banks) * BANK_8K + usize::from(addr & 0x1FFF))
+            }
+            _ => CpuTarget::None,
+        }
+    }
+
+    pub fn map_chr(&self, addr: u16) -> usize {
+        let mut slot = usize::from(addr >> 10) & 7;
+        if self.bank_select & 0x80 != 0 {
+            slot ^= 4;
+        }
+        let bank = match slot {
+            0..=3 => (self.banks[slot / 2] & !1) | (slot as u8 & 1),
+            _ => self.banks[slot - 2],
+        };
+        usize::from(bank) * 0x400 + usize::from(addr & 0x3FF)
+    }
+
+    pub fn write_register(&mut self, addr: u16, val: u8) {
+        match (addr & 0xE000, addr & 1) {
+            (0x8000, 0) => self.bank_select = val,
+            (0x8000, _) => self.banks[usize::from(self.bank_select & 7)] = val,
+            (0xA000, 0) => {
+                self.mirroring = if val & 1 == 0 {
+                    Mirroring::Vertical
+                } else {
+                    Mirroring::Horizontal
+                }
+            }
+            (0xA000, _) => self.prg_ram_protect = val,
+            (0xC000, 0) => self.irq_latch = val,
+            (0xC000, _) => {
+                self.irq_counter = 0;
+                self.irq_reload = true;
+            }
+            (_, 0) => {
+                self.irq_enabled = false;
+                self.irq = false;
+            }
+            _ => self.irq_enabled = true,
+        }
+    }
+
+    pub fn mirroring(&self) -> Mirroring {
+        self.mirroring
+    }
+
+    /// One CPU cycle (an M2 falling edge) for the A12 filter.
+    pub fn cpu_clock(&mut self) {
+        if !self.a12_high {
+            self.a12_low_cycles = self.a12_low_cycles.saturating_add(1);
+        }
+    }
+
+    /// The PPU put `addr` on its address bus.
+    pub fn ppu_address(&mut self, addr: u16) {
+        let high = addr & 0x1000 != 0;
+        if high && !self.a12_high && self.a12_low_cycles >= 3 {
+            self.clock_irq_counter();
+        }
+        if high != self.a12_high {
+            self.a12_low_cycles = 0;
+        }
+        self.a12_high = high;
+    }
+
+    fn clock_irq_counter(&mut self) {
+        let before = self.irq_counter;
+        let reloaded = self.irq_reload;
+        if self.irq_counter == 0 || self.irq_reload {
+            self.irq_counter = self.irq_latch;
+        } else {
+            self.irq_counter -= 1;
+        }
+        self.irq_reload = false;
+        let fire = self.irq_counter == 0 && (!self.old_irq_behaviour || before != 0 || reloaded);
+        if fire && self.irq_enabled {
+            self.irq = true;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mmc3(submapper: u8) -> Mmc3 {
+        let mut h = vec![b'N', b'E', b'S', 0x1A, 8, 16, 0x40, 0x08, submapper << 4];
+        h.resize(16, 0);
+        Mmc3::new(&Header::parse(&h).unwrap())
+    }
+
+    /// A scanline's worth of A12 activity: low long enough, then a rise.
+    fn scanline(m: &mut Mmc3) {
+        m.ppu_address(0x0000);
+        for _ in 0..3 {
+            m.cpu_clock();
+        }
+        m.ppu_address(0x1000);
+    }
+
+    #[test]
+    fn prg_banking_modes() {
+        let mut m = mmc3(0);
+        m.write_register(0x8000, 6);
+        m.write_register(0x8001, 3);
+        assert_eq!(m.map_cpu(0x8000), CpuTarget::PrgRom(3 * BANK_8K));
+        assert_eq!(m.map_cpu(0xC000), CpuTarget::PrgRom(14 * BANK_8K));
+        m.write_register(0x8000, 0x46);
+        assert_eq!(m.map_cpu(0x8000), CpuTarget::PrgRom(14 * BANK_8K));
+        assert_eq!(m.map_cpu(0xC000), CpuTarget::PrgRom(3 * BANK_8K));
+        assert_eq!(m.map_cpu(0xE000), CpuTarget::PrgRom(15 * BANK_8K));
+    }
+
+    #[test]
+    fn counter_fires_after_latch_plus_one_edges_and_filters_fast_toggles() {
+        let mut m = mmc3(0);
+        m.write_register(0xC000, 2);
+        m.write_register(0xC001, 0);
+        m.write_register(0xE001, 0);
+        scanline(&mut m); // reload to 2
+        scanline(&mut m); // 1
+        assert!(!m.irq);
+        // A12 toggling without three M2 cycles low is filtered out.
+        m.ppu_address(0x0000);
+        m.ppu_address(0x1000);
+        assert!(!m.irq);
+        scanline(&mut m); // 0: IRQ
+        assert!(m.irq);
+        m.write_register(0xE000, 0);
+        assert!(!m.irq);
+    }
+
+    #[test]
+    fn latch_zero_fires_every_edge_except_on_mmc3a() {
+        for (submapper, fires) in [(0, true), (4, false)] {
+            let mut m = mmc3(submapper);
+            m.write_register(0xC000, 0);
+            m.write_register(0xE001, 0);
+            for _ in 0..2 {
+                scanline(&mut m); // counter 0 reloads 0
+                assert_eq!(m.irq, fires, "submapper {submapper}");
+                m.irq = false;
+            }
+        }
+    }
+}

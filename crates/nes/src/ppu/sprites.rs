@@ -1,0 +1,235 @@
+//! Sprites: per-line evaluation into secondary OAM, pattern fetches, and the line of sprite
+//! pixels they produce.
+//!
+//! On each visible line with rendering on, dots 1-64 fill secondary OAM with $FF, dots 65-256
+//! scan OAM for the sprites of the next line (odd dots read OAM, even dots write secondary
+//! OAM), and dots 257-320 fetch the eight slots' patterns. The scan uses OAMADDR as its pointer,
+//! as the hardware does, including the diagonal walk that makes the overflow flag unreliable.
+//! The fetched patterns are laid out into a 256-pixel line buffer right away: nothing can
+//! change them before the next line draws, and it saves eight shifters per dot.
+
+use super::{ctrl, Ppu};
+use crate::cartridge::Cartridge;
+
+/// Line-buffer byte layout: bits 0-1 pattern colour, 2-3 palette, 4 behind background,
+/// 5 drawn by sprite 0.
+const BEHIND_BG: u8 = 0x10;
+const SPRITE0: u8 = 0x20;
+
+#[derive(Clone)]
+pub(super) struct Sprites {
+    secondary: [u8; 32],
+    /// What $2004 reads during rendering: the byte the sprite circuitry last moved.
+    pub(super) oam_bus: u8,
+    /// Next free byte of secondary OAM (32 = full: eight sprites found).
+    secondary_addr: u8,
+    /// Bytes of an in-range sprite still to copy.
+    copying: u8,
+    /// All 64 sprites were scanned (or overflow was found); the rest of the scan is idle.
+    scan_done: bool,
+    /// The first sprite the scan looked at was in range: slot 0 is sprite 0.
+    sprite0_next: bool,
+    sprite0_in_line: bool,
+    /// Sprites found for the line being fetched.
+    count: u8,
+    pattern_low: u8,
+    line: [u8; 256],
+}
+
+impl Default for Sprites {
+    fn default() -> Self {
+        Sprites {
+            secondary: [0xFF; 32],
+            oam_bus: 0xFF,
+            secondary_addr: 0,
+            copying: 0,
+            scan_done: false,
+            sprite0_next: false,
+            sprite0_in_line: false,
+            count: 0,
+            pattern_low: 0,
+            line: [0; 256],
+        }
+    }
+}
+
+/// One sprite pixel of the current line.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Pixel {
+    /// Palette address within the sprite palettes (0-15); colour & 3 == 0 is transparent.
+    pub colour: u8,
+    pub behind_bg: bool,
+    pub is_sprite0: bool,
+}
+
+impl Sprites {
+    pub(super) fn pixel(&self, x: usize) -> Pixel {
+        let p = self.line[x];
+        Pixel {
+            colour: if p & 3 == 0 { 0 } else { p & 0x0F },
+            behind_bg: p & BEHIND_BG != 0,
+            is_sprite0: p & SPRITE0 != 0,
+        }
+    }
+}
+
+impl Ppu {
+    fn sprite_height(&self) -> u16 {
+        if self.ppu_ctrl & ctrl::SPRITE_8X16 != 0 {
+            16
+        } else {
+            8
+        }
+    }
+
+    /// Whether a sprite with OAM Y byte `y` covers the line after the current one.
+    fn sprite_in_range(&self, y: u8) -> bool {
+        self.scanline.wrapping_sub(u16::from(y)) < self.sprite_height()
+    }
+
+    /// The sprite work of one dot (rendering on, visible or pre-render line).
+    pub(super) fn sprite_dot(&mut self, cart: &mut Cartridge) {
+        let dot = self.dot;
+        let visible = self.scanline < 240;
+        match dot {
+            1..=64 if visible => {
+                if dot % 2 == 1 {
+                    self.sprites.oam_bus = 0xFF;
+                } else {
+                    self.sprites.secondary[usize::from(dot / 2 - 1)] = 0xFF;
+                }
+            }
+            65..=256 if visible => self.evaluate_sprites(),
+            257..=320 => {
+                self.oam_addr = 0;
+                if dot == 257 {
+                    let s = &mut self.sprites;
+                    s.count = if visible { s.secondary_addr / 4 } else { 0 };
+                    s.sprite0_in_line = visible && s.sprite0_next;
+                    s.line = [0; 256];
+                }
+                self.fetch_sprite(cart);
+            }
+            321..=340 | 0 => self.sprites.oam_bus = self.sprites.secondary[0],
+            _ => {}
+        }
+    }
+
+    /// One dot of the OAM scan (dots 65-256).
+    fn evaluate_sprites(&mut self) {
+        if self.dot == 65 {
+            let s = &mut self.sprites;
+            s.secondary_addr = 0;
+            s.copying = 0;
+            s.scan_done = false;
+            s.sprite0_next = false;
+        }
+        if self.dot % 2 == 1 {
+            self.sprites.oam_bus = self.oam[usize::from(self.oam_addr)];
+            return;
+        }
+        let val = self.sprites.oam_bus;
+        let before = self.oam_addr;
+        if self.sprites.scan_done {
+            // The scan keeps stepping through sprites, copying nothing.
+            self.oam_addr = self.oam_addr.wrapping_add(4);
+            return;
+        }
+        if self.sprites.secondary_addr < 32 {
+            let s = &mut self.sprites;
+            s.secondary[usize::from(s.secondary_addr)] = val;
+            if s.copying > 0 {
+                s.copying -= 1;
+                s.secondary_addr += 1;
+                self.oam_addr = self.oam_addr.wrapping_add(1);
+            } else if self.sprite_in_range(val) {
+                let s = &mut self.sprites;
+                s.sprite0_next |= self.dot == 66;
+                s.copying = 3;
+                s.secondary_addr += 1;
+                self.oam_addr = self.oam_addr.wrapping_add(1);
+            } else {
+                self.oam_addr = self.oam_addr.wrapping_add(4);
+            }
+        } else if self.sprite_in_range(val) {
+            self.sprite_overflow = true;
+            self.sprites.scan_done = true;
+        } else {
+            // The hardware bug: with eight sprites found, a miss advances both the sprite
+            // index and the byte index, so later "Y" bytes come from the wrong field.
+            self.oam_addr =
+                (self.oam_addr.wrapping_add(4) & 0xFC) | self.oam_addr.wrapping_add(1) & 3;
+        }
+        if self.oam_addr & 0xFC < before & 0xFC && self.sprites.copying == 0 {
+            self.sprites.scan_done = true;
+        }
+    }
+
+    /// Dots 257-320: slot (dot-257)/8 reads its secondary OAM bytes, makes two garbage
+    /// nametable fetches, then fetches its pattern row (tile $FF for empty slots).
+    fn fetch_sprite(&mut self, cart: &mut Cartridge) {
+        let slot = usize::from((self.dot - 257) / 8);
+        let step = (self.dot - 257) % 8;
+        let entry = &self.sprites.secondary[slot * 4..slot * 4 + 4];
+        let (y, tile, attr, x) = (entry[0], entry[1], entry[2], entry[3]);
+        self.sprites.oam_bus = entry[usize::from(step.min(3))];
+        match step {
+            0 | 2 => {
+                cart.ppu_read(0x2000 | (self.v & 0x0FFF));
+            }
+            4 => self.sprites.pattern_low = cart.ppu_read(self.sprite_pattern_addr(y, tile, attr)),
+            6 => {
+                let high = cart.ppu_read(self.sprite_pattern_addr(y, tile, attr) | 8);
+                if slot < usize::from(self.sprites.count) {
+                    let low = self.sprites.pattern_low;
+                    self.draw_sprite_row(slot, low, high, attr, x);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn sprite_pattern_addr(&self, y: u8, tile: u8, attr: u8) -> u16 {
+        let height = self.sprite_height();
+        let mut row = self.scanline.wrapping_sub(u16::from(y)) & (height - 1);
+        if attr & 0x80 != 0 {
+            row = height - 1 - row;
+        }
+        let (table, tile) = if height == 16 {
+            (u16::from(tile & 1) << 12, u16::from(tile & 0xFE) + row / 8)
+        } else {
+            (
+                u16::from(self.ppu_ctrl & ctrl::SPRITE_TABLE) << 9,
+                u16::from(tile),
+            )
+        };
+        table | tile << 4 | (row & 7)
+    }
+
+    /// Lays one fetched sprite row into the line buffer; earlier slots win where both are
+    /// opaque (whatever their background priority).
+    fn draw_sprite_row(&mut self, slot: usize, low: u8, high: u8, attr: u8, x: u8) {
+        let (low, high) = if attr & 0x40 != 0 {
+            (low.reverse_bits(), high.reverse_bits())
+        } else {
+            (low, high)
+        };
+        let mut flags = (attr & 3) << 2;
+        if attr & 0x20 != 0 {
+            flags |= BEHIND_BG;
+        }
+        if slot == 0 && self.sprites.sprite0_in_line {
+            flags |= SPRITE0;
+        }
+        for px in 0..8 {
+            let Some(cell) = self.sprites.line.get_mut(usize::from(x) + px) else {
+                break;
+            };
+            let bit = 7 - px;
+            let colour = (low >> bit) & 1 | ((high >> bit) & 1) << 1;
+            if colour != 0 && *cell & 3 == 0 {
+                *cell = colour | flags;
+            }
+        }
+    }
+}

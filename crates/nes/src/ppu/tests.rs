@@ -1,0 +1,367 @@
+//! Register and rendering behaviour checked directly against the PPU, dot by dot.
+
+use super::*;
+
+/// NROM with 8 KiB CHR-RAM (so tests can write patterns), vertical mirroring.
+fn cart() -> Cartridge {
+    let mut img = vec![b'N', b'E', b'S', 0x1A, 1, 0, 1, 0];
+    img.resize(16 + 16384, 0);
+    Cartridge::from_ines(&img).unwrap()
+}
+
+fn run_to(ppu: &mut Ppu, cart: &mut Cartridge, scanline: u16, dot: u16) {
+    let mut guard = 0;
+    while (ppu.scanline, ppu.dot) != (scanline, dot) {
+        ppu.step(cart);
+        guard += 1;
+        assert!(guard < 200_000, "never reached {scanline}:{dot}");
+    }
+}
+
+fn set_addr(ppu: &mut Ppu, cart: &mut Cartridge, addr: u16) {
+    ppu.write_register(6, (addr >> 8) as u8, cart);
+    ppu.write_register(6, addr as u8, cart);
+}
+
+fn write_vram(ppu: &mut Ppu, cart: &mut Cartridge, addr: u16, bytes: &[u8]) {
+    set_addr(ppu, cart, addr);
+    for &b in bytes {
+        ppu.write_register(7, b, cart);
+    }
+}
+
+#[test]
+fn vblank_is_set_at_241_1_and_cleared_at_pre_render_dot_1() {
+    let (mut ppu, mut cart) = (Ppu::default(), cart());
+    run_to(&mut ppu, &mut cart, VBLANK_LINE, 1);
+    assert_eq!(ppu.peek_register(2, &cart) & 0x80, 0);
+    ppu.step(&mut cart); // runs 241:1
+    run_to(&mut ppu, &mut cart, VBLANK_LINE, 3);
+    assert_eq!(ppu.peek_register(2, &cart) & 0x80, 0x80);
+    run_to(&mut ppu, &mut cart, PRE_RENDER_LINE, 1);
+    assert_eq!(ppu.peek_register(2, &cart) & 0x80, 0x80);
+    ppu.step(&mut cart);
+    assert_eq!(ppu.peek_register(2, &cart) & 0x80, 0);
+}
+
+#[test]
+fn reading_status_clears_vblank_and_the_write_toggle() {
+    let (mut ppu, mut cart) = (Ppu::default(), cart());
+    run_to(&mut ppu, &mut cart, 250, 0);
+    ppu.write_register(6, 0x21, &mut cart);
+    assert_eq!(ppu.read_register(2, &mut cart) & 0x80, 0x80);
+    assert_eq!(ppu.read_register(2, &mut cart) & 0x80, 0);
+    // The toggle was reset: these two writes form a whole address.
+    set_addr(&mut ppu, &mut cart, 0x2345);
+    assert_eq!(ppu.v, 0x2345);
+}
+
+#[test]
+fn status_read_right_after_the_set_dot_sees_it_clear_and_cancels_the_nmi() {
+    let (mut ppu, mut cart) = (Ppu::default(), cart());
+    ppu.write_register(0, ctrl::NMI, &mut cart);
+    run_to(&mut ppu, &mut cart, VBLANK_LINE, 2);
+    assert!(ppu.nmi_line());
+    assert_eq!(ppu.read_register(2, &mut cart) & 0x80, 0);
+    assert!(!ppu.nmi_line());
+    assert_eq!(ppu.read_register(2, &mut cart) & 0x80, 0);
+
+    // In the next frame, a read one dot later sees the flag (and still clears it).
+    run_to(&mut ppu, &mut cart, VBLANK_LINE, 0);
+    run_to(&mut ppu, &mut cart, VBLANK_LINE, 3);
+    assert_eq!(ppu.read_register(2, &mut cart) & 0x80, 0x80);
+    assert!(!ppu.nmi_line());
+}
+
+#[test]
+fn enabling_nmi_during_vblank_raises_the_line() {
+    let (mut ppu, mut cart) = (Ppu::default(), cart());
+    run_to(&mut ppu, &mut cart, 245, 0);
+    assert!(!ppu.nmi_line());
+    ppu.write_register(0, ctrl::NMI, &mut cart);
+    assert!(ppu.nmi_line());
+    ppu.write_register(0, 0, &mut cart);
+    assert!(!ppu.nmi_line());
+}
+
+#[test]
+fn odd_frames_skip_a_dot_only_with_rendering_on() {
+    let (mut ppu, mut cart) = (Ppu::default(), cart());
+    let frame_len = |ppu: &mut Ppu, cart: &mut Cartridge| {
+        let (start, mut dots) = (ppu.frame, 0);
+        while ppu.frame == start {
+            ppu.step(cart);
+            dots += 1;
+        }
+        dots
+    };
+    frame_len(&mut ppu, &mut cart);
+    assert_eq!(frame_len(&mut ppu, &mut cart), 89342);
+    assert_eq!(frame_len(&mut ppu, &mut cart), 89342);
+    ppu.write_register(1, mask::BG, &mut cart);
+    let pair = [
+        frame_len(&mut ppu, &mut cart),
+        frame_len(&mut ppu, &mut cart),
+    ];
+    assert!(pair == [89342, 89341] || pair == [89341, 89342], "{pair:?}");
+}
+
+#[test]
+fn scroll_and_address_writes_fill_t_v_and_fine_x() {
+    let (mut ppu, mut cart) = (Ppu::default(), cart());
+    ppu.write_register(0, 0x03, &mut cart);
+    assert_eq!(ppu.t & 0x0C00, 0x0C00);
+    ppu.write_register(5, 0x7D, &mut cart); // coarse X 15, fine X 5
+    assert_eq!((ppu.t & 0x1F, ppu.fine_x), (15, 5));
+    ppu.write_register(5, 0x5E, &mut cart); // coarse Y 11, fine Y 6
+    assert_eq!(ppu.t, 0x6000 | 0x0C00 | 11 << 5 | 15);
+    ppu.write_register(6, 0xFF, &mut cart); // bit 14 is cleared
+    ppu.write_register(6, 0x12, &mut cart);
+    assert_eq!((ppu.t, ppu.v), (0x3F12, 0x3F12));
+}
+
+#[test]
+fn data_reads_are_buffered_except_palette_which_buffers_the_nametable_below() {
+    let (mut ppu, mut cart) = (Ppu::default(), cart());
+    write_vram(&mut ppu, &mut cart, 0x2400, &[0x11, 0x22, 0x33]);
+    write_vram(&mut ppu, &mut cart, 0x2F05, &[0xAB]);
+    write_vram(&mut ppu, &mut cart, 0x3F05, &[0x2A]);
+
+    set_addr(&mut ppu, &mut cart, 0x2400);
+    ppu.read_register(7, &mut cart); // stale buffer
+    assert_eq!(ppu.read_register(7, &mut cart), 0x11);
+    assert_eq!(ppu.read_register(7, &mut cart), 0x22);
+
+    set_addr(&mut ppu, &mut cart, 0x3F05);
+    assert_eq!(ppu.read_register(7, &mut cart) & 0x3F, 0x2A);
+    set_addr(&mut ppu, &mut cart, 0x2000);
+    assert_eq!(ppu.read_register(7, &mut cart), 0xAB);
+}
+
+#[test]
+fn palette_mirrors_greyscale_and_increment_32() {
+    let (mut ppu, mut cart) = (Ppu::default(), cart());
+    write_vram(&mut ppu, &mut cart, 0x3F10, &[0x21]);
+    write_vram(&mut ppu, &mut cart, 0x3F14, &[0x35]);
+    assert_eq!(ppu.palette[0], 0x21);
+    assert_eq!(ppu.palette[4], 0x35);
+    set_addr(&mut ppu, &mut cart, 0x3F00);
+    assert_eq!(ppu.read_register(7, &mut cart) & 0x3F, 0x21);
+    // $3F20-$3FFF mirror the 32 entries.
+    set_addr(&mut ppu, &mut cart, 0x3FE4);
+    assert_eq!(ppu.read_register(7, &mut cart) & 0x3F, 0x35);
+    ppu.write_register(1, mask::GREYSCALE, &mut cart);
+    set_addr(&mut ppu, &mut cart, 0x3F04);
+    assert_eq!(ppu.read_register(7, &mut cart) & 0x3F, 0x30);
+
+    ppu.write_register(0, ctrl::INCREMENT_32, &mut cart);
+    set_addr(&mut ppu, &mut cart, 0x2000);
+    ppu.write_register(7, 1, &mut cart);
+    assert_eq!(ppu.v, 0x2020);
+}
+
+#[test]
+fn oam_writes_increment_and_attribute_bits_2_to_4_read_zero() {
+    let (mut ppu, mut cart) = (Ppu::default(), cart());
+    ppu.write_register(3, 0xFE, &mut cart);
+    for b in [0x11, 0xFF, 0x44, 0x55] {
+        ppu.write_register(4, b, &mut cart);
+    }
+    assert_eq!(ppu.oam_addr, 2);
+    assert_eq!((ppu.oam[0xFE], ppu.oam[0xFF]), (0x01, 0xFF));
+    ppu.write_register(3, 0x01, &mut cart);
+    assert_eq!(ppu.read_register(4, &mut cart), 0x55);
+    ppu.write_register(3, 0x00, &mut cart);
+    assert_eq!(ppu.read_register(4, &mut cart), 0x44);
+    ppu.write_register(3, 0xFF, &mut cart);
+    assert_eq!(ppu.read_register(4, &mut cart), 0xFF);
+    ppu.write_register(3, 0x02, &mut cart);
+    ppu.write_register(4, 0xFF, &mut cart);
+    assert_eq!(ppu.oam[2], 0xE3);
+}
+
+#[test]
+fn open_bus_latch_keeps_written_values_then_decays() {
+    let (mut ppu, mut cart) = (Ppu::default(), cart());
+    ppu.write_register(0, 0x5A, &mut cart);
+    assert_eq!(ppu.read_register(5, &mut cart), 0x5A);
+    // $2002 drives only bits 5-7.
+    assert_eq!(ppu.read_register(2, &mut cart) & 0x1F, 0x1A);
+    for _ in 0..(DECAY_FRAMES as usize + 1) * 89342 {
+        ppu.step(&mut cart);
+    }
+    assert_eq!(ppu.read_register(0, &mut cart), 0);
+}
+
+/// A background of tile 1 (solid colour 1) everywhere except tile 0 (transparent) at
+/// column 0, with palette entry 1 = $16 and backdrop $0F.
+fn background_scene(ppu: &mut Ppu, cart: &mut Cartridge) {
+    write_vram(ppu, cart, 0x0010, &[0xFF; 8]);
+    let mut nametable = [1u8; 32 * 30];
+    for row in 0..30 {
+        nametable[row * 32] = 0;
+    }
+    write_vram(ppu, cart, 0x2000, &nametable);
+    write_vram(ppu, cart, 0x2400, &[1; 32 * 30]);
+    write_vram(ppu, cart, 0x3F00, &[0x0F, 0x16]);
+    set_addr(ppu, cart, 0x2000);
+    ppu.write_register(0, 0, cart);
+}
+
+/// Draws a whole frame, scrolled to the top-left of nametable 0.
+fn render_frame(ppu: &mut Ppu, cart: &mut Cartridge) {
+    set_addr(ppu, cart, 0x2000);
+    run_to(ppu, cart, PRE_RENDER_LINE, 0);
+    run_to(ppu, cart, 240, 0);
+}
+
+#[test]
+fn background_draws_tiles_and_fine_x_scrolls_them() {
+    let (mut ppu, mut cart) = (Ppu::default(), cart());
+    background_scene(&mut ppu, &mut cart);
+    ppu.write_register(1, mask::BG | mask::BG_LEFT, &mut cart);
+    render_frame(&mut ppu, &mut cart);
+    let row = |ppu: &Ppu, y: usize| ppu.frame_buffer[y * WIDTH..(y + 1) * WIDTH].to_vec();
+    for y in [0, 100, 239] {
+        let line = row(&ppu, y);
+        assert!(line[..8].iter().all(|&p| p == 0x0F), "line {y}: {line:?}");
+        assert!(line[8..].iter().all(|&p| p == 0x16), "line {y}");
+    }
+    // Fine X 3: the transparent column moves 3 pixels left.
+    ppu.write_register(5, 3, &mut cart);
+    ppu.write_register(5, 0, &mut cart);
+    render_frame(&mut ppu, &mut cart);
+    let line = row(&ppu, 50);
+    assert!(line[..5].iter().all(|&p| p == 0x0F));
+    assert!(line[5..].iter().all(|&p| p == 0x16));
+    // Left clipping hides the background in the first 8 pixels.
+    ppu.write_register(1, mask::BG | 0xE0, &mut cart);
+    render_frame(&mut ppu, &mut cart);
+    let line = row(&ppu, 50);
+    assert!(line[..8].iter().all(|&p| p == 0x0F | 7 << 6));
+    assert!(line[8..].iter().all(|&p| p == 0x16 | 7 << 6));
+}
+
+#[test]
+fn rendering_off_shows_the_backdrop_or_the_palette_entry_at_v() {
+    let (mut ppu, mut cart) = (Ppu::default(), cart());
+    background_scene(&mut ppu, &mut cart);
+    render_frame(&mut ppu, &mut cart);
+    assert!(ppu.frame_buffer.iter().all(|&p| p == 0x0F));
+    set_addr(&mut ppu, &mut cart, 0x3F01);
+    run_to(&mut ppu, &mut cart, PRE_RENDER_LINE, 0);
+    run_to(&mut ppu, &mut cart, 240, 0);
+    assert!(ppu.frame_buffer.iter().all(|&p| p == 0x16));
+}
+
+fn place_sprite(ppu: &mut Ppu, index: usize, y: u8, tile: u8, attr: u8, x: u8) {
+    ppu.oam[index * 4..index * 4 + 4].copy_from_slice(&[y, tile, attr, x]);
+}
+
+#[test]
+fn sprites_draw_one_line_below_their_y_with_flips_and_priority() {
+    let (mut ppu, mut cart) = (Ppu::default(), cart());
+    background_scene(&mut ppu, &mut cart);
+    // Tile 2: only the top-left pixel set (colour 3).
+    write_vram(
+        &mut ppu,
+        &mut cart,
+        0x0020,
+        &[0x80, 0, 0, 0, 0, 0, 0, 0, 0x80],
+    );
+    write_vram(&mut ppu, &mut cart, 0x3F11, &[0x11, 0x12, 0x13]);
+    ppu.oam = [0xFF; 256];
+    place_sprite(&mut ppu, 1, 20, 2, 0, 16); // plain
+    place_sprite(&mut ppu, 2, 40, 2, 0xC0, 16); // both flips: pixel at bottom-right
+    place_sprite(&mut ppu, 3, 60, 2, 0x20, 16); // behind the opaque background
+    place_sprite(&mut ppu, 4, 80, 2, 0x20, 0); // behind, but the background is clear there
+    ppu.write_register(
+        1,
+        mask::RENDERING | mask::BG_LEFT | mask::SPRITES_LEFT,
+        &mut cart,
+    );
+    render_frame(&mut ppu, &mut cart);
+    let at = |x: usize, y: usize| ppu.frame_buffer[y * WIDTH + x];
+    assert_eq!(at(16, 21), 0x13);
+    assert_eq!(at(16, 20), 0x16);
+    assert_eq!(at(23, 48), 0x13);
+    assert_eq!(at(16, 41), 0x16);
+    assert_eq!(at(16, 61), 0x16);
+    assert_eq!(at(0, 81), 0x13);
+}
+
+#[test]
+fn sprite0_hit_needs_both_pixels_opaque_and_not_x_255() {
+    let (mut ppu, mut cart) = (Ppu::default(), cart());
+    background_scene(&mut ppu, &mut cart);
+    write_vram(&mut ppu, &mut cart, 0x0020, &[0x80]);
+    ppu.oam = [0xFF; 256];
+    ppu.write_register(
+        1,
+        mask::RENDERING | mask::BG_LEFT | mask::SPRITES_LEFT,
+        &mut cart,
+    );
+
+    // Over the transparent column: no hit.
+    place_sprite(&mut ppu, 0, 30, 2, 0, 0);
+    render_frame(&mut ppu, &mut cart);
+    assert_eq!(ppu.peek_register(2, &cart) & 0x40, 0);
+
+    // At x=255 over opaque background: still no hit.
+    place_sprite(&mut ppu, 0, 30, 2, 0, 255);
+    render_frame(&mut ppu, &mut cart);
+    assert_eq!(ppu.peek_register(2, &cart) & 0x40, 0);
+
+    // Over opaque background: hit on the dot of the pixel (x=100 on line 31 is dot 101).
+    place_sprite(&mut ppu, 0, 30, 2, 0, 100);
+    run_to(&mut ppu, &mut cart, 31, 101);
+    assert_eq!(ppu.peek_register(2, &cart) & 0x40, 0);
+    ppu.step(&mut cart);
+    assert_eq!(ppu.peek_register(2, &cart) & 0x40, 0x40);
+    // Cleared at the pre-render line.
+    run_to(&mut ppu, &mut cart, PRE_RENDER_LINE, 2);
+    assert_eq!(ppu.peek_register(2, &cart) & 0x40, 0);
+}
+
+#[test]
+fn nine_sprites_on_a_line_set_overflow_and_only_eight_draw() {
+    let (mut ppu, mut cart) = (Ppu::default(), cart());
+    write_vram(&mut ppu, &mut cart, 0x0020, &[0xFF]);
+    write_vram(&mut ppu, &mut cart, 0x3F00, &[0x0F]);
+    write_vram(&mut ppu, &mut cart, 0x3F11, &[0x20]);
+    ppu.oam = [0xFF; 256];
+    for i in 0..9 {
+        place_sprite(&mut ppu, i, 50, 2, 0, (i * 10) as u8);
+    }
+    ppu.write_register(1, mask::SPRITES | mask::SPRITES_LEFT, &mut cart);
+    render_frame(&mut ppu, &mut cart);
+    assert_eq!(ppu.peek_register(2, &cart) & 0x20, 0x20);
+    let at = |x: usize| ppu.frame_buffer[51 * WIDTH + x];
+    assert_eq!(at(70), 0x20);
+    assert_eq!(at(80), 0x0F);
+
+    // Eight only: no overflow.
+    ppu.oam[8 * 4] = 0xFF;
+    run_to(&mut ppu, &mut cart, 0, 0);
+    render_frame(&mut ppu, &mut cart);
+    assert_eq!(ppu.peek_register(2, &cart) & 0x20, 0);
+}
+
+#[test]
+fn tall_sprites_take_their_table_from_the_tile_number() {
+    let (mut ppu, mut cart) = (Ppu::default(), cart());
+    // Tile $03 in 8x16 mode: top half tile $02 at $1000, bottom half tile $03 at $1000.
+    write_vram(&mut ppu, &mut cart, 0x1020, &[0x80]);
+    write_vram(&mut ppu, &mut cart, 0x1030, &[0x01]);
+    write_vram(&mut ppu, &mut cart, 0x3F00, &[0x0F]);
+    write_vram(&mut ppu, &mut cart, 0x3F11, &[0x20]);
+    ppu.oam = [0xFF; 256];
+    place_sprite(&mut ppu, 0, 100, 3, 0, 40);
+    ppu.write_register(0, ctrl::SPRITE_8X16, &mut cart);
+    ppu.write_register(1, mask::SPRITES, &mut cart);
+    render_frame(&mut ppu, &mut cart);
+    let at = |x: usize, y: usize| ppu.frame_buffer[y * WIDTH + x];
+    assert_eq!(at(40, 101), 0x20);
+    assert_eq!(at(47, 109), 0x20);
+    assert_eq!(at(47, 101), 0x0F);
+}

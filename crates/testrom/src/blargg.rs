@@ -1,0 +1,128 @@
+//! blargg's newer test shell (also bisqwit's ROMs): a status byte at $6000 and console text
+//! from $6004, valid once the signature $DE $B0 $61 is at $6001.
+
+use crate::{read_text, Machine, Report, Verdict};
+
+const STATUS: u16 = 0x6000;
+const SIGNATURE_AT: u16 = 0x6001;
+const SIGNATURE: [u8; 3] = [0xDE, 0xB0, 0x61];
+const TEXT: u16 = 0x6004;
+const TEXT_END: u16 = 0x8000;
+
+const RUNNING: u8 = 0x80;
+const WANTS_RESET: u8 = 0x81;
+/// The ROM asks for the reset button to be pressed at least 100 ms after it says so.
+const RESET_DELAY_FRAMES: u64 = 6;
+
+fn signed<M: Machine>(machine: &M) -> bool {
+    (0..3).all(|i| machine.peek(SIGNATURE_AT + i) == SIGNATURE[usize::from(i)])
+}
+
+/// Runs until the status byte holds a result (0 = passed), pressing reset when asked.
+pub fn run<M: Machine>(machine: &mut M, max_frames: u64) -> Report {
+    let mut reset_asked_at = None;
+    for frame in 1..=max_frames {
+        machine.run_frame();
+        if !signed(machine) {
+            continue;
+        }
+        match machine.peek(STATUS) {
+            WANTS_RESET => {
+                let asked_at = *reset_asked_at.get_or_insert(frame);
+                if frame - asked_at >= RESET_DELAY_FRAMES {
+                    machine.reset();
+                    reset_asked_at = None;
+                }
+            }
+            code @ 0..=0x7F => {
+                let verdict = match code {
+                    0 => Verdict::Passed,
+                    code => Verdict::Failed { code },
+                };
+                return Report {
+                    verdict,
+                    message: read_text(machine, TEXT, TEXT_END),
+                    frames: frame,
+                };
+            }
+            RUNNING | 0x82..=0xFF => reset_asked_at = None,
+        }
+    }
+    let message = if signed(machine) {
+        read_text(machine, TEXT, TEXT_END)
+    } else {
+        "(no $6000 signature seen)".to_string()
+    };
+    Report {
+        verdict: Verdict::TimedOut,
+        message,
+        frames: max_frames,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fake::FakeMachine;
+
+    fn sign(m: &mut FakeMachine, status: u8) {
+        m.mem[0x6000] = status;
+        m.mem[0x6001..0x6004].copy_from_slice(&SIGNATURE);
+    }
+
+    #[test]
+    fn reads_status_only_after_signature() {
+        // $6000 = 0 before the signature must not count as "passed".
+        let mut m = FakeMachine::new(|m| {
+            if m.frame == 10 {
+                sign(m, RUNNING);
+                m.write_str(TEXT, "01-basics\n");
+            }
+            if m.frame == 20 {
+                sign(m, 0);
+                m.write_str(TEXT, "01-basics\n\nPassed\n");
+            }
+        });
+        let r = run(&mut m, 100);
+        assert_eq!(r.verdict, Verdict::Passed);
+        assert_eq!(r.message, "01-basics\n\nPassed");
+        assert_eq!(r.frames, 20);
+    }
+
+    #[test]
+    fn failure_code_and_text() {
+        let mut m = FakeMachine::new(|m| {
+            sign(m, 3);
+            m.write_str(TEXT, "ROR abs\nFailed #3");
+        });
+        let r = run(&mut m, 100);
+        assert_eq!(r.verdict, Verdict::Failed { code: 3 });
+        assert_eq!(r.message, "ROR abs\nFailed #3");
+    }
+
+    #[test]
+    fn presses_reset_six_frames_after_request() {
+        // The ROM asks at frame 5, carries on after the reset, asks again at frame 30, then
+        // passes right after the second reset.
+        let mut m = FakeMachine::new(|m| {
+            let just_reset = m.resets.last() == Some(&(m.frame - 1));
+            match (m.resets.len(), m.frame) {
+                (0, 5) | (1, 30) => sign(m, WANTS_RESET),
+                (1, _) if just_reset => sign(m, RUNNING),
+                (2, _) if just_reset => sign(m, 0),
+                _ => {}
+            }
+        });
+        let r = run(&mut m, 100);
+        assert_eq!(m.resets, [11, 36]);
+        assert_eq!(r.verdict, Verdict::Passed);
+    }
+
+    #[test]
+    fn times_out_without_signature() {
+        let mut m = FakeMachine::new(|_| {});
+        let r = run(&mut m, 50);
+        assert_eq!(r.verdict, Verdict::TimedOut);
+        assert_eq!(r.frames, 50);
+    }
+}

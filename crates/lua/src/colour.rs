@@ -2,6 +2,8 @@
 //! {r,g,b,a} tables. Colours are kept as 0xRRGGBBAA.
 
 use mlua::{Result, Value};
+use nes::ppu::palette::Palette;
+use std::sync::LazyLock;
 
 pub type Rgba = u32;
 
@@ -26,24 +28,12 @@ const NAMES: [(&str, Rgba); 16] = [
     ("transparent", 0x00000000),
 ];
 
-/// A common 2C02 palette (RGB per NES colour index), for `getscreenpixel` and "Pxx" colours.
-const NES_PALETTE: [[u8; 3]; 64] = [
-    [84, 84, 84], [0, 30, 116], [8, 16, 144], [48, 0, 136], [68, 0, 100], [92, 0, 48],
-    [84, 4, 0], [60, 24, 0], [32, 42, 0], [8, 58, 0], [0, 64, 0], [0, 60, 0], [0, 50, 60],
-    [0, 0, 0], [0, 0, 0], [0, 0, 0],
-    [152, 150, 152], [8, 76, 196], [48, 50, 236], [92, 30, 228], [136, 20, 176], [160, 20, 100],
-    [152, 34, 32], [120, 60, 0], [84, 90, 0], [40, 114, 0], [8, 124, 0], [0, 118, 40],
-    [0, 102, 120], [0, 0, 0], [0, 0, 0], [0, 0, 0],
-    [236, 238, 236], [76, 154, 236], [120, 124, 236], [176, 98, 236], [228, 84, 236],
-    [236, 88, 180], [236, 106, 100], [212, 136, 32], [160, 170, 0], [116, 196, 0], [76, 208, 32],
-    [56, 204, 108], [56, 180, 204], [60, 60, 60], [0, 0, 0], [0, 0, 0],
-    [236, 238, 236], [168, 204, 236], [188, 188, 236], [212, 178, 236], [236, 174, 236],
-    [236, 174, 212], [236, 180, 176], [228, 196, 144], [204, 210, 120], [180, 222, 120],
-    [168, 226, 144], [152, 226, 180], [160, 214, 228], [160, 162, 160], [0, 0, 0], [0, 0, 0],
-];
+/// The machine's built-in 2C02 palette, for `getscreenpixel`, screenshots and "Pxx" colours.
+static PALETTE: LazyLock<Palette> = LazyLock::new(Palette::default);
 
-pub fn nes_rgb(index: u8) -> [u8; 3] {
-    NES_PALETTE[usize::from(index & 0x3F)]
+/// RGB of a 9-bit PPU pixel (colour index plus emphasis).
+pub fn nes_rgb(pixel: u16) -> [u8; 3] {
+    PALETTE.rgb(pixel)
 }
 
 pub fn alpha(c: Rgba) -> u8 {
@@ -76,7 +66,7 @@ pub fn parse(v: &Value) -> Result<Option<Rgba>> {
     })
 }
 
-fn parse_str(s: &str, nes_rgb: impl Fn(u8) -> [u8; 3]) -> Option<Rgba> {
+fn parse_str(s: &str, nes_rgb: impl Fn(u16) -> [u8; 3]) -> Option<Rgba> {
     if let Some(hex) = s.strip_prefix('#') {
         let digits = hex.len().min(8);
         let value = u32::from_str_radix(&hex[..digits], 16).ok()?;
@@ -89,7 +79,7 @@ fn parse_str(s: &str, nes_rgb: impl Fn(u8) -> [u8; 3]) -> Option<Rgba> {
         return Some(random_rgb() << 8 | 0xFF);
     }
     if let Some(index) = s.strip_prefix('P').and_then(|h| u8::from_str_radix(h, 16).ok()) {
-        let [r, g, b] = nes_rgb(index & 0x3F);
+        let [r, g, b] = nes_rgb(u16::from(index & 0x3F));
         return Some(u32::from_be_bytes([r, g, b, 0xFF]));
     }
     NAMES.iter().find(|(name, _)| *name == lower).map(|&(_, c)| c)

@@ -60,6 +60,8 @@ impl Formatter {
             Value::Integer(i) => self.out.push_str(&format_g(*i as f64, 12)),
             Value::Number(n) => self.out.push_str(&format_g(*n, 12)),
             Value::String(s) => self.out.push_str(&s.to_string_lossy()),
+            // An error raised by one of our functions and caught by pcall: FCEUX's are strings.
+            Value::Error(e) => self.out.push_str(&error_message(e)),
             Value::Table(t) => {
                 let ptr = v.to_pointer();
                 if let Some(pos) = self.tables.iter().position(|&p| p == ptr) {
@@ -159,6 +161,15 @@ impl Formatter {
         let shown = f.call::<Value>(v.clone());
         self.metacalls.pop();
         shown.map(Some)
+    }
+}
+
+/// An mlua error's own message, without mlua's wrapping.
+pub fn error_message(e: &mlua::Error) -> String {
+    match e {
+        mlua::Error::RuntimeError(s) => s.clone(),
+        mlua::Error::CallbackError { cause, .. } => error_message(cause),
+        other => other.to_string(),
     }
 }
 

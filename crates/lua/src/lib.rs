@@ -207,16 +207,23 @@ impl Scripts {
         s.framecount += 1;
     }
 
-    /// Emulates until the PPU enters the frame-start line.
+    /// Emulates until the PPU enters the frame-start line. FCEUX's first frame after power-on
+    /// starts at that line, so it contains a VBlank; ours starts at line 0 and runs on to the
+    /// second entry.
     fn emulate(&mut self, console: &mut Console) {
+        let ppu = &console.bus.ppu;
+        let mut boundaries = if ppu.frame == 0 && ppu.scanline < FRAME_START_LINE { 2 } else { 1 };
         loop {
             let line = console.bus.ppu.scanline;
             let cycles = console.bus.cycles;
             self.step(console);
             let now = console.bus.ppu.scanline;
             let crossed = line < FRAME_START_LINE && (now >= FRAME_START_LINE || now < line);
+            if crossed {
+                boundaries -= 1;
+            }
             // A stopped CPU that spends no cycles would otherwise never reach the boundary.
-            if crossed || console.bus.cycles == cycles {
+            if boundaries == 0 || console.bus.cycles == cycles {
                 break;
             }
         }

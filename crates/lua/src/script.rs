@@ -1,5 +1,6 @@
 //! One loaded script: its Lua state, the main coroutine, and how errors are reported.
 
+use crate::format::error_message as message;
 use crate::state::{lend, shared, state, PadOverride, ScriptState, Shared, SpeedMode, Stream};
 use crate::watch::Kind;
 use mlua::{Error, Function, HookTriggers, Lua, LuaOptions, StdLib, Thread, ThreadStatus, Value, VmState};
@@ -36,15 +37,6 @@ fn is_exit(e: &Error) -> bool {
         Error::CallbackError { cause, .. } => is_exit(cause),
         Error::ExternalError(inner) => inner.is::<ExitRequest>(),
         _ => false,
-    }
-}
-
-/// The error's own message, without mlua's wrapping.
-fn message(e: &Error) -> String {
-    match e {
-        Error::RuntimeError(s) => s.clone(),
-        Error::CallbackError { cause, .. } => message(cause),
-        other => other.to_string(),
     }
 }
 

@@ -4,7 +4,6 @@ use super::{add, int, register_slot};
 use crate::script::{AFTER, BEFORE, EXIT};
 use crate::state::{machine, shared, Snapshot, SpeedMode, Stream};
 use mlua::{Function, Lua, Result, Table, Value};
-use nes::Console;
 
 pub fn install(lua: &Lua, t: &Table) -> Result<()> {
     add(lua, t, &["speedmode"], |lua, mode: String| {
@@ -19,9 +18,7 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
         Ok(())
     })?;
     add(lua, t, &["poweron"], |lua, ()| {
-        let rom = shared(lua, |s| s.rom.clone());
-        if let Ok(fresh) = Console::from_ines(&rom) {
-            machine(lua, |c| *c = fresh);
+        if machine(lua, |c| c.power_cycle()).is_some() {
             shared(lua, |s| {
                 s.framecount = 0;
                 s.lagcount = 0;
@@ -75,7 +72,7 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
         let Some(index) = index else {
             return Ok((0, 0, 0, 254));
         };
-        let [mut r, mut g, mut b] = crate::colour::nes_rgb(index as u8 & 0x3F);
+        let [mut r, mut g, mut b] = crate::colour::nes_rgb(index);
         if !emu_only.unwrap_or(false) {
             let over = crate::state::state(lua, |s| s.overlay.get(x, y));
             let a = u32::from(crate::colour::alpha(over));

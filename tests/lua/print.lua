@@ -5,7 +5,7 @@ print({1, 2, 3})
 print({a=1})
 print({[3.5]='x'})
 print({1, 2, x='y'})
-print({['odd key']=1})
+print({['odd key']=1}, {['1st']=2}) -- FCEUX checks only the first character
 local t = {} t.self = t
 print(t)
 local n = {inner={}} n.inner.up = n

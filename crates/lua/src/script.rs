@@ -51,6 +51,21 @@ fn message_with_traceback(e: &Error) -> String {
     }
 }
 
+/// The instruction-count hook: stops a script that runs too long without returning to the host.
+fn watchdog(limit: u64) -> impl Fn(&Lua, mlua::Debug) -> mlua::Result<VmState> {
+    move |lua, _| {
+        state(lua, |s| match s.budget.checked_sub(u64::from(CHECK_EVERY)) {
+            Some(left) => {
+                s.budget = left;
+                Ok(VmState::Continue)
+            }
+            None => Err(Error::RuntimeError(format!(
+                "script ran {limit} Lua instructions without yielding (infinite loop?)"
+            ))),
+        })
+    }
+}
+
 pub struct Script {
     pub lua: Lua,
     /// The main chunk's coroutine while it is waiting in `emu.frameadvance`.
@@ -68,29 +83,21 @@ impl Script {
         lua.set_app_data(ScriptState::new(shared_state));
         let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
         crate::api::install(&lua, dir).map_err(|e| format!("setting up Lua: {e}"))?;
+        lua.set_hook(HookTriggers::new().every_nth_instruction(CHECK_EVERY), watchdog(budget));
         let traceback: Function = lua
             .load("return debug.traceback")
             .eval()
             .map_err(|e| format!("setting up Lua: {e}"))?;
         lua.set_named_registry_value(TRACEBACK, traceback)
             .map_err(|e| format!("setting up Lua: {e}"))?;
-        lua.set_hook(HookTriggers::new().every_nth_instruction(CHECK_EVERY), move |lua, _| {
-            state(lua, |s| match s.budget.checked_sub(u64::from(CHECK_EVERY)) {
-                Some(left) => {
-                    s.budget = left;
-                    Ok(VmState::Continue)
-                }
-                None => Err(Error::RuntimeError(format!(
-                    "script ran {budget} Lua instructions without yielding (infinite loop?); stopped"
-                ))),
-            })
-        });
         let chunk = lua
             .load(&source[..])
             .set_name(format!("@{}", path.display()))
             .into_function()
             .map_err(|e| format!("Failed to compile file: {}", message(&e)))?;
         let main = lua.create_thread(chunk).map_err(|e| e.to_string())?;
+        // Coroutines the script creates inherit the hook from the main coroutine.
+        main.set_hook(HookTriggers::new().every_nth_instruction(CHECK_EVERY), watchdog(budget));
         let mut script = Script {
             lua,
             main: Some(main),

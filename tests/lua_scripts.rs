@@ -158,7 +158,7 @@ fn exec_hook_sees_registers_before_the_instruction_and_can_move_pc() {
 
 #[test]
 fn joypad_set_lasts_one_frame() {
-    check("joypad", 8);
+    check("joypad", 12);
 }
 
 #[test]
@@ -166,7 +166,7 @@ fn joypad_invert_flips_the_users_buttons() {
     let mut s = Session::new();
     s.scripts.set_pads([nes::Buttons::A | nes::Buttons::START, 0]);
     s.load("joypad_invert");
-    s.frames(3);
+    s.frames(6);
     expect("joypad_invert", &s.output());
 }
 

@@ -10,8 +10,7 @@ print(memory.readword(0x302), memory.readwordsigned(0x302), memory.readword(0x30
 print(memory.readbyterange(0x300, 4):byte(1, -1))
 print(memory.readword(0xFFFC), rom.readbyte(0), rom.readbyte(16), rom.readbyte(0x10 + 0x3FFD))
 print(memory.readbyte(3.9 + 0x2FD), memory.readbyte("770"))
-local pc = memory.getregister("pc")
-print(pc >= 0xC005 and pc <= 0xC034, memory.getregister("bogus"), memory.getregister("S") ~= nil)
+print(string.format("%04X", memory.getregister("pc")), memory.getregister("bogus"), memory.getregister("S"))
 memory.setregister("y", 0x1FF)
 print(memory.getregister("Y"))
 for i = 1, 5 do

@@ -139,10 +139,13 @@ impl Script {
             Err(e) => {
                 self.main = None;
                 if !is_exit(&e) {
-                    let traceback: Option<Function> = self.lua.named_registry_value(TRACEBACK).ok();
-                    let text = traceback
-                        .and_then(|t| t.call::<String>((main, message(&e))).ok())
-                        .unwrap_or_else(|| message(&e));
+                    let mut text = message_with_traceback(&e);
+                    if !text.contains("stack traceback:") {
+                        let traceback: Option<Function> = self.lua.named_registry_value(TRACEBACK).ok();
+                        if let Some(t) = traceback.and_then(|t| t.call::<String>((main, text.clone())).ok()) {
+                            text = t;
+                        }
+                    }
                     self.report(&format!("Lua thread bombed out: {text}"));
                 }
                 false

@@ -8,9 +8,9 @@ use mlua::{Lua, Result, Table, Value};
 const BUTTONS: [&str; 8] = ["A", "B", "select", "start", "up", "down", "left", "right"];
 
 fn port(which: Option<f64>) -> Result<usize> {
-    match which.map(int) {
-        Some(n @ 1..=4) => Ok(n as usize - 1),
-        _ => Err(mlua::Error::runtime("Invalid input port (valid range 1-4, specified 0)")),
+    match which.map_or(0, int) {
+        n @ 1..=4 => Ok(n as usize - 1),
+        n => Err(mlua::Error::runtime(format!("Invalid input port (valid range 1-4, specified {n})"))),
     }
 }
 

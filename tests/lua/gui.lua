@@ -15,5 +15,8 @@ gui.opacity(0.5)
 print(gui.parsecolor("white"))
 gui.opacity(1)
 emu.frameadvance()
-draw()
-emu.frameadvance()
+-- A displayed frame shows only what was drawn since the previous one: draw every frame.
+while true do
+  draw()
+  emu.frameadvance()
+end

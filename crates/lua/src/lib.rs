@@ -233,7 +233,7 @@ impl Scripts {
     fn step(&mut self, console: &mut Console) {
         let pc = console.cpu.pc;
         let mut fetch_from = None;
-        if self.watch.exec.get(pc) && !interrupt_next(console) {
+        if self.watch.exec.get(pc) && !console.cpu.interrupt_due() && !console.cpu.jammed {
             self.dispatch(console, Access { kind: Kind::Exec, addr: pc, value: 0 });
             if console.cpu.pc != pc {
                 fetch_from = Some(pc);
@@ -279,9 +279,4 @@ impl Scripts {
         self.watch = watch;
         self.shared.borrow_mut().hooks_changed = false;
     }
-}
-
-/// Whether the CPU's next step is an interrupt sequence rather than an opcode fetch.
-fn interrupt_next(_console: &Console) -> bool {
-    false
 }

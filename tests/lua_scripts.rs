@@ -92,7 +92,9 @@ impl Session {
     fn load(&mut self, name: &str) {
         let path = format!("lua/{name}.lua");
         if let Err(e) = self.scripts.load(&mut self.console, Path::new(&path)) {
-            self.output.borrow_mut().push_str(&format!("load error: {e}\n"));
+            self.output
+                .borrow_mut()
+                .push_str(&format!("load error: {e}\n"));
         }
     }
 
@@ -164,7 +166,8 @@ fn joypad_set_lasts_one_frame() {
 #[test]
 fn joypad_invert_flips_the_users_buttons() {
     let mut s = Session::new();
-    s.scripts.set_pads([nes::Buttons::A | nes::Buttons::START, 0]);
+    s.scripts
+        .set_pads([nes::Buttons::A | nes::Buttons::START, 0]);
     s.load("joypad_invert");
     s.frames(6);
     expect("joypad_invert", &s.output());

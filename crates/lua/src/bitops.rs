@@ -29,20 +29,43 @@ pub fn install(lua: &Lua, globals: &Table) -> Result<Table> {
     let bit = lua.create_table()?;
     bit.set("tobit", lua.create_function(|_, x: f64| Ok(tobit(x)))?)?;
     bit.set("bnot", lua.create_function(|_, x: f64| Ok(!tobit(x)))?)?;
-    let band = lua.create_function(|_, a: (f64, Variadic<f64>)| Ok(fold(&a.1, tobit(a.0), |x, y| x & y)))?;
-    let bor = lua.create_function(|_, a: (f64, Variadic<f64>)| Ok(fold(&a.1, tobit(a.0), |x, y| x | y)))?;
-    let bxor = lua.create_function(|_, a: (f64, Variadic<f64>)| Ok(fold(&a.1, tobit(a.0), |x, y| x ^ y)))?;
+    let band =
+        lua.create_function(|_, a: (f64, Variadic<f64>)| Ok(fold(&a.1, tobit(a.0), |x, y| x & y)))?;
+    let bor =
+        lua.create_function(|_, a: (f64, Variadic<f64>)| Ok(fold(&a.1, tobit(a.0), |x, y| x | y)))?;
+    let bxor =
+        lua.create_function(|_, a: (f64, Variadic<f64>)| Ok(fold(&a.1, tobit(a.0), |x, y| x ^ y)))?;
     bit.set("band", band.clone())?;
     bit.set("bor", bor.clone())?;
     bit.set("bxor", bxor.clone())?;
-    let shift = |op: fn(i32, u32) -> i32| move |_: &Lua, (x, n): (f64, f64)| Ok(op(tobit(x), tobit(n) as u32 & 31));
-    bit.set("lshift", lua.create_function(shift(|x, n| x.wrapping_shl(n)))?)?;
-    bit.set("rshift", lua.create_function(shift(|x, n| ((x as u32) >> n) as i32))?)?;
+    let shift = |op: fn(i32, u32) -> i32| {
+        move |_: &Lua, (x, n): (f64, f64)| Ok(op(tobit(x), tobit(n) as u32 & 31))
+    };
+    bit.set(
+        "lshift",
+        lua.create_function(shift(|x, n| x.wrapping_shl(n)))?,
+    )?;
+    bit.set(
+        "rshift",
+        lua.create_function(shift(|x, n| ((x as u32) >> n) as i32))?,
+    )?;
     bit.set("arshift", lua.create_function(shift(|x, n| x >> n))?)?;
-    bit.set("rol", lua.create_function(shift(|x, n| (x as u32).rotate_left(n) as i32))?)?;
-    bit.set("ror", lua.create_function(shift(|x, n| (x as u32).rotate_right(n) as i32))?)?;
-    bit.set("bswap", lua.create_function(|_, x: f64| Ok(tobit(x).swap_bytes()))?)?;
-    bit.set("tohex", lua.create_function(|_, (x, n): (f64, Option<f64>)| Ok(hex(x, n)))?)?;
+    bit.set(
+        "rol",
+        lua.create_function(shift(|x, n| (x as u32).rotate_left(n) as i32))?,
+    )?;
+    bit.set(
+        "ror",
+        lua.create_function(shift(|x, n| (x as u32).rotate_right(n) as i32))?,
+    )?;
+    bit.set(
+        "bswap",
+        lua.create_function(|_, x: f64| Ok(tobit(x).swap_bytes()))?,
+    )?;
+    bit.set(
+        "tohex",
+        lua.create_function(|_, (x, n): (f64, Option<f64>)| Ok(hex(x, n)))?,
+    )?;
 
     globals.set("AND", band)?;
     globals.set("OR", bor)?;

@@ -60,7 +60,12 @@ pub fn parse(v: &Value) -> Result<Option<Rgba>> {
                 };
                 Ok(v.map_or(default, |v| v as i64).clamp(0, 255) as u32)
             };
-            Some(channel(1, "r", 0)? << 24 | channel(2, "g", 0)? << 16 | channel(3, "b", 0)? << 8 | channel(4, "a", 255)?)
+            Some(
+                channel(1, "r", 0)? << 24
+                    | channel(2, "g", 0)? << 16
+                    | channel(3, "b", 0)? << 8
+                    | channel(4, "a", 255)?,
+            )
         }
         _ => None,
     })
@@ -71,18 +76,32 @@ fn parse_str(s: &str, nes_rgb: impl Fn(u16) -> [u8; 3]) -> Option<Rgba> {
         let digits = hex.len().min(8);
         let value = u32::from_str_radix(&hex[..digits], 16).ok()?;
         let missing = 8 - digits;
-        let shifted = if missing == 8 { 0 } else { value << (4 * missing) };
-        return Some(if missing >= 2 { shifted | 0xFF } else { shifted });
+        let shifted = if missing == 8 {
+            0
+        } else {
+            value << (4 * missing)
+        };
+        return Some(if missing >= 2 {
+            shifted | 0xFF
+        } else {
+            shifted
+        });
     }
     let lower = s.to_ascii_lowercase();
     if lower.starts_with("rand") {
         return Some(random_rgb() << 8 | 0xFF);
     }
-    if let Some(index) = s.strip_prefix('P').and_then(|h| u8::from_str_radix(h, 16).ok()) {
+    if let Some(index) = s
+        .strip_prefix('P')
+        .and_then(|h| u8::from_str_radix(h, 16).ok())
+    {
         let [r, g, b] = nes_rgb(u16::from(index & 0x3F));
         return Some(u32::from_be_bytes([r, g, b, 0xFF]));
     }
-    NAMES.iter().find(|(name, _)| *name == lower).map(|&(_, c)| c)
+    NAMES
+        .iter()
+        .find(|(name, _)| *name == lower)
+        .map(|&(_, c)| c)
 }
 
 /// A cheap random colour for "rand..." names (scripts only want variety).

@@ -99,8 +99,13 @@ impl Formatter {
             }
             other => {
                 let name = other.type_name();
-                let name = if name == "lightuserdata" { "userdata" } else { name };
-                self.out.push_str(&format!("{name}:{:p}", other.to_pointer()));
+                let name = if name == "lightuserdata" {
+                    "userdata"
+                } else {
+                    name
+                };
+                self.out
+                    .push_str(&format!("{name}:{:p}", other.to_pointer()));
             }
         }
         Ok(())
@@ -147,10 +152,11 @@ impl Formatter {
         let Value::Table(t) = v else {
             return Ok(None);
         };
-        let Some(f) = t
-            .metatable()
-            .and_then(|m| m.raw_get::<Option<mlua::Function>>("__tostring").ok().flatten())
-        else {
+        let Some(f) = t.metatable().and_then(|m| {
+            m.raw_get::<Option<mlua::Function>>("__tostring")
+                .ok()
+                .flatten()
+        }) else {
             return Ok(None);
         };
         let ptr = v.to_pointer();

@@ -16,7 +16,7 @@ mod script;
 mod state;
 mod watch;
 
-pub use state::{HostInput, SpeedMode, Stream};
+pub use state::{HostInput, Output, SpeedMode, Stream};
 
 use script::Script;
 use state::{state, PadOverride, Shared};
@@ -53,7 +53,7 @@ impl Scripts {
     }
 
     /// Like [`Scripts::new`], with printed lines handed to `output`.
-    pub fn with_output(rom: Vec<u8>, rom_name: &str, output: Rc<dyn Fn(Stream, &str)>) -> Scripts {
+    pub fn with_output(rom: Vec<u8>, rom_name: &str, output: Output) -> Scripts {
         Scripts {
             shared: Rc::new(RefCell::new(Shared::new(rom, rom_name.to_string(), output))),
             scripts: Vec::new(),
@@ -136,16 +136,22 @@ impl Scripts {
         self.for_each(console, |script, console| script.resume(console));
         self.latch_input(console);
         self.shared.borrow_mut().lagged = true;
-        self.for_each(console, |script, console| script.callback(console, script::BEFORE));
+        self.for_each(console, |script, console| {
+            script.callback(console, script::BEFORE)
+        });
         self.emulate(console);
-        self.for_each(console, |script, console| script.callback(console, script::AFTER));
+        self.for_each(console, |script, console| {
+            script.callback(console, script::AFTER)
+        });
         self.redraw(console);
         let mut s = self.shared.borrow_mut();
         if s.lagged {
             s.lagcount += 1;
         }
         drop(s);
-        let failed: Vec<usize> = (0..self.scripts.len()).filter(|&i| self.scripts[i].hook_failed()).collect();
+        let failed: Vec<usize> = (0..self.scripts.len())
+            .filter(|&i| self.scripts[i].hook_failed())
+            .collect();
         for i in failed.into_iter().rev() {
             self.scripts.remove(i).stop(console, true);
         }
@@ -212,7 +218,11 @@ impl Scripts {
     /// second entry.
     fn emulate(&mut self, console: &mut Console) {
         let ppu = &console.bus.ppu;
-        let mut boundaries = if ppu.frame == 0 && ppu.scanline < FRAME_START_LINE { 2 } else { 1 };
+        let mut boundaries = if ppu.frame == 0 && ppu.scanline < FRAME_START_LINE {
+            2
+        } else {
+            1
+        };
         loop {
             let line = console.bus.ppu.scanline;
             let cycles = console.bus.cycles;
@@ -234,7 +244,14 @@ impl Scripts {
         let pc = console.cpu.pc;
         let mut fetch_from = None;
         if self.watch.exec.get(pc) && !console.cpu.interrupt_due() && !console.cpu.jammed {
-            self.dispatch(console, Access { kind: Kind::Exec, addr: pc, value: 0 });
+            self.dispatch(
+                console,
+                Access {
+                    kind: Kind::Exec,
+                    addr: pc,
+                    value: 0,
+                },
+            );
             if console.cpu.pc != pc {
                 fetch_from = Some(pc);
             }

@@ -3,7 +3,9 @@
 use crate::format::error_message as message;
 use crate::state::{lend, shared, state, PadOverride, ScriptState, Shared, SpeedMode, Stream};
 use crate::watch::Kind;
-use mlua::{Error, Function, HookTriggers, Lua, LuaOptions, StdLib, Thread, ThreadStatus, Value, VmState};
+use mlua::{
+    Error, Function, HookTriggers, Lua, LuaOptions, StdLib, Thread, ThreadStatus, Value, VmState,
+};
 use nes::Console;
 use std::cell::RefCell;
 use std::path::Path;
@@ -54,14 +56,16 @@ fn message_with_traceback(e: &Error) -> String {
 /// The instruction-count hook: stops a script that runs too long without returning to the host.
 fn watchdog(limit: u64) -> impl Fn(&Lua, mlua::Debug) -> mlua::Result<VmState> {
     move |lua, _| {
-        state(lua, |s| match s.budget.checked_sub(u64::from(CHECK_EVERY)) {
-            Some(left) => {
-                s.budget = left;
-                Ok(VmState::Continue)
+        state(lua, |s| {
+            match s.budget.checked_sub(u64::from(CHECK_EVERY)) {
+                Some(left) => {
+                    s.budget = left;
+                    Ok(VmState::Continue)
+                }
+                None => Err(Error::RuntimeError(format!(
+                    "script ran {limit} Lua instructions without yielding (infinite loop?)"
+                ))),
             }
-            None => Err(Error::RuntimeError(format!(
-                "script ran {limit} Lua instructions without yielding (infinite loop?)"
-            ))),
         })
     }
 }
@@ -74,16 +78,27 @@ pub struct Script {
 
 impl Script {
     /// Compiles the file and runs it up to its first `emu.frameadvance`.
-    pub fn load(path: &Path, shared_state: Rc<RefCell<Shared>>, console: &mut Console) -> Result<Script, String> {
-        let source = std::fs::read(path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    pub fn load(
+        path: &Path,
+        shared_state: Rc<RefCell<Shared>>,
+        console: &mut Console,
+    ) -> Result<Script, String> {
+        let source =
+            std::fs::read(path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
         // SAFETY: FCEUX scripts expect the debug library; nothing else of mlua's safety net is
         // needed (the state never runs untrusted C modules we load ourselves).
         let lua = unsafe { Lua::unsafe_new_with(StdLib::ALL, LuaOptions::default()) };
         let budget = shared_state.borrow().instruction_limit;
         lua.set_app_data(ScriptState::new(shared_state));
-        let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let dir = path
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
         crate::api::install(&lua, dir).map_err(|e| format!("setting up Lua: {e}"))?;
-        lua.set_hook(HookTriggers::new().every_nth_instruction(CHECK_EVERY), watchdog(budget));
+        lua.set_hook(
+            HookTriggers::new().every_nth_instruction(CHECK_EVERY),
+            watchdog(budget),
+        );
         let traceback: Function = lua
             .load("return debug.traceback")
             .eval()
@@ -97,7 +112,10 @@ impl Script {
             .map_err(|e| format!("Failed to compile file: {}", message(&e)))?;
         let main = lua.create_thread(chunk).map_err(|e| e.to_string())?;
         // Coroutines the script creates inherit the hook from the main coroutine.
-        main.set_hook(HookTriggers::new().every_nth_instruction(CHECK_EVERY), watchdog(budget));
+        main.set_hook(
+            HookTriggers::new().every_nth_instruction(CHECK_EVERY),
+            watchdog(budget),
+        );
         let mut script = Script {
             lua,
             main: Some(main),
@@ -115,7 +133,11 @@ impl Script {
     }
 
     /// Every entry into Lua gets a fresh instruction budget.
-    fn enter<R>(&self, console: &mut Console, f: impl FnOnce() -> mlua::Result<R>) -> mlua::Result<R> {
+    fn enter<R>(
+        &self,
+        console: &mut Console,
+        f: impl FnOnce() -> mlua::Result<R>,
+    ) -> mlua::Result<R> {
         let limit = self.shared().borrow().instruction_limit;
         state(&self.lua, |s| s.budget = limit);
         lend(&self.lua, console, f)
@@ -129,7 +151,12 @@ impl Script {
         state(&self.lua, |s| s.advancing = false);
         let result = self.enter(console, || main.resume::<()>(()));
         match result {
-            Ok(()) if main.status() == ThreadStatus::Resumable && state(&self.lua, |s| s.advancing) => true,
+            Ok(())
+                if main.status() == ThreadStatus::Resumable
+                    && state(&self.lua, |s| s.advancing) =>
+            {
+                true
+            }
             Ok(()) => {
                 // The main chunk ended (or yielded on its own): callbacks stay alive.
                 self.main = None;
@@ -141,8 +168,11 @@ impl Script {
                 if !is_exit(&e) {
                     let mut text = message_with_traceback(&e);
                     if !text.contains("stack traceback:") {
-                        let traceback: Option<Function> = self.lua.named_registry_value(TRACEBACK).ok();
-                        if let Some(t) = traceback.and_then(|t| t.call::<String>((main, text.clone())).ok()) {
+                        let traceback: Option<Function> =
+                            self.lua.named_registry_value(TRACEBACK).ok();
+                        if let Some(t) =
+                            traceback.and_then(|t| t.call::<String>((main, text.clone())).ok())
+                        {
                             text = t;
                         }
                     }
@@ -167,12 +197,18 @@ impl Script {
             Ok(()) => true,
             Err(e) if is_exit(&e) => false,
             Err(e) if slot == GUI => {
-                self.report(&format!("Lua error in gui.register function: {}", message_with_traceback(&e)));
+                self.report(&format!(
+                    "Lua error in gui.register function: {}",
+                    message_with_traceback(&e)
+                ));
                 let _ = self.lua.set_named_registry_value(GUI, Value::Nil);
                 true
             }
             Err(e) => {
-                self.report(&format!("Lua thread bombed out: {}", message_with_traceback(&e)));
+                self.report(&format!(
+                    "Lua thread bombed out: {}",
+                    message_with_traceback(&e)
+                ));
                 false
             }
         }
@@ -192,7 +228,10 @@ impl Script {
         };
         if let Err(e) = self.enter(console, || f.call::<()>((addr, 1, value))) {
             if !is_exit(&e) {
-                self.report(&format!("Lua thread bombed out: {}", message_with_traceback(&e)));
+                self.report(&format!(
+                    "Lua thread bombed out: {}",
+                    message_with_traceback(&e)
+                ));
             }
             state(&self.lua, |s| s.hook_failed = true);
         }

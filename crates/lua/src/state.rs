@@ -174,7 +174,11 @@ pub fn state<R>(lua: &Lua, f: impl FnOnce(&mut ScriptState) -> R) -> R {
 
 /// Runs `f` with the session state. Never call Lua inside `f`.
 pub fn shared<R>(lua: &Lua, f: impl FnOnce(&mut Shared) -> R) -> R {
-    let shared = lua.app_data_ref::<ScriptState>().expect("script state").shared.clone();
+    let shared = lua
+        .app_data_ref::<ScriptState>()
+        .expect("script state")
+        .shared
+        .clone();
     let mut shared = shared.borrow_mut();
     f(&mut shared)
 }
@@ -186,7 +190,11 @@ pub fn machine<R>(lua: &Lua, f: impl FnOnce(&mut Console) -> R) -> Option<R> {
 }
 
 /// Lends the console to Lua while `f` runs.
-pub fn lend<R>(lua: &Lua, console: &mut Console, f: impl FnOnce() -> mlua::Result<R>) -> mlua::Result<R> {
+pub fn lend<R>(
+    lua: &Lua,
+    console: &mut Console,
+    f: impl FnOnce() -> mlua::Result<R>,
+) -> mlua::Result<R> {
     lua.scope(|scope| {
         let ud = scope.create_any_userdata_ref_mut(console)?;
         lua.set_named_registry_value(CONSOLE, ud)?;

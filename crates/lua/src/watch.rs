@@ -117,7 +117,11 @@ impl CpuBus for Watched<'_> {
             self.polled = true;
         }
         if self.watch.read.get(addr) {
-            self.events.push(Access { kind: Kind::Read, addr, value });
+            self.events.push(Access {
+                kind: Kind::Read,
+                addr,
+                value,
+            });
         }
         value
     }
@@ -125,7 +129,11 @@ impl CpuBus for Watched<'_> {
     fn write(&mut self, addr: u16, value: u8) {
         self.bus.write(addr, value);
         if self.watch.write.get(addr) {
-            self.events.push(Access { kind: Kind::Write, addr, value });
+            self.events.push(Access {
+                kind: Kind::Write,
+                addr,
+                value,
+            });
         }
     }
 

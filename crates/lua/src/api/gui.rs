@@ -39,19 +39,27 @@ fn xy(x: f64, y: f64) -> (i32, i32) {
 }
 
 pub fn install(lua: &Lua, t: &Table) -> Result<()> {
-    add(lua, t, &["pixel", "drawpixel", "setpixel", "writepixel"], |lua, (x, y, c): (f64, f64, Value)| {
-        let c = faded(lua, colour(&c)?);
-        let (x, y) = xy(x, y);
-        state(lua, |s| s.overlay.pixel(x, y, c));
-        Ok(())
-    })?;
+    add(
+        lua,
+        t,
+        &["pixel", "drawpixel", "setpixel", "writepixel"],
+        |lua, (x, y, c): (f64, f64, Value)| {
+            let c = faded(lua, colour(&c)?);
+            let (x, y) = xy(x, y);
+            state(lua, |s| s.overlay.pixel(x, y, c));
+            Ok(())
+        },
+    )?;
     add(
         lua,
         t,
         &["line", "drawline"],
         |lua, (x1, y1, x2, y2, c, skip): (f64, f64, f64, f64, Value, Option<bool>)| {
             let c = faded(lua, colour_or(&c, WHITE)?);
-            state(lua, |s| s.overlay.line(xy(x1, y1), xy(x2, y2), c, skip.unwrap_or(false)));
+            state(lua, |s| {
+                s.overlay
+                    .line(xy(x1, y1), xy(x2, y2), c, skip.unwrap_or(false))
+            });
             Ok(())
         },
     )?;
@@ -64,7 +72,9 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
             // FCEUX's default outline is the fill's colour at full alpha.
             let outline = colour_or(&outline, with_alpha(fill, 0xFF))?;
             let (fill, outline) = (faded(lua, fill), faded(lua, outline));
-            state(lua, |s| s.overlay.rect(xy(x1, y1), xy(x2, y2), fill, outline));
+            state(lua, |s| {
+                s.overlay.rect(xy(x1, y1), xy(x2, y2), fill, outline)
+            });
             Ok(())
         },
     )?;
@@ -104,15 +114,22 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
         state(lua, |s| s.opacity = (1.0 - f / 4.0).max(0.0));
         Ok(())
     })?;
-    add(lua, t, &["register"], |lua, f: Value| register_slot(lua, GUI, f))?;
-    add(lua, t, &["popup"], |_, (_, kind): (Value, Option<String>)| {
-        // No one to answer: the default button.
-        Ok(match kind.as_deref() {
-            Some("yesno") | Some("yesnocancel") => "yes",
-            Some("abortretryignore") => "abort",
-            _ => "ok",
-        })
+    add(lua, t, &["register"], |lua, f: Value| {
+        register_slot(lua, GUI, f)
     })?;
+    add(
+        lua,
+        t,
+        &["popup"],
+        |_, (_, kind): (Value, Option<String>)| {
+            // No one to answer: the default button.
+            Ok(match kind.as_deref() {
+                Some("yesno") | Some("yesnocancel") => "yes",
+                Some("abortretryignore") => "abort",
+                _ => "ok",
+            })
+        },
+    )?;
     add(lua, t, &["savescreenshotas"], |lua, path: String| {
         shared(lua, |s| s.screenshots.push(path));
         Ok(())
@@ -126,7 +143,8 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
         // gd's truecolor format: FF FE, width, height (big-endian), truecolor flag, no
         // transparent colour, then A,R,G,B per pixel with A = 0 (opaque).
         let mut gd = vec![0xFF, 0xFE, 1, 0, 0, 240, 1, 0xFF, 0xFF, 0xFF, 0xFF];
-        let pixels = machine(lua, |c| c.bus.ppu.frame_buffer.clone()).unwrap_or_else(|| vec![0; 256 * 240]);
+        let pixels =
+            machine(lua, |c| c.bus.ppu.frame_buffer.clone()).unwrap_or_else(|| vec![0; 256 * 240]);
         let mut rgb: Vec<u8> = pixels.iter().flat_map(|&p| colour::nes_rgb(p)).collect();
         if !emu_only.unwrap_or(false) {
             state(lua, |s| s.overlay.composite(&mut rgb, 3));

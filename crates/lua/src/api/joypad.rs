@@ -10,7 +10,9 @@ const BUTTONS: [&str; 8] = ["A", "B", "select", "start", "up", "down", "left", "
 fn port(which: Option<f64>) -> Result<usize> {
     match which.map_or(0, int) {
         n @ 1..=4 => Ok(n as usize - 1),
-        n => Err(mlua::Error::runtime(format!("Invalid input port (valid range 1-4, specified {n})"))),
+        n => Err(mlua::Error::runtime(format!(
+            "Invalid input port (valid range 1-4, specified {n})"
+        ))),
     }
 }
 
@@ -36,41 +38,61 @@ pub fn install(lua: &Lua, joypad: &Table, input: &Table, zapper: &Table) -> Resu
     add(lua, joypad, &["get", "read"], |lua, which: Option<f64>| {
         buttons(lua, latched(lua, which)?, |_| true)
     })?;
-    add(lua, joypad, &["getdown", "readdown"], |lua, which: Option<f64>| {
-        buttons(lua, latched(lua, which)?, |down| down)
-    })?;
-    add(lua, joypad, &["getup", "readup"], |lua, which: Option<f64>| {
-        buttons(lua, latched(lua, which)?, |down| !down)
-    })?;
-    add(lua, joypad, &["getimmediate", "readimmediate"], |lua, which: Option<f64>| {
-        let p = port(which)?;
-        buttons(lua, shared(lua, |s| s.physical.get(p).copied().unwrap_or(0)), |_| true)
-    })?;
-    add(lua, joypad, &["set", "write"], |lua, (which, t): (Option<f64>, Table)| {
-        let p = port(which)?;
-        let mut o = PadOverride::PASS;
-        for (bit, name) in BUTTONS.iter().enumerate() {
-            let mask = 1u8 << bit;
-            match t.get::<Value>(*name)? {
-                Value::Nil => {}
-                // FCEUX tests "is string", which numbers pass too: invert the user's button.
-                Value::String(_) | Value::Number(_) | Value::Integer(_) => {
-                    o.keep &= !mask;
-                    o.set |= mask;
-                }
-                Value::Boolean(false) => {
-                    o.keep &= !mask;
-                    o.set &= !mask;
-                }
-                _ => {
-                    o.keep |= mask;
-                    o.set |= mask;
+    add(
+        lua,
+        joypad,
+        &["getdown", "readdown"],
+        |lua, which: Option<f64>| buttons(lua, latched(lua, which)?, |down| down),
+    )?;
+    add(
+        lua,
+        joypad,
+        &["getup", "readup"],
+        |lua, which: Option<f64>| buttons(lua, latched(lua, which)?, |down| !down),
+    )?;
+    add(
+        lua,
+        joypad,
+        &["getimmediate", "readimmediate"],
+        |lua, which: Option<f64>| {
+            let p = port(which)?;
+            buttons(
+                lua,
+                shared(lua, |s| s.physical.get(p).copied().unwrap_or(0)),
+                |_| true,
+            )
+        },
+    )?;
+    add(
+        lua,
+        joypad,
+        &["set", "write"],
+        |lua, (which, t): (Option<f64>, Table)| {
+            let p = port(which)?;
+            let mut o = PadOverride::PASS;
+            for (bit, name) in BUTTONS.iter().enumerate() {
+                let mask = 1u8 << bit;
+                match t.get::<Value>(*name)? {
+                    Value::Nil => {}
+                    // FCEUX tests "is string", which numbers pass too: invert the user's button.
+                    Value::String(_) | Value::Number(_) | Value::Integer(_) => {
+                        o.keep &= !mask;
+                        o.set |= mask;
+                    }
+                    Value::Boolean(false) => {
+                        o.keep &= !mask;
+                        o.set &= !mask;
+                    }
+                    _ => {
+                        o.keep |= mask;
+                        o.set |= mask;
+                    }
                 }
             }
-        }
-        state(lua, |s| s.pads[p] = o);
-        Ok(())
-    })?;
+            state(lua, |s| s.pads[p] = o);
+            Ok(())
+        },
+    )?;
 
     add(lua, input, &["get", "read"], |lua, ()| {
         let (keys, (x, y)) = shared(lua, |s| (s.input.keys.clone(), s.input.mouse));

@@ -46,7 +46,8 @@ fn set_register(c: &mut Console, name: &str, v: i64) {
 fn register_hook(lua: &Lua, kind: Kind, args: MultiValue) -> Result<()> {
     let args: Vec<Value> = args.into_iter().collect();
     let number = |v: Option<&Value>| v.and_then(number).map(int);
-    let start = number(args.first()).ok_or_else(|| mlua::Error::runtime("bad argument #1 (number expected)"))?;
+    let start = number(args.first())
+        .ok_or_else(|| mlua::Error::runtime("bad argument #1 (number expected)"))?;
     let (size, f) = match number(args.get(1)) {
         Some(size) => (size, args.get(2).cloned().unwrap_or(Value::Nil)),
         None => (1, args.get(1).cloned().unwrap_or(Value::Nil)),
@@ -57,7 +58,11 @@ fn register_hook(lua: &Lua, kind: Kind, args: MultiValue) -> Result<()> {
             f.type_name()
         )));
     }
-    let (from, to) = if size < 0 { (start + size, start) } else { (start, start + size) };
+    let (from, to) = if size < 0 {
+        (start + size, start)
+    } else {
+        (start, start + size)
+    };
     let table: Table = lua.named_registry_value(kind.table())?;
     let on = !f.is_nil();
     for a in from..to {
@@ -73,16 +78,29 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
     for kind in Kind::ALL {
         lua.set_named_registry_value(kind.table(), lua.create_table()?)?;
     }
-    add(lua, t, &["readbyte", "readbyteunsigned"], |lua, a: f64| Ok(read(lua, addr(a))))?;
-    add(lua, t, &["readbytesigned"], |lua, a: f64| Ok(read(lua, addr(a)) as i8))?;
-    add(lua, t, &["readword", "readwordunsigned"], |lua, a: (f64, Option<f64>)| Ok(word(lua, a)))?;
-    add(lua, t, &["readwordsigned"], |lua, a: (f64, Option<f64>)| Ok(word(lua, a) as i16))?;
+    add(lua, t, &["readbyte", "readbyteunsigned"], |lua, a: f64| {
+        Ok(read(lua, addr(a)))
+    })?;
+    add(lua, t, &["readbytesigned"], |lua, a: f64| {
+        Ok(read(lua, addr(a)) as i8)
+    })?;
+    add(
+        lua,
+        t,
+        &["readword", "readwordunsigned"],
+        |lua, a: (f64, Option<f64>)| Ok(word(lua, a)),
+    )?;
+    add(lua, t, &["readwordsigned"], |lua, a: (f64, Option<f64>)| {
+        Ok(word(lua, a) as i16)
+    })?;
     add(lua, t, &["readbyterange"], |lua, (a, len): (f64, f64)| {
         if int(len) < 0 {
             return Ok(None);
         }
         let start = int(a);
-        let bytes: Vec<u8> = (0..int(len)).map(|i| read(lua, (start + i) as u16)).collect();
+        let bytes: Vec<u8> = (0..int(len))
+            .map(|i| read(lua, (start + i) as u16))
+            .collect();
         Ok(Some(lua.create_string(&bytes)?))
     })?;
     add(lua, t, &["writebyte"], |lua, (a, v): (f64, f64)| {
@@ -110,12 +128,20 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
         machine(lua, |c| set_register(c, &name, int(v)));
         Ok(())
     })?;
-    add(lua, t, &["registerwrite", "register"], |lua, args: MultiValue| {
-        register_hook(lua, Kind::Write, args)
+    add(
+        lua,
+        t,
+        &["registerwrite", "register"],
+        |lua, args: MultiValue| register_hook(lua, Kind::Write, args),
+    )?;
+    add(lua, t, &["registerread"], |lua, args: MultiValue| {
+        register_hook(lua, Kind::Read, args)
     })?;
-    add(lua, t, &["registerread"], |lua, args: MultiValue| register_hook(lua, Kind::Read, args))?;
-    add(lua, t, &["registerexec", "registerrun", "registerexecute"], |lua, args: MultiValue| {
-        register_hook(lua, Kind::Exec, args)
-    })?;
+    add(
+        lua,
+        t,
+        &["registerexec", "registerrun", "registerexecute"],
+        |lua, args: MultiValue| register_hook(lua, Kind::Exec, args),
+    )?;
     Ok(())
 }

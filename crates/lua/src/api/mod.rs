@@ -33,7 +33,12 @@ pub fn addr(x: f64) -> u16 {
 }
 
 /// Adds a function to `table` under each of `names`.
-pub fn add<A, R>(lua: &Lua, table: &Table, names: &[&str], f: impl Fn(&Lua, A) -> Result<R> + 'static) -> Result<()>
+pub fn add<A, R>(
+    lua: &Lua,
+    table: &Table,
+    names: &[&str],
+    f: impl Fn(&Lua, A) -> Result<R> + 'static,
+) -> Result<()>
 where
     A: FromLuaMulti,
     R: IntoLuaMulti,
@@ -73,7 +78,12 @@ pub fn install(lua: &Lua, dir: &Path) -> Result<()> {
     emu::install(lua, &emu_table)?;
     emu::install(lua, &fceu)?;
     memory::install(lua, &library("memory")?)?;
-    joypad::install(lua, &library("joypad")?, &library("input")?, &library("zapper")?)?;
+    joypad::install(
+        lua,
+        &library("joypad")?,
+        &library("input")?,
+        &library("zapper")?,
+    )?;
     savestate::install(lua, &library("savestate")?)?;
     gui::install(lua, &library("gui")?)?;
     misc::install(lua, &globals, &mut library)?;
@@ -91,7 +101,12 @@ pub fn install(lua: &Lua, dir: &Path) -> Result<()> {
             // The script replaced tostring: FCEUX's print then calls it.
             let tostring = match tostring {
                 Value::Function(f) => f,
-                other => return Err(mlua::Error::runtime(format!("'tostring' is a {}", other.type_name()))),
+                other => {
+                    return Err(mlua::Error::runtime(format!(
+                        "'tostring' is a {}",
+                        other.type_name()
+                    )))
+                }
             };
             let parts: Vec<String> = values
                 .into_iter()

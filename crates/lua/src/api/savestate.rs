@@ -19,7 +19,9 @@ fn slot_key(slot: i64) -> String {
 }
 
 fn object(lua: &Lua, key: Option<String>) -> Result<AnyUserData> {
-    let snap = key.as_ref().and_then(|k| shared(lua, |s| s.persisted.get(k).cloned()));
+    let snap = key
+        .as_ref()
+        .and_then(|k| shared(lua, |s| s.persisted.get(k).cloned()));
     lua.create_userdata(Savestate { key, snap })
 }
 
@@ -31,7 +33,9 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
             Value::Integer(_) | Value::Number(_) => {
                 let n = number(&which).map_or(0, int);
                 if !(1..=10).contains(&n) {
-                    return Err(mlua::Error::runtime("attempted to create savestate object with invalid slot"));
+                    return Err(mlua::Error::runtime(
+                        "attempted to create savestate object with invalid slot",
+                    ));
                 }
                 Some(slot_key(n - 1))
             }
@@ -50,7 +54,11 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
             None => None,
             // object(n) uses slot n % 10.
             Some(n @ 1..=10) => Some(slot_key(n % 10)),
-            Some(_) => return Err(mlua::Error::runtime("attempted to create savestate object with invalid slot")),
+            Some(_) => {
+                return Err(mlua::Error::runtime(
+                    "attempted to create savestate object with invalid slot",
+                ))
+            }
         };
         object(lua, key)
     })?;
@@ -75,8 +83,12 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
         Ok(())
     })?;
     // Called only when the user saves or loads a slot from the front end, which has no slots.
-    add(lua, t, &["registersave"], |lua, f: Value| register_slot(lua, "nestor.registersave", f))?;
-    add(lua, t, &["registerload"], |lua, f: Value| register_slot(lua, "nestor.registerload", f))?;
+    add(lua, t, &["registersave"], |lua, f: Value| {
+        register_slot(lua, "nestor.registersave", f)
+    })?;
+    add(lua, t, &["registerload"], |lua, f: Value| {
+        register_slot(lua, "nestor.registerload", f)
+    })?;
     add(lua, t, &["loadscriptdata"], |_, _: Value| Ok(()))?;
     Ok(())
 }

@@ -4,6 +4,7 @@
 
 pub mod bench;
 pub mod controller;
+pub mod driver;
 pub mod eval;
 pub mod placement;
 pub mod planner;

@@ -153,7 +153,7 @@ impl Driver {
     }
 
     fn tap(&self, button: u8) -> u8 {
-        if self.frame % 4 == 0 {
+        if self.frame.is_multiple_of(4) {
             button
         } else {
             0

@@ -10,3 +10,4 @@ pub mod placement;
 pub mod planner;
 pub mod rules;
 pub mod sim;
+pub mod train;

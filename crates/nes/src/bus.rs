@@ -3,15 +3,12 @@
 //! $0000-$1FFF 2 KiB RAM (mirrored), $2000-$3FFF PPU registers (mirrored every 8),
 //! $4000-$4017 APU and I/O, $4018-$401F test mode (open bus), $4020-$FFFF cartridge.
 //!
-//! Timing: every CPU cycle goes through [`Bus::tick`]. Within a cycle the order is
-//! 1. the cartridge's M2 clock, one PPU dot and the APU's cycle,
-//! 2. the CPU's memory access (or the DMA unit's),
-//! 3. two more PPU dots,
-//!
-//! and the CPU samples the NMI and IRQ lines after that, at the end of the cycle. This matches
-//! the NTSC master clock (12 ticks per CPU cycle, a PPU dot every 4) with the CPU's access
-//! landing between the first and the second dot of its cycle, as in the usual CPU/PPU
-//! power-on alignment.
+//! Timing: every CPU cycle goes through [`Bus::tick`]: the cartridge's M2 clock, three PPU
+//! dots and the APU's cycle run first, then the CPU's (or the DMA unit's) memory access; the CPU
+//! samples the NMI and IRQ lines right after the access, at the end of the cycle. On the NTSC
+//! master clock (12 ticks per CPU cycle, a PPU dot every 4) this puts the access after the last
+//! dot of its cycle; the PPU's $2002/VBlank race handling is written for this order
+//! (see `Ppu::status`).
 
 use crate::apu::Apu;
 use crate::cartridge::Cartridge;
@@ -48,16 +45,15 @@ impl Bus {
         }
     }
 
-    /// One CPU cycle of the whole machine around one memory access (see the module notes).
+    /// One CPU cycle of the whole machine ending in one memory access (see the module notes).
     fn tick<R>(&mut self, access: impl FnOnce(&mut Bus) -> R) -> R {
         self.cycles += 1;
         self.cart.cpu_clock();
-        self.ppu.step(&mut self.cart);
+        for _ in 0..3 {
+            self.ppu.step(&mut self.cart);
+        }
         self.apu.step();
-        let result = access(self);
-        self.ppu.step(&mut self.cart);
-        self.ppu.step(&mut self.cart);
-        result
+        access(self)
     }
 
     /// DMA reads and writes on alternating "get" and "put" cycles (the two halves of an APU

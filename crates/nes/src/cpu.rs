@@ -113,14 +113,13 @@ impl Cpu {
             return;
         }
         if self.interrupt_due {
-            // The fetched opcode is discarded; the handler's first instruction always runs.
+            // The fetched opcode is discarded.
             self.read(bus, self.pc);
             self.interrupt(bus, Sequence::Hardware);
-            self.interrupt_due = false;
-            return;
+        } else {
+            let opcode = self.fetch(bus);
+            self.execute(bus, opcode);
         }
-        let opcode = self.fetch(bus);
-        self.execute(bus, opcode);
         self.interrupt_due = self.prev_poll;
     }
 
@@ -360,6 +359,8 @@ impl Cpu {
         }
         let lo = self.read(bus, vector);
         self.pc = u16::from_le_bytes([lo, self.read(bus, vector + 1)]);
+        // The sequence does not poll at its end: the handler's first instruction always runs.
+        self.prev_poll = false;
     }
 
     fn branch_condition(&self, op: Op) -> bool {

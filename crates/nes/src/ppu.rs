@@ -63,8 +63,6 @@ pub struct Ppu {
     sprite_overflow: bool,
     /// Set by a $2002 read on the dot before VBlank begins: the flag stays clear this frame.
     suppress_vblank: bool,
-    /// The /NMI output, which follows "VBlank and NMI enabled" one dot late.
-    nmi_output: bool,
     odd_frame: bool,
     skip_last_dot: bool,
 
@@ -100,7 +98,6 @@ impl Default for Ppu {
             sprite0_hit: false,
             sprite_overflow: false,
             suppress_vblank: false,
-            nmi_output: false,
             odd_frame: false,
             skip_last_dot: false,
             v: 0,
@@ -139,7 +136,6 @@ impl Ppu {
 
     /// Runs one dot.
     pub fn step(&mut self, cart: &mut Cartridge) {
-        self.nmi_output = self.vblank && self.ppu_ctrl & ctrl::NMI != 0;
         let (line, dot) = (self.scanline, self.dot);
         if line < 240 || line == PRE_RENDER_LINE {
             if self.rendering_enabled() {
@@ -253,11 +249,9 @@ impl Ppu {
         self.put_pixel(addr);
     }
 
-    /// The /NMI output (true = asserted): VBlank flag and NMI enable both set, as of the
-    /// previous dot. The one-dot lag is what lets a $2002 read or a $2000 write in the CPU
-    /// cycle after the flag was set still cancel the NMI (notes/ppu-timing.md).
+    /// The /NMI output (true = asserted): VBlank flag and NMI enable both set.
     pub fn nmi_line(&self) -> bool {
-        self.nmi_output
+        self.vblank && self.ppu_ctrl & ctrl::NMI != 0
     }
 
     /// The I/O latch with bits that have not been driven high recently faded to 0.
@@ -302,7 +296,9 @@ impl Ppu {
                 self.vblank = false;
                 self.w = false;
                 // A read on the dot before VBlank would be set sees it clear and keeps it from
-                // being set this frame, so no NMI either.
+                // being set this frame, so there is no NMI either. (A read on the dot of the
+                // set or one later sees it and, clearing it before the CPU samples /NMI at the
+                // end of its cycle, cancels the NMI by itself.)
                 if (self.scanline, self.dot) == (VBLANK_LINE, 1) {
                     self.suppress_vblank = true;
                 }

@@ -104,7 +104,12 @@ impl Driver {
 
     /// The driver for `nestor run --ai PROFILE --ai-mode MODE --level L --tap-hz H`, with a
     /// one-line error for bad names.
-    pub fn from_options(profile: &str, mode: &str, level: u8, tap_hz: u32) -> Result<Driver, String> {
+    pub fn from_options(
+        profile: &str,
+        mode: &str,
+        level: u8,
+        tap_hz: u32,
+    ) -> Result<Driver, String> {
         let profile = Profile::by_name(profile)
             .ok_or_else(|| format!("unknown AI profile '{profile}' (classic or strong)"))?;
         let mode = match mode {

@@ -269,8 +269,8 @@ fn shipped_lua_ai_plays_quadfall_for_50_lines() {
     let last = s
         .output()
         .lines()
-        .filter_map(|l| l.strip_prefix("lines "))
-        .last()
+        .rev()
+        .find_map(|l| l.strip_prefix("lines "))
         .map(str::to_string);
     assert_eq!(
         last,

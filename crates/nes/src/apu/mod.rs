@@ -95,7 +95,7 @@ impl Apu {
     /// Advances one CPU cycle.
     pub fn step(&mut self) {
         self.cycle += 1;
-        let clocks = self.frame_counter.step();
+        let clocks = self.frame_counter.step(is_get_cycle(self.cycle));
         if clocks.quarter || self.length_writes {
             self.frame_clocks(clocks);
         }
@@ -157,10 +157,10 @@ impl Apu {
         self.resampler.set_level(level);
     }
 
-    /// $4015 read: clears the frame interrupt flag.
+    /// $4015 read: clears the frame interrupt flag (on the next get cycle).
     pub fn read_status(&mut self) -> u8 {
         let status = self.peek_status();
-        self.frame_counter.irq_flag = false;
+        self.frame_counter.acknowledge_irq();
         status
     }
 
@@ -222,7 +222,7 @@ impl Apu {
 
     /// Frame-counter and DMC interrupt output (true = asserted).
     pub fn irq_line(&self) -> bool {
-        self.frame_counter.irq_flag || self.dmc.irq_flag
+        self.frame_counter.irq() || self.dmc.irq_flag
     }
 
     /// Some(sample address) while the DMC wants a byte and may halt the CPU on the coming

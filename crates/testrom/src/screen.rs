@@ -79,16 +79,14 @@ pub fn run<M: Machine>(machine: &mut M, hold: u8, max_frames: u64) -> Report {
     let mut text = String::new();
     let mut text_since = 0;
     let mut frames = 0;
+    let mut loop_at = None;
     while frames < max_frames {
         frames += 1;
         if frames == HOLD_FRAMES {
             machine.set_pad1(0);
         }
-        looping = if machine.run_frame().is_tight_loop() {
-            looping + 1
-        } else {
-            0
-        };
+        let span = machine.run_frame();
+        looping = if span.is_tight_loop() { looping + 1 } else { 0 };
         let stopped = looping == STOPPED_FRAMES;
         if stopped || frames % READ_EVERY == 0 {
             let now = screen_text(machine);
@@ -105,13 +103,19 @@ pub fn run<M: Machine>(machine: &mut M, hold: u8, max_frames: u64) -> Report {
                 };
             }
             if stopped {
+                loop_at = Some(span.lo);
                 break;
             }
         }
     }
+    let mut message = screen_text(machine);
+    if let Some(pc) = loop_at {
+        let newline = if message.is_empty() { "" } else { "\n" };
+        message += &format!("{newline}(stopped in a loop at ${pc:04X} without a verdict)");
+    }
     Report {
         verdict: Verdict::TimedOut,
-        message: screen_text(machine),
+        message,
         frames,
     }
 }
@@ -183,6 +187,9 @@ mod tests {
         });
         let r = run(&mut m, 0, 1000);
         assert_eq!(r.verdict, Verdict::TimedOut);
-        assert_eq!(r.message, "CRC 159A7A8F");
+        assert_eq!(
+            r.message,
+            "CRC 159A7A8F\n(stopped in a loop at $C123 without a verdict)"
+        );
     }
 }

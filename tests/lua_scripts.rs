@@ -343,7 +343,7 @@ fn shipped_demo_recorder_records_a_demo_the_game_replays() {
         })
         .collect();
     assert!(
-        bytes.len() >= 20 && bytes.len() % 2 == 0,
+        bytes.len() >= 20 && bytes.len().is_multiple_of(2),
         "recorded {} bytes:\n{output}",
         bytes.len()
     );

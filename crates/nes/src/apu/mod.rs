@@ -247,8 +247,13 @@ impl Apu {
     }
 
     /// The host's output rate in Hz; front ends may nudge it each frame to keep their audio
-    /// queue level (dynamic rate control).
+    /// queue level (dynamic rate control). Rates outside 8-384 kHz are clamped into it.
     pub fn set_sample_rate(&mut self, sample_rate: f64) {
+        let sample_rate = if sample_rate.is_nan() {
+            DEFAULT_SAMPLE_RATE
+        } else {
+            sample_rate.clamp(8_000.0, 384_000.0)
+        };
         self.resampler.set_sample_rate(sample_rate);
         self.filters.set_sample_rate(sample_rate as f32);
     }

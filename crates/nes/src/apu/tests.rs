@@ -504,6 +504,20 @@ fn dmc_disable_stops_fetching() {
 // ---- Audio output ----
 
 #[test]
+fn output_rate_is_kept_in_a_sane_range() {
+    let mut apu = Apu::default();
+    for (asked, got) in [
+        (0.0, 8_000.0),
+        (-5.0, 8_000.0),
+        (1e12, 384_000.0),
+        (f64::NAN, 48_000.0),
+    ] {
+        apu.set_sample_rate(asked);
+        assert_eq!(apu.sample_rate(), got);
+    }
+}
+
+#[test]
 fn output_rate_follows_the_setting() {
     let mut apu = Apu::default();
     apu.set_sample_rate(44_100.0);

@@ -32,12 +32,13 @@ fn main() {
     // `cargo test` passes filters and flags meant for libtest; this harness has one test.
     if std::env::var_os("NESTOR_SKIP_GUI").is_some() {
         println!("gui: skipped because NESTOR_SKIP_GUI is set");
-        println!("0 passed, 0 failed, 3 skipped");
+        println!("0 passed, 0 failed, 4 skipped");
         return;
     }
-    let tests: [(&str, fn()); 3] = [
+    let tests: [(&str, fn()); 4] = [
         ("no_display_scenario", no_display_scenario),
         ("gui_scenario", gui_scenario),
+        ("game_scenario", game_scenario),
         ("audio_scenario", audio_scenario),
     ];
     let mut failed = 0;
@@ -264,10 +265,14 @@ impl Session {
     }
 
     fn launch(&mut self) {
+        self.launch_rom(&self.dir.join("buttons.nes"));
+    }
+
+    fn launch_rom(&mut self, rom: &Path) {
         let app = self
             .command(std::env::current_exe().unwrap().to_str().unwrap())
             .arg("--child")
-            .arg(self.dir.join("buttons.nes"))
+            .arg(rom)
             .stdout(Stdio::null())
             .stderr(std::fs::File::create(self.dir.join("stderr.txt")).unwrap())
             .spawn()
@@ -362,6 +367,19 @@ impl Session {
         self.xdotool(&["keyup", key]);
     }
 
+    /// Waits for a picture that `accept`s and that stays the same for half a second (a screen
+    /// being drawn, or a cursor sliding, is not there yet).
+    fn wait_settled(&mut self, window: &str, what: &str, accept: impl Fn(&Image) -> bool) -> Image {
+        let mut last = self.wait_picture(window, what, &accept);
+        self.wait_for(what, STEP_TIMEOUT, |s| {
+            std::thread::sleep(Duration::from_millis(500));
+            let again = s.screenshot(window);
+            let settled = accept(&again) && again == last;
+            last = again.clone();
+            settled.then_some(again)
+        })
+    }
+
     /// Waits for a picture that `accept`s, returning it.
     fn wait_picture(&mut self, window: &str, what: &str, accept: impl Fn(&Image) -> bool) -> Image {
         self.wait_for(what, STEP_TIMEOUT, |s| {
@@ -423,6 +441,12 @@ impl Image {
             .chunks_exact(3)
             .all(|p| p == first)
             .then_some(first)
+    }
+
+    fn is_scaled_from(&self, native: &Image) -> bool {
+        (self.width, self.height) == (WIDTH, HEIGHT)
+            && (0..HEIGHT)
+                .all(|y| (0..WIDTH).all(|x| self.pixel(x, y) == native.pixel(x / SCALE, y / SCALE)))
     }
 
     /// Asserts that this window picture is `native` (256x240) with each pixel `SCALE` x `SCALE`.
@@ -514,26 +538,139 @@ fn gui_scenario() {
     // Esc quits with exit code 0.
     s.key(&window, "Escape");
     let mut app = s.app.take().unwrap();
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = app.try_wait().unwrap() {
-            break status;
-        }
-        if start.elapsed() > STEP_TIMEOUT {
-            let _ = app.kill();
-            panic!(
-                "Esc did not quit within {STEP_TIMEOUT:?}; stderr:\n{}",
-                s.stderr()
-            );
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    let status = wait_exit(&mut app);
     assert!(
         status.success(),
         "Esc must exit with 0, got {status}; stderr:\n{}",
         s.stderr()
     );
     assert!(!s.stderr().contains("panicked"), "stderr:\n{}", s.stderr());
+}
+
+/// The project's own game, as `nestor` embeds it.
+const QUADFALL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../roms/quadfall.nes");
+
+/// Quadfall's title screen as the machine draws it headless: power on, Start once the legal
+/// screen accepts it, then a few frames for the title to be drawn.
+fn quadfall_title() -> Image {
+    let mut console = nes::Console::from_ines(&std::fs::read(QUADFALL).unwrap()).unwrap();
+    for frame in 0..160 {
+        let start = (130..135).contains(&frame);
+        let buttons = if start { nes::Buttons::START } else { 0 };
+        console.set_buttons(0, nes::Buttons(buttons));
+        console.run_frame();
+    }
+    assert_eq!(
+        console.peek(0xC0),
+        1,
+        "headless Quadfall is on its title screen (game mode 1)"
+    );
+    let mut rgb = Vec::new();
+    nes::ppu::palette::Palette::default().to_rgb(&console.bus.ppu.frame_buffer, &mut rgb);
+    Image {
+        width: 256,
+        height: 240,
+        rgb,
+    }
+}
+
+/// The embedded game in the window: its title screen pixel-exact at 3x, the menus follow the
+/// keyboard, a piece moves, and a saved state comes back exactly.
+fn game_scenario() {
+    let title = quadfall_title();
+    let mut s = Session::start(&button_colour_rom());
+    s.launch_rom(Path::new(QUADFALL));
+    let window = s.window();
+    s.wait_title(&window, "quadfall.nes - 100%");
+
+    // The legal screen takes Start only after two seconds: press until the title shows.
+    let start = Instant::now();
+    let on_title = loop {
+        s.hold(&window, "Return");
+        let deadline = Instant::now() + Duration::from_millis(1500);
+        let shot = loop {
+            let shot = s.screenshot(&window);
+            if shot.is_scaled_from(&title) || Instant::now() > deadline {
+                break shot;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        };
+        if shot.is_scaled_from(&title) {
+            break shot;
+        }
+        assert!(
+            start.elapsed() < START_TIMEOUT,
+            "the title screen never matched the headless one at 3x; last picture {shot:?}"
+        );
+    };
+    on_title.assert_scaled_from(&title);
+
+    // Start: the game-type menu; Start again: the level menu; Right moves the level cursor.
+    s.hold(&window, "Return");
+    let type_menu = s.wait_settled(&window, "the game-type menu", |p| *p != on_title);
+    s.hold(&window, "Return");
+    let level_menu = s.wait_settled(&window, "the level menu", |p| *p != type_menu);
+    s.hold(&window, "Right");
+    s.wait_settled(&window, "the level cursor to move", |p| *p != level_menu);
+
+    // Start the game, then work frame by frame from a saved state: the same frames with Left
+    // held and without differ (the piece moved), and loading gives back the saved picture.
+    s.hold(&window, "Return");
+    s.wait_settled(&window, "the game to start", |p| *p != level_menu);
+    std::thread::sleep(Duration::from_millis(1500)); // the first piece enters
+    s.key(&window, "p");
+    s.wait_title(&window, "paused");
+    let saved = s.screenshot(&window);
+    s.key(&window, "shift+F1");
+    s.wait_title(&window, "saved state 1");
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(s.screenshot(&window), saved, "a paused game must not move");
+
+    let advance = |s: &Session| {
+        s.xdotool(&["windowfocus", "--sync", &window]);
+        s.xdotool(&[
+            "key", "--delay", "60", "n", "n", "n", "n", "n", "n", "n", "n",
+        ]);
+        std::thread::sleep(Duration::from_millis(500));
+        s.screenshot(&window)
+    };
+    s.xdotool(&["windowfocus", "--sync", &window]);
+    s.xdotool(&["keydown", "Left"]);
+    let with_left = advance(&s);
+    s.xdotool(&["keyup", "Left"]);
+    assert_ne!(with_left, saved, "frame advance changed nothing");
+
+    s.key(&window, "F1");
+    s.wait_title(&window, "loaded state 1");
+    s.wait_picture(&window, "the saved picture after loading", |p| *p == saved);
+    let without_left = advance(&s);
+    assert_ne!(
+        with_left, without_left,
+        "holding Left did not move the piece"
+    );
+
+    s.key(&window, "Escape");
+    let mut app = s.app.take().unwrap();
+    let status = wait_exit(&mut app);
+    assert!(
+        status.success(),
+        "Esc must exit with 0, got {status}; stderr:\n{}",
+        s.stderr()
+    );
+}
+
+fn wait_exit(app: &mut Child) -> std::process::ExitStatus {
+    let start = Instant::now();
+    loop {
+        if let Some(status) = app.try_wait().unwrap() {
+            return status;
+        }
+        if start.elapsed() > STEP_TIMEOUT {
+            let _ = app.kill();
+            panic!("the program did not exit within {STEP_TIMEOUT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
 
 /// A PulseAudio server with only a null sink: a sound device that plays in real time to nowhere.

@@ -2228,7 +2228,9 @@ play_note:
 
 ; ---------------------------------------------------------------------------------------------
 .segment "DEMO"
-.include "demo.s"
+.include "demo_buttons.s"   ; $DD00: (buttons, frames) pairs
+.segment "DEMOPIECES"
+.include "demo_pieces.s"    ; $DF00: piece types
 
 ; ---------------------------------------------------------------------------------------------
 .segment "RODATA"

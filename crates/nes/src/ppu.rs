@@ -325,7 +325,7 @@ impl Ppu {
                     self.drive_latch(val, 0xFF);
                     val
                 };
-                self.increment_v();
+                self.increment_v(cart);
                 val
             }
             _ => self.decayed_latch(),
@@ -393,6 +393,8 @@ impl Ppu {
                 if self.w {
                     self.t = (self.t & 0x7F00) | u16::from(val);
                     self.v = self.t;
+                    // The new address appears on the PPU bus, where mappers watching A12 see it.
+                    cart.ppu_address(self.v);
                 } else {
                     self.t = (self.t & 0x00FF) | (u16::from(val & 0x3F) << 8);
                 }
@@ -405,7 +407,7 @@ impl Ppu {
                 } else {
                     cart.ppu_write(addr, val);
                 }
-                self.increment_v();
+                self.increment_v(cart);
             }
             _ => {}
         }
@@ -413,7 +415,7 @@ impl Ppu {
 
     /// After a $2007 access: +1 or +32, except during rendering, where the access collides
     /// with the fetch logic and bumps coarse X and Y at once.
-    fn increment_v(&mut self) {
+    fn increment_v(&mut self, cart: &mut Cartridge) {
         if self.rendering_now() {
             self.increment_coarse_x();
             self.increment_y();
@@ -424,6 +426,8 @@ impl Ppu {
                 1
             };
             self.v = self.v.wrapping_add(step) & 0x7FFF;
+            // Outside rendering the PPU bus rests on v, so mappers see the new address.
+            cart.ppu_address(self.v);
         }
     }
 }

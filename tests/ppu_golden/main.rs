@@ -50,6 +50,8 @@ const SPRITES: [[u8; 4]; 10] = [
     [236, 0x21, 0x00, 248],
 ];
 
+const SCROLL_X_TOP: usize = 13;
+const SCROLL_X_BOTTOM: usize = 200;
 const SCROLL_Y: usize = 21;
 /// First line drawn with blue emphasis and the new fine X; the next one has the whole new scroll.
 const EMPHASIS_FROM: usize = 101;
@@ -101,10 +103,10 @@ fn sprite(x: usize, y: usize) -> Option<(u8, usize, bool)> {
 
 fn expected_pixel(x: usize, y: usize) -> u16 {
     let (nametable, scroll_x) = match y {
-        0..EMPHASIS_FROM => (0, 13),
+        0..EMPHASIS_FROM => (0, SCROLL_X_TOP),
         // Coarse X of the top scroll, fine X of the bottom one.
-        EMPHASIS_FROM => (0, (13 & !7) | (200 & 7)),
-        _ => (1, 200),
+        EMPHASIS_FROM => (0, (SCROLL_X_TOP & !7) | (SCROLL_X_BOTTOM & 7)),
+        _ => (1, SCROLL_X_BOTTOM),
     };
     let wx = (nametable * 256 + scroll_x + x) % 512;
     let wy = (SCROLL_Y + y) % 240;
@@ -157,5 +159,5 @@ fn golden_scene_is_not_trivial() {
         distinct.len()
     );
     assert!(pixels.iter().any(|&p| p & BLUE_EMPHASIS != 0));
-    assert!(sprite(40, 100).is_some() && background(40 + 13, 100 + SCROLL_Y).0 != 0);
+    assert!(sprite(40, 100).is_some() && background(40 + SCROLL_X_TOP, 100 + SCROLL_Y).0 != 0);
 }

@@ -1,7 +1,8 @@
 //! Golden-image test of the PPU: the project's ROM `roms/ppu_golden/golden.nes` (ca65 source
 //! beside it) draws a fixed picture; this test computes that picture independently from the
 //! scene the ROM sets up and compares the emulator's frame with it, pixel for pixel (9-bit
-//! values: palette index and emphasis, so colours are compared exactly).
+//! values: palette index and emphasis, so colours are compared exactly). A second test reads
+//! nestest.nes's first menu back from the pixels of its frame.
 //!
 //! What each region checks:
 //! - lines 0-101, background: scroll X 13 / Y 21 from nametable 0, so the left 243 columns show
@@ -160,4 +161,71 @@ fn golden_scene_is_not_trivial() {
     );
     assert!(pixels.iter().any(|&p| p & BLUE_EMPHASIS != 0));
     assert!(sprite(40, 100).is_some() && background(40 + SCROLL_X_TOP, 100 + SCROLL_Y).0 != 0);
+}
+
+/// Reads the text of a frame back from its pixels: each 8x8 cell is matched against the
+/// background pattern table's glyphs (pixels that differ from the backdrop against a tile's
+/// non-zero pixels); nestest's font puts each character at its ASCII code.
+fn screen_text(console: &Console) -> Vec<String> {
+    let ppu = &console.bus.ppu;
+    let table = u16::from(ppu.ppu_ctrl & nes::ppu::ctrl::BG_TABLE) << 8;
+    let glyph_mask = |tile: u16| -> u64 {
+        (0..64).fold(0, |mask, i| {
+            let addr = table | tile << 4 | (i / 8);
+            let bit = 7 - (i % 8);
+            let lit =
+                (console.bus.cart.ppu_peek(addr) | console.bus.cart.ppu_peek(addr | 8)) >> bit & 1;
+            mask | u64::from(lit) << i
+        })
+    };
+    let glyphs: Vec<(u64, char)> = (0x21..0x7F)
+        .map(|t| (glyph_mask(t), char::from(t as u8)))
+        .collect();
+    let backdrop = ppu.frame_buffer[0];
+    (0..HEIGHT / 8)
+        .map(|row| {
+            let line: String = (0..WIDTH / 8)
+                .map(|col| {
+                    let cell = (0..64).fold(0u64, |mask, i| {
+                        let (x, y) = (col * 8 + i % 8, row * 8 + i / 8);
+                        mask | u64::from(ppu.frame_buffer[y * WIDTH + x] != backdrop) << i
+                    });
+                    glyphs
+                        .iter()
+                        .find(|&&(mask, _)| mask == cell && cell != 0)
+                        .map_or(if cell == 0 { ' ' } else { '?' }, |&(_, c)| c)
+                })
+                .collect();
+            line.trim_end().to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn nestest_first_menu_shows_its_text() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../shared/test-roms/nestest/nestest.nes"
+    );
+    let rom = std::fs::read(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let mut console = Console::from_ines(&rom).expect("nestest.nes loads");
+    for _ in 0..30 {
+        console.run_frame();
+    }
+    let text = screen_text(&console);
+    for expected in [
+        "Run all tests",
+        "Branch tests",
+        "(Indirect,X) tests",
+        "Absolute,X tests",
+        "Up/Down: select test",
+        "Start: run test",
+        "Select: Invalid ops!",
+    ] {
+        assert!(
+            text.iter().any(|line| line.contains(expected)),
+            "{expected:?} not on screen:\n{}",
+            text.join("\n")
+        );
+    }
 }

@@ -26,12 +26,18 @@ const NONE: Clocks = Clocks {
     half: false,
 };
 
+/// The cycles on which each mode does something (see `step`).
+const EVENTS_4_STEP: [u16; 6] = [7457, 14913, 22371, 29828, 29829, 29830];
+const EVENTS_5_STEP: [u16; 5] = [7457, 14913, 22371, 37281, 37282];
+
 #[derive(Clone, Default)]
 pub struct FrameCounter {
     five_step: bool,
     irq_inhibit: bool,
     pub irq_flag: bool,
     cycle: u16,
+    /// The next cycle on which the sequence does something.
+    next_event: u16,
     /// A $4017 value waiting to take effect, and the cycles left until it does.
     pending: Option<(u8, u8)>,
 }
@@ -53,8 +59,7 @@ impl FrameCounter {
         self.irq_flag = false;
         if now {
             self.pending = None;
-            self.five_step = val & 0x80 != 0;
-            self.cycle = 0;
+            self.start(val);
         } else {
             self.pending = Some((val, 1));
         }
@@ -64,14 +69,38 @@ impl FrameCounter {
         if let Some((val, delay)) = self.pending {
             if delay == 1 {
                 self.pending = None;
-                self.five_step = val & 0x80 != 0;
-                self.cycle = 0;
+                self.start(val);
                 // Entering the 5-step mode clocks everything at once.
                 return if self.five_step { BOTH } else { NONE };
             }
             self.pending = Some((val, delay - 1));
         }
         self.cycle += 1;
+        if self.cycle < self.next_event {
+            return NONE;
+        }
+        let clocks = self.event();
+        let events: &[u16] = if self.five_step {
+            &EVENTS_5_STEP
+        } else {
+            &EVENTS_4_STEP
+        };
+        self.next_event = events
+            .iter()
+            .copied()
+            .find(|&e| e > self.cycle)
+            .unwrap_or(events[0]);
+        clocks
+    }
+
+    fn start(&mut self, val: u8) {
+        self.five_step = val & 0x80 != 0;
+        self.cycle = 0;
+        self.next_event = EVENTS_4_STEP[0];
+    }
+
+    /// What the sequence does at `self.cycle`.
+    fn event(&mut self) -> Clocks {
         match (self.five_step, self.cycle) {
             (_, 7457) | (_, 22371) => QUARTER,
             (_, 14913) => BOTH,

@@ -20,7 +20,7 @@ mod triangle;
 
 use dmc::Dmc;
 use filters::OutputFilters;
-use frame_counter::FrameCounter;
+use frame_counter::{Clocks, FrameCounter};
 use noise::Noise;
 use pulse::Pulse;
 use resampler::Resampler;
@@ -46,6 +46,8 @@ pub struct Apu {
     last_4017: u8,
     /// A length counter register was written in the previous cycle.
     length_writes: bool,
+    /// Some channel's output may have changed since the mix was last taken.
+    mix_stale: bool,
     resampler: Resampler,
     filters: OutputFilters,
 }
@@ -62,6 +64,7 @@ impl Default for Apu {
             frame_counter: FrameCounter::default(),
             last_4017: 0,
             length_writes: false,
+            mix_stale: true,
             resampler: Resampler::new(CPU_CLOCK_HZ, DEFAULT_SAMPLE_RATE),
             filters: OutputFilters::new(DEFAULT_SAMPLE_RATE as f32),
         };
@@ -86,13 +89,37 @@ impl Apu {
         self.dmc.reset();
         self.triangle.reset_phase();
         self.restart_frame_counter(self.last_4017 & 0x80);
+        self.mix_stale = true;
     }
 
     /// Advances one CPU cycle.
     pub fn step(&mut self) {
         self.cycle += 1;
         let clocks = self.frame_counter.step();
+        if clocks.quarter || self.length_writes {
+            self.frame_clocks(clocks);
+        }
+        let mut stale = self.mix_stale;
+        stale |= self.triangle.step_timer();
+        if is_get_cycle(self.cycle) {
+            stale |= self.pulse1.step_timer();
+            stale |= self.pulse2.step_timer();
+            stale |= self.noise.step_timer();
+            stale |= self.dmc.step_timer(self.cycle);
+        }
+        // Mixing only when an output may have moved keeps the quiet cycles cheap.
+        if stale {
+            self.mix();
+        }
+        self.resampler.end_cycle();
+    }
+
+    /// The frame counter's clocks (every half-frame clock is also a quarter-frame clock), and
+    /// the length counter writes of the previous cycle, which land after them.
+    #[inline(never)]
+    fn frame_clocks(&mut self, clocks: Clocks) {
         if clocks.quarter {
+            self.mix_stale = true;
             self.pulse1.quarter_frame();
             self.pulse2.quarter_frame();
             self.triangle.quarter_frame();
@@ -115,13 +142,11 @@ impl Apu {
                 length.apply_writes(clocks.half);
             }
         }
-        self.triangle.step_timer();
-        if is_get_cycle(self.cycle) {
-            self.pulse1.step_timer();
-            self.pulse2.step_timer();
-            self.noise.step_timer();
-            self.dmc.step_timer(self.cycle);
-        }
+    }
+
+    #[inline(never)]
+    fn mix(&mut self) {
+        self.mix_stale = false;
         let level = mixer::mix(
             self.pulse1.output(),
             self.pulse2.output(),
@@ -130,7 +155,6 @@ impl Apu {
             self.dmc.output(),
         );
         self.resampler.set_level(level);
-        self.resampler.end_cycle();
     }
 
     /// $4015 read: clears the frame interrupt flag.
@@ -154,6 +178,7 @@ impl Apu {
     /// Write to $4000-$4013, $4015 or $4017 (other addresses are ignored).
     pub fn write_register(&mut self, addr: u16, val: u8) {
         let reg = addr & 3;
+        self.mix_stale = true;
         if addr <= 0x400F {
             self.length_writes = true;
         }

@@ -35,6 +35,9 @@ pub struct FrameCounter {
     five_step: bool,
     irq_inhibit: bool,
     pub irq_flag: bool,
+    /// A $4015 read acknowledged the interrupt; the flag drops on the next get cycle
+    /// (AccuracyCoin's "Frame Counter IRQ" tests 6 and 7).
+    irq_acknowledged: bool,
     cycle: u16,
     /// The next cycle on which the sequence does something.
     next_event: u16,
@@ -65,7 +68,17 @@ impl FrameCounter {
         }
     }
 
-    pub fn step(&mut self) -> Clocks {
+    /// $4015 read.
+    pub fn acknowledge_irq(&mut self) {
+        self.irq_acknowledged = true;
+    }
+
+    /// One CPU cycle; `get_cycle`: the first half of an APU cycle.
+    pub fn step(&mut self, get_cycle: bool) -> Clocks {
+        if get_cycle && self.irq_acknowledged {
+            self.irq_acknowledged = false;
+            self.irq_flag = false;
+        }
         if let Some((val, delay)) = self.pending {
             if delay == 1 {
                 self.pending = None;
@@ -104,16 +117,19 @@ impl FrameCounter {
         match (self.five_step, self.cycle) {
             (_, 7457) | (_, 22371) => QUARTER,
             (_, 14913) => BOTH,
+            // The flag rises for two cycles even with interrupts inhibited (only the IRQ
+            // line stays quiet); the third cycle sets it only if they are not (AccuracyCoin
+            // "Frame Counter IRQ" I-M).
             (false, 29828) => {
-                self.raise_irq();
+                self.irq_flag = true;
                 NONE
             }
             (false, 29829) => {
-                self.raise_irq();
+                self.irq_flag = true;
                 BOTH
             }
             (false, 29830) => {
-                self.raise_irq();
+                self.irq_flag = !self.irq_inhibit;
                 self.cycle = 0;
                 NONE
             }
@@ -126,9 +142,8 @@ impl FrameCounter {
         }
     }
 
-    fn raise_irq(&mut self) {
-        if !self.irq_inhibit {
-            self.irq_flag = true;
-        }
+    /// The interrupt output.
+    pub fn irq(&self) -> bool {
+        self.irq_flag && !self.irq_inhibit
     }
 }

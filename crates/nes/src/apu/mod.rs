@@ -95,7 +95,7 @@ impl Apu {
     /// Advances one CPU cycle.
     pub fn step(&mut self) {
         self.cycle += 1;
-        let clocks = self.frame_counter.step();
+        let clocks = self.frame_counter.step(is_get_cycle(self.cycle));
         if clocks.quarter || self.length_writes {
             self.frame_clocks(clocks);
         }
@@ -157,10 +157,10 @@ impl Apu {
         self.resampler.set_level(level);
     }
 
-    /// $4015 read: clears the frame interrupt flag.
+    /// $4015 read: clears the frame interrupt flag (on the next get cycle).
     pub fn read_status(&mut self) -> u8 {
         let status = self.peek_status();
-        self.frame_counter.irq_flag = false;
+        self.frame_counter.acknowledge_irq();
         status
     }
 
@@ -222,7 +222,7 @@ impl Apu {
 
     /// Frame-counter and DMC interrupt output (true = asserted).
     pub fn irq_line(&self) -> bool {
-        self.frame_counter.irq_flag || self.dmc.irq_flag
+        self.frame_counter.irq() || self.dmc.irq_flag
     }
 
     /// Some(sample address) while the DMC wants a byte and may halt the CPU on the coming
@@ -247,8 +247,13 @@ impl Apu {
     }
 
     /// The host's output rate in Hz; front ends may nudge it each frame to keep their audio
-    /// queue level (dynamic rate control).
+    /// queue level (dynamic rate control). Rates outside 8-384 kHz are clamped into it.
     pub fn set_sample_rate(&mut self, sample_rate: f64) {
+        let sample_rate = if sample_rate.is_nan() {
+            DEFAULT_SAMPLE_RATE
+        } else {
+            sample_rate.clamp(8_000.0, 384_000.0)
+        };
         self.resampler.set_sample_rate(sample_rate);
         self.filters.set_sample_rate(sample_rate as f32);
     }

@@ -325,7 +325,8 @@ impl Ppu {
                     self.drive_latch(val, 0xFF);
                     val
                 };
-                self.increment_v(cart);
+                self.increment_v();
+                self.drive_address_after_access(cart);
                 val
             }
             _ => self.decayed_latch(),
@@ -407,15 +408,23 @@ impl Ppu {
                 } else {
                     cart.ppu_write(addr, val);
                 }
-                self.increment_v(cart);
+                self.increment_v();
+                self.drive_address_after_access(cart);
             }
             _ => {}
         }
     }
 
+    /// Outside rendering the incremented v stays on the PPU address bus after a $2007 access.
+    fn drive_address_after_access(&self, cart: &mut Cartridge) {
+        if !self.rendering_now() {
+            cart.ppu_address(self.v);
+        }
+    }
+
     /// After a $2007 access: +1 or +32, except during rendering, where the access collides
     /// with the fetch logic and bumps coarse X and Y at once.
-    fn increment_v(&mut self, cart: &mut Cartridge) {
+    fn increment_v(&mut self) {
         if self.rendering_now() {
             self.increment_coarse_x();
             self.increment_y();
@@ -426,8 +435,6 @@ impl Ppu {
                 1
             };
             self.v = self.v.wrapping_add(step) & 0x7FFF;
-            // Outside rendering the PPU bus rests on v, so mappers see the new address.
-            cart.ppu_address(self.v);
         }
     }
 }

@@ -72,14 +72,19 @@ struct RomArg {
 
 /// Loads the ROM argument (or the built-in game) and powers on; returns a name for messages.
 fn load_console(arg: &RomArg) -> anyhow::Result<(String, nes::Console)> {
-    let (name, bytes) = match &arg.rom {
-        Some(path) => (path.display().to_string(), read_rom(path)?),
-        None => ("quadfall.nes (built in)".to_string(), GAME_ROM.to_vec()),
-    };
+    let (name, bytes) = rom_bytes(arg)?;
     let console = testrom::contain_panics(|| nes::Console::from_ines(&bytes))
         .map_err(|e| anyhow::anyhow!("{name}: {e}"))?
         .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
     Ok((name, console))
+}
+
+/// The ROM argument's file image (or the built-in game's) and a name for messages.
+fn rom_bytes(arg: &RomArg) -> anyhow::Result<(String, Vec<u8>)> {
+    Ok(match &arg.rom {
+        Some(path) => (path.display().to_string(), read_rom(path)?),
+        None => ("quadfall.nes (built in)".to_string(), GAME_ROM.to_vec()),
+    })
 }
 
 /// Reads a ROM file; the error names the file.

@@ -31,6 +31,9 @@ pub struct Args {
     /// A 64- or 512-colour .pal file instead of the built-in 2C02 palette.
     #[arg(long, value_name = "FILE")]
     palette: Option<PathBuf>,
+    /// FCEUX Lua script to run alongside (repeatable; see scripts/README.md).
+    #[arg(long = "lua", value_name = "SCRIPT")]
+    lua: Vec<PathBuf>,
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
@@ -54,23 +57,56 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         None => Palette::default(),
     };
     let (name, mut console) = load_console(&args.rom)?;
-    testrom::contain_panics(|| {
+    let mut scripts = if args.lua.is_empty() {
+        None
+    } else {
+        let mut scripts = lua::Scripts::new(crate::rom_bytes(&args.rom)?.1, &name);
+        for path in &args.lua {
+            scripts
+                .load(&mut console, path)
+                .map_err(anyhow::Error::msg)?;
+        }
+        Some(scripts)
+    };
+    let frames = testrom::contain_panics(|| {
+        let mut pad = nes::Buttons::default();
         for frame in 0..args.frames {
             if let Some(buttons) = script.change_at(frame) {
+                pad = buttons;
                 console.set_buttons(0, buttons);
             }
-            console.run_frame();
+            match &mut scripts {
+                // Scripts run the frame in FCEUX's order, the pad going through joypad.set.
+                Some(scripts) => {
+                    scripts.set_pads([pad.0, 0]);
+                    scripts.run_frame(&mut console);
+                    if scripts.exit_code().is_some() {
+                        return frame + 1;
+                    }
+                }
+                None => console.run_frame(),
+            }
         }
+        args.frames
     })
     .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
-    println!("{name}: ran {} frames", args.frames);
+    println!("{name}: ran {frames} frames");
     if let Some(path) = &args.screenshot {
         let mut rgb = Vec::new();
         palette.to_rgb(&console.bus.ppu.frame_buffer, &mut rgb);
+        if let Some(scripts) = &scripts {
+            scripts.composite(&mut rgb, 3);
+        }
         write_png(path, &rgb, args.scale)?;
         println!("screenshot: {}", path.display());
     }
-    Ok(ExitCode::SUCCESS)
+    let Some(mut scripts) = scripts else {
+        return Ok(ExitCode::SUCCESS);
+    };
+    let exit = scripts.exit_code();
+    scripts.stop_all(&mut console);
+    // os.exit(n) ends nestor with n, as it ends FCEUX.
+    Ok(ExitCode::from(exit.unwrap_or(0) as u8))
 }
 
 /// Writes a 256x240 RGB picture, each pixel repeated `scale` times in both directions.

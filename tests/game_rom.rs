@@ -136,6 +136,34 @@ fn menus_lead_to_a_falling_piece() {
 }
 
 #[test]
+fn render_mode_follows_the_screens() {
+    let mut game = Game::power_on();
+    game.frames_with(5, 0);
+    assert_eq!(
+        (game.peek(GAME_MODE), game.peek(0xBD)),
+        (0, 0),
+        "legal screen"
+    );
+    let game = Game::at_level_menu();
+    assert_eq!(
+        (game.peek(GAME_MODE), game.peek(0xBD)),
+        (MODE_LEVEL_MENU, 1),
+        "menus"
+    );
+    let game = Game::start(0);
+    assert_eq!(
+        (game.peek(GAME_MODE), game.peek(0xBD)),
+        (MODE_PLAY, 3),
+        "play"
+    );
+    assert_eq!(
+        (game.peek(0xBE), game.peek(0xC1)),
+        (1, 0),
+        "one player, A-type"
+    );
+}
+
+#[test]
 fn level_menu_adds_ten_with_a_held() {
     assert_eq!(Game::start(7).peek(LEVEL), 7);
     assert_eq!(Game::start(17).peek(LEVEL), 17);

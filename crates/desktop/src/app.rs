@@ -468,12 +468,7 @@ impl App {
 
     /// Loads a dropped ROM file; a bad one leaves the current game running.
     fn load_rom(&mut self, path: &Path) {
-        let loaded = Rom::from_file(path).and_then(|rom| {
-            Console::from_ines(&rom.bytes)
-                .map(|console| (rom, console))
-                .map_err(|e| format!("{}: {e}", path.display()))
-        });
-        match loaded {
+        match open_rom(path) {
             Ok((rom, console)) => {
                 self.rom = rom;
                 self.console = console;
@@ -586,6 +581,13 @@ impl ApplicationHandler for App {
     }
 }
 
+/// Reads a ROM file and plugs it into a new console; the error names the file.
+fn open_rom(path: &Path) -> Result<(Rom, Console), String> {
+    let rom = Rom::from_file(path)?;
+    let console = Console::from_ines(&rom.bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok((rom, console))
+}
+
 /// F1-F9 as slot numbers 1-9.
 fn function_key_slot(key: KeyCode) -> Option<usize> {
     use KeyCode::*;
@@ -646,6 +648,31 @@ mod tests {
         assert_eq!(function_key_slot(KeyCode::F1), Some(1));
         assert_eq!(function_key_slot(KeyCode::F9), Some(9));
         assert_eq!(function_key_slot(KeyCode::F10), None);
+    }
+
+    #[test]
+    fn dropped_files_load_or_say_why_not() {
+        let dir = std::env::temp_dir().join(format!("nestor-drop-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let missing = open_rom(&dir.join("missing.nes")).err().unwrap();
+        assert!(missing.starts_with("cannot read"), "{missing}");
+
+        let junk = dir.join("notes.txt");
+        std::fs::write(&junk, b"not a ROM").unwrap();
+        let bad = open_rom(&junk).err().unwrap();
+        assert!(bad.starts_with(&junk.display().to_string()), "{bad}");
+
+        // NROM: 16 KiB of PRG (NOPs, reset vector $8000), 8 KiB of CHR.
+        let mut ines = vec![b'N', b'E', b'S', 0x1A, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+        let mut prg = vec![0xEA; 0x4000];
+        prg[0x3FFC..0x3FFE].copy_from_slice(&[0x00, 0x80]);
+        ines.extend_from_slice(&prg);
+        ines.extend_from_slice(&[0; 0x2000]);
+        let good = dir.join("good.nes");
+        std::fs::write(&good, &ines).unwrap();
+        let (rom, _) = open_rom(&good).unwrap();
+        assert_eq!(rom.name, "good.nes");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

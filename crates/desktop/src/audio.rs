@@ -128,6 +128,11 @@ impl Audio {
         self.ring.lock().unwrap_or_else(|e| e.into_inner()).consumed
     }
 
+    /// How many samples the ring buffer holds at most.
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
     /// Samples waiting in the ring buffer.
     pub fn buffered(&self) -> usize {
         let ring = self.ring.lock().unwrap_or_else(|e| e.into_inner());

@@ -11,6 +11,7 @@ mod api;
 mod bitops;
 mod colour;
 mod format;
+mod md5;
 mod overlay;
 mod script;
 mod state;

@@ -116,3 +116,38 @@ fn bad_input_script_names_the_line() {
         "{stderr}"
     );
 }
+
+const TEST_ROMS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/test-roms");
+
+#[test]
+fn test_rom_verdict_and_json() {
+    let rom = format!("{TEST_ROMS}/instr_test-v5/rom_singles/01-basics.nes");
+    let out = Command::new(env!("CARGO_BIN_EXE_nestor"))
+        .args(["test-rom", &rom, "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let json = String::from_utf8(out.stdout).unwrap();
+    assert!(json.contains("\"passed\":true"), "{json}");
+    assert!(json.contains("\"protocol\":\"blargg-6000\""), "{json}");
+    assert!(json.contains("Passed"), "{json}");
+}
+
+#[test]
+fn screenshot_has_the_scaled_size() {
+    let shot = std::env::temp_dir().join(format!("nestor-cli-shot-{}.png", std::process::id()));
+    let (code, stderr) = run(&[
+        "run",
+        "--headless",
+        "--frames",
+        "30",
+        "--scale",
+        "2",
+        "--screenshot",
+        shot.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let decoder = png::Decoder::new(std::fs::File::open(&shot).unwrap());
+    let info = decoder.read_info().unwrap().info().clone();
+    assert_eq!((info.width, info.height), (512, 480));
+}

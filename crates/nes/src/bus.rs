@@ -146,6 +146,7 @@ impl Bus {
 }
 
 impl CpuBus for Bus {
+    #[inline]
     fn read(&mut self, addr: u16) -> u8 {
         // DMA can only halt the CPU on a read cycle.
         if let Some(page) = self.oam_dma.take() {
@@ -154,6 +155,7 @@ impl CpuBus for Bus {
         self.read_cycle(addr)
     }
 
+    #[inline]
     fn write(&mut self, addr: u16, val: u8) {
         self.write_cycle(addr, val);
     }

@@ -35,13 +35,8 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let Some(command) = cli.command else {
-        // The main job, the AI playing Quadfall in a window, is not wired into this command yet.
-        println!(
-            "nestor: the window with the AI playing Quadfall is not wired in yet.\n\
-             Meanwhile: nestor run --headless --frames 600 --screenshot quadfall.png\n\
-             (nestor --help lists the commands)"
-        );
-        return ExitCode::SUCCESS;
+        // The main job: the AI playing Quadfall in a window.
+        return report(window(&RomArg { rom: None }, true));
     };
     let result = match command {
         Command::TestRom(args) => test_rom::run(&args),
@@ -50,6 +45,10 @@ fn main() -> ExitCode {
         Command::Run(args) => run::run(&args),
         Command::Bench(args) => bench::run(&args),
     };
+    report(result)
+}
+
+fn report(result: anyhow::Result<ExitCode>) -> ExitCode {
     match result {
         Ok(code) => code,
         Err(err) => {
@@ -57,6 +56,30 @@ fn main() -> ExitCode {
             // "Could not run": distinct from a ROM's own failure (1).
             ExitCode::from(2)
         }
+    }
+}
+
+/// Plays in a window (crates/desktop) until the player quits; `ai` puts the Quadfall AI at the
+/// controls (I hands them back).
+fn window(rom: &RomArg, ai: bool) -> anyhow::Result<ExitCode> {
+    let (name, bytes) = rom_bytes(rom)?;
+    let mut options = desktop::Options::new(desktop::Rom { name, bytes });
+    if ai {
+        let driver = ai::driver::Driver::from_options("strong", "controller", 9, 30)
+            .map_err(anyhow::Error::msg)?;
+        options.ai = Some(Box::new(WindowAi(driver)));
+        options.ai_enabled = true;
+    }
+    desktop::run(options)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The AI driver as the window's automatic player.
+struct WindowAi(ai::driver::Driver);
+
+impl desktop::Player for WindowAi {
+    fn step(&mut self, console: &mut nes::Console) {
+        self.0.step(console);
     }
 }
 

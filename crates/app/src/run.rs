@@ -3,7 +3,7 @@
 
 use crate::input_script::InputScript;
 use crate::{load_console, RomArg};
-use anyhow::{bail, Context};
+use anyhow::Context;
 use nes::ppu::palette::Palette;
 use nes::ppu::{HEIGHT, WIDTH};
 use std::path::{Path, PathBuf};
@@ -13,12 +13,12 @@ use std::process::ExitCode;
 pub struct Args {
     #[command(flatten)]
     rom: RomArg,
-    /// Run without a window (the only mode of this command for now).
+    /// Run without a window (otherwise the game opens in a window to play).
     #[arg(long)]
     headless: bool,
-    /// Frames to run.
-    #[arg(long)]
-    frames: u64,
+    /// Frames to run (headless).
+    #[arg(long, required_if_eq("headless", "true"))]
+    frames: Option<u64>,
     /// Save the last frame here as a PNG.
     #[arg(long, value_name = "FILE")]
     screenshot: Option<PathBuf>,
@@ -38,8 +38,9 @@ pub struct Args {
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     if !args.headless {
-        bail!("`nestor run` needs --headless (the window front end is not wired into it yet)");
+        return crate::window(&args.rom, false);
     }
+    let frame_count = args.frames.unwrap_or_default();
     let script = match &args.input {
         Some(path) => {
             let text = std::fs::read_to_string(path)
@@ -70,7 +71,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     };
     let frames = testrom::contain_panics(|| {
         let mut pad = nes::Buttons::default();
-        for frame in 0..args.frames {
+        for frame in 0..frame_count {
             if let Some(buttons) = script.change_at(frame) {
                 pad = buttons;
                 console.set_buttons(0, buttons);
@@ -87,7 +88,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                 None => console.run_frame(),
             }
         }
-        args.frames
+        frame_count
     })
     .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
     println!("{name}: ran {frames} frames");

@@ -570,3 +570,6 @@ impl Cpu {
         self.p = (val & !B) | U;
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -29,6 +29,12 @@ pub struct Bus {
     pub open_bus: u8,
     /// Source page of an OAM DMA requested by a $4014 write and not started yet.
     oam_dma: Option<u8>,
+    /// A DMA ran right before the CPU's last read.
+    dma_halted: bool,
+    /// Bit 0 of the last $4016 write; it reaches the pads' strobe pins only on put cycles.
+    joypad_out: bool,
+    /// The address read on the previous cycle, if that cycle was a read.
+    last_read: Option<u16>,
 }
 
 impl Bus {
@@ -42,11 +48,20 @@ impl Bus {
             cycles: 0,
             open_bus: 0,
             oam_dma: None,
+            dma_halted: false,
+            joypad_out: false,
+            last_read: None,
         }
     }
 
     /// One CPU cycle of the whole machine ending in one memory access (see the module notes).
     fn tick<R>(&mut self, access: impl FnOnce(&mut Bus) -> R) -> R {
+        if !self.next_is_get() {
+            // The 2A03's OUT pins follow the $4016 latch at the get-to-put transition.
+            for pad in &mut self.pads {
+                pad.write_strobe(self.joypad_out);
+            }
+        }
         self.cycles += 1;
         self.cart.cpu_clock();
         for _ in 0..3 {
@@ -70,6 +85,7 @@ impl Bus {
             if addr != 0x4015 {
                 bus.open_bus = val;
             }
+            bus.last_read = Some(addr);
             val
         })
     }
@@ -77,6 +93,7 @@ impl Bus {
     fn write_cycle(&mut self, addr: u16, val: u8) {
         self.tick(|bus| {
             bus.open_bus = val;
+            bus.last_read = None;
             bus.write_mem(addr, val);
         });
     }
@@ -101,9 +118,16 @@ impl Bus {
             0x2000..=0x3FFF => self.ppu.read_register(addr & 7, &mut self.cart),
             0x4015 => self.apu.read_status() | (self.open_bus & 0x20),
             0x4016 | 0x4017 => {
-                let port = usize::from(addr & 1);
+                let pad = &mut self.pads[usize::from(addr & 1)];
+                // The pad's output enable stays asserted over back-to-back reads of its port,
+                // so such a run clocks the shift register once.
+                let bit = if self.last_read == Some(addr) {
+                    pad.peek()
+                } else {
+                    pad.read()
+                };
                 // Only D0-D4 are driven; the upper bits keep the open-bus value.
-                (self.open_bus & 0xE0) | self.pads[port].read()
+                (self.open_bus & 0xE0) | bit
             }
             0x4000..=0x401F => self.open_bus,
             _ => self.cart.cpu_read(addr).unwrap_or(self.open_bus),
@@ -115,11 +139,7 @@ impl Bus {
             0x0000..=0x1FFF => self.ram[usize::from(addr & 0x7FF)] = val,
             0x2000..=0x3FFF => self.ppu.write_register(addr & 7, val, &mut self.cart),
             0x4014 => self.oam_dma = Some(val),
-            0x4016 => {
-                for pad in &mut self.pads {
-                    pad.write_strobe(val & 1 != 0);
-                }
-            }
+            0x4016 => self.joypad_out = val & 1 != 0,
             0x4000..=0x4017 => self.apu.write_register(addr, val),
             0x4018..=0x401F => {}
             _ => self.cart.cpu_write(addr, val, self.cycles),
@@ -147,8 +167,10 @@ impl Bus {
 impl CpuBus for Bus {
     fn read(&mut self, addr: u16) -> u8 {
         // DMA can only halt the CPU on a read cycle.
+        self.dma_halted = false;
         if let Some(page) = self.oam_dma.take() {
             self.oam_dma(page, addr);
+            self.dma_halted = true;
         }
         self.read_cycle(addr)
     }
@@ -163,5 +185,9 @@ impl CpuBus for Bus {
 
     fn irq_line(&self) -> bool {
         self.apu.irq_line() || self.cart.irq()
+    }
+
+    fn dma_halted_last_read(&self) -> bool {
+        self.dma_halted
     }
 }

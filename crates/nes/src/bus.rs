@@ -35,6 +35,8 @@ pub struct Bus {
     joypad_out: bool,
     /// The address read on the previous cycle, if that cycle was a read.
     last_read: Option<u16>,
+    /// The serial bit each port put on the bus at its last clocking read.
+    pad_bits: [u8; 2],
 }
 
 impl Bus {
@@ -51,6 +53,7 @@ impl Bus {
             dma_halted: false,
             joypad_out: false,
             last_read: None,
+            pad_bits: [0; 2],
         }
     }
 
@@ -118,14 +121,13 @@ impl Bus {
             0x2000..=0x3FFF => self.ppu.read_register(addr & 7, &mut self.cart),
             0x4015 => self.apu.read_status() | (self.open_bus & 0x20),
             0x4016 | 0x4017 => {
-                let pad = &mut self.pads[usize::from(addr & 1)];
                 // The pad's output enable stays asserted over back-to-back reads of its port,
-                // so such a run clocks the shift register once.
-                let bit = if self.last_read == Some(addr) {
-                    pad.peek()
-                } else {
-                    pad.read()
-                };
+                // so such a run sees one bit and clocks the shift register once.
+                let port = usize::from(addr & 1);
+                if self.last_read != Some(addr) {
+                    self.pad_bits[port] = self.pads[port].read();
+                }
+                let bit = self.pad_bits[port];
                 // Only D0-D4 are driven; the upper bits keep the open-bus value.
                 (self.open_bus & 0xE0) | bit
             }

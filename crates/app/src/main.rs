@@ -1,5 +1,6 @@
 //! The `nestor` command: runs ROMs headless, judges test ROMs.
 
+mod nestest;
 mod test_rom;
 
 use clap::{Parser, Subcommand};
@@ -17,12 +18,15 @@ struct Cli {
 enum Command {
     /// Runs a test ROM headless and prints its verdict (exit 0 pass, 1 fail, 2 could not run).
     TestRom(test_rom::Args),
+    /// Runs nestest.nes from $C000 and compares its CPU trace with nestest.log.
+    Nestest(nestest::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::TestRom(args) => test_rom::run(&args),
+        Command::Nestest(args) => nestest::run(&args),
     };
     match result {
         Ok(code) => code,

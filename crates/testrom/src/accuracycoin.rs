@@ -16,6 +16,8 @@ const SKIP: u8 = 0xFF;
 const START: u8 = nes::Buttons::START;
 /// Start is read in NMI and edge-triggered: hold it this long, then let go.
 const START_HELD_FRAMES: u64 = 2;
+/// The menu is up after about 50 frames.
+const BOOT_FRAMES: u64 = 10 * 60;
 /// A test that runs longer than this is taken to have hung.
 const HANG_FRAMES: u64 = 20 * 60;
 /// The summary screen is drawn after the tests finish; results are read after it.
@@ -94,7 +96,7 @@ impl Plan {
         };
 
         while machine.peek(BOOT_PROGRESS) != MENU_READY {
-            if frames == max_frames {
+            if frames == max_frames.min(BOOT_FRAMES) {
                 let progress = machine.peek(BOOT_PROGRESS);
                 return timed_out(
                     frames,

@@ -1,7 +1,7 @@
 //! blargg's newer test shell (also bisqwit's ROMs): a status byte at $6000 and console text
 //! from $6004, valid once the signature $DE $B0 $61 is at $6001.
 
-use crate::{read_text, Machine, Report, Verdict};
+use crate::{read_text, Machine, Report, Verdict, HUNG_FRAMES};
 
 const STATUS: u16 = 0x6000;
 const SIGNATURE_AT: u16 = 0x6001;
@@ -21,12 +21,26 @@ fn signed<M: Machine>(machine: &M) -> bool {
 /// Runs until the status byte holds a result (0 = passed), pressing reset when asked.
 pub fn run<M: Machine>(machine: &mut M, max_frames: u64) -> Report {
     let mut reset_asked_at = None;
+    let mut looping = 0;
     for frame in 1..=max_frames {
-        machine.run_frame();
-        if !signed(machine) {
-            continue;
+        let span = machine.run_frame();
+        looping = if span.is_tight_loop() { looping + 1 } else { 0 };
+        let status = signed(machine).then(|| machine.peek(STATUS));
+        if looping >= HUNG_FRAMES && status != Some(WANTS_RESET) {
+            return Report {
+                verdict: Verdict::TimedOut,
+                message: format!(
+                    "stuck in a loop at ${:04X} for {HUNG_FRAMES} frames; {}",
+                    span.lo,
+                    text_or_none(machine)
+                ),
+                frames: frame,
+            };
         }
-        match machine.peek(STATUS) {
+        let Some(status) = status else {
+            continue;
+        };
+        match status {
             WANTS_RESET => {
                 let asked_at = *reset_asked_at.get_or_insert(frame);
                 if frame - asked_at >= RESET_DELAY_FRAMES {
@@ -48,15 +62,18 @@ pub fn run<M: Machine>(machine: &mut M, max_frames: u64) -> Report {
             RUNNING | 0x82..=0xFF => reset_asked_at = None,
         }
     }
-    let message = if signed(machine) {
-        read_text(machine, TEXT, TEXT_END)
-    } else {
-        "(no $6000 signature seen)".to_string()
-    };
     Report {
         verdict: Verdict::TimedOut,
-        message,
+        message: text_or_none(machine),
         frames: max_frames,
+    }
+}
+
+fn text_or_none<M: Machine>(machine: &M) -> String {
+    if signed(machine) {
+        read_text(machine, TEXT, TEXT_END)
+    } else {
+        "no $6000 signature seen".to_string()
     }
 }
 
@@ -116,6 +133,36 @@ mod tests {
         let r = run(&mut m, 100);
         assert_eq!(m.resets, [11, 36]);
         assert_eq!(r.verdict, Verdict::Passed);
+    }
+
+    #[test]
+    fn a_hung_rom_is_given_up_early() {
+        let mut m = FakeMachine::new(|m| {
+            sign(m, RUNNING);
+            if m.frame > 100 {
+                m.halt();
+            }
+        });
+        let r = run(&mut m, 10_000);
+        assert_eq!(r.verdict, Verdict::TimedOut);
+        assert_eq!(r.frames, 100 + HUNG_FRAMES);
+        assert!(
+            r.message.starts_with("stuck in a loop at $C123"),
+            "{}",
+            r.message
+        );
+    }
+
+    #[test]
+    fn waiting_for_reset_is_not_a_hang() {
+        let mut m = FakeMachine::new(|m| match m.resets.len() {
+            0 => {
+                sign(m, WANTS_RESET);
+                m.halt();
+            }
+            _ => sign(m, 0),
+        });
+        assert_eq!(run(&mut m, 1000).verdict, Verdict::Passed);
     }
 
     #[test]

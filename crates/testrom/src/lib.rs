@@ -7,6 +7,7 @@
 pub mod accuracycoin;
 pub mod blargg;
 pub mod manifest;
+pub mod nestest;
 pub mod screen;
 pub mod zero_page;
 
@@ -27,10 +28,19 @@ impl PcSpan {
     pub fn is_tight_loop(self) -> bool {
         self.hi.wrapping_sub(self.lo) < 8
     }
+
+    /// Whether the CPU spent the whole frame on one instruction: `JMP *`, the way blargg's
+    /// 2005 runtime ends.
+    pub fn is_jump_to_self(self) -> bool {
+        self.lo == self.hi
+    }
 }
 
 /// Frames in a tight loop after which a ROM is taken to have stopped for good.
 pub const STOPPED_FRAMES: u64 = 10;
+/// No test waits this long in a loop of a few bytes (except blargg's reset request): after it
+/// the ROM is taken to hang, typically waiting for a flag the emulator never sets.
+pub const HUNG_FRAMES: u64 = 120;
 
 /// What a protocol needs from the console.
 pub trait Machine {

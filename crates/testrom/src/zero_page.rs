@@ -2,34 +2,49 @@
 //! code sits in a zero-page byte that each sub-test overwrites with its own number, so it is
 //! only meaningful once the ROM has stopped in its final loop (interrupts off, `JMP *`).
 
-use crate::{screen, Machine, Report, Verdict, STOPPED_FRAMES};
+use crate::{screen, Machine, Report, Verdict, HUNG_FRAMES, STOPPED_FRAMES};
 
 pub fn run<M: Machine>(machine: &mut M, addr: u8, max_frames: u64) -> Report {
-    let mut looping = 0;
+    let (mut halted, mut looping) = (0, 0);
     for frame in 1..=max_frames {
-        looping = if machine.run_frame().is_tight_loop() {
-            looping + 1
+        let span = machine.run_frame();
+        halted = if span.is_jump_to_self() {
+            halted + 1
         } else {
             0
         };
-        if looping == STOPPED_FRAMES {
-            return report(machine, addr, frame, true);
+        looping = if span.is_tight_loop() { looping + 1 } else { 0 };
+        if halted == STOPPED_FRAMES {
+            return report(machine, addr, frame, End::Stopped);
+        }
+        if looping == HUNG_FRAMES {
+            return report(machine, addr, frame, End::Stuck(span.lo));
         }
     }
-    report(machine, addr, max_frames, false)
+    report(machine, addr, max_frames, End::OutOfFrames)
 }
 
-fn report<M: Machine>(machine: &M, addr: u8, frames: u64, stopped: bool) -> Report {
+/// How the run ended.
+enum End {
+    /// In the final `JMP *`: the result byte is final.
+    Stopped,
+    /// Waiting in a small loop at this address, for something that never happens.
+    Stuck(u16),
+    OutOfFrames,
+}
+
+/// The verdict from the result byte, which only counts once the ROM has stopped.
+fn report<M: Machine>(machine: &M, addr: u8, frames: u64, end: End) -> Report {
     let code = machine.peek(u16::from(addr));
-    let verdict = match (code, stopped) {
+    let verdict = match (code, &end) {
         (1, _) => Verdict::Passed,
-        (2.., true) => Verdict::Failed { code },
+        (2.., End::Stopped) => Verdict::Failed { code },
         _ => Verdict::TimedOut,
     };
-    let state = if stopped {
-        "stopped in its final loop"
-    } else {
-        "still running"
+    let state = match end {
+        End::Stopped => "stopped in its final loop".to_string(),
+        End::Stuck(pc) => format!("stuck in a loop at ${pc:04X}"),
+        End::OutOfFrames => "still running".to_string(),
     };
     let mut message = screen::screen_text(machine);
     if !message.is_empty() {
@@ -72,6 +87,26 @@ mod tests {
         let r = run(&mut m, 0xF0, 1000);
         assert_eq!(r.verdict, Verdict::Failed { code: 3 });
         assert!(r.message.ends_with("zero-page $F0 = 3)"), "{}", r.message);
+    }
+
+    #[test]
+    fn waiting_forever_for_a_flag_is_not_the_final_loop() {
+        let mut m = FakeMachine::new(|m| {
+            m.mem[0xF8] = 2;
+            // BIT $2002 / BPL: two instructions.
+            m.pc = crate::PcSpan {
+                lo: 0xE484,
+                hi: 0xE487,
+            };
+        });
+        let r = run(&mut m, 0xF8, 1000);
+        assert_eq!(r.verdict, Verdict::TimedOut);
+        assert_eq!(r.frames, HUNG_FRAMES);
+        assert!(
+            r.message.contains("stuck in a loop at $E484"),
+            "{}",
+            r.message
+        );
     }
 
     #[test]

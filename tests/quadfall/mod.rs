@@ -4,6 +4,7 @@
 
 use nes::controller::Buttons;
 use nes::Console;
+use std::sync::OnceLock;
 
 pub const ROM: &[u8] = include_bytes!("../../roms/quadfall.nes");
 
@@ -47,6 +48,7 @@ pub const MODE_PLAY: u8 = 4;
 /// Spawn orientation of each piece type T J Z O S L I.
 pub const SPAWN: [u8; 7] = [0x02, 0x07, 0x08, 0x0A, 0x0B, 0x0E, 0x12];
 
+#[derive(Clone)]
 pub struct Game {
     pub console: Console,
     /// Game frames run so far (one NMI and one pass of the main loop each).
@@ -116,16 +118,7 @@ impl Game {
     /// From power-on through the legal screen and the menus to the first frame of an A-type
     /// game at `level` (0-19; 10-19 by holding A while pressing Start).
     pub fn start(level: u8) -> Game {
-        let mut game = Game::power_on();
-        while game.peek(GAME_MODE) != MODE_TITLE {
-            assert!(game.frames < 1000, "legal screen never ended");
-            game.tap(START);
-        }
-        while game.peek(GAME_MODE) != MODE_LEVEL_MENU {
-            assert!(game.frames < 1100, "menus never reached the level menu");
-            game.tap(START);
-        }
-        game.frames_with(2, 0);
+        let mut game = Game::at_level_menu();
         let digit = level % 10;
         if digit >= 5 {
             game.tap(DOWN);
@@ -144,6 +137,26 @@ impl Game {
         });
         game.frame(0);
         game
+    }
+
+    /// Power-on to the level menu, played once per test binary and then cloned.
+    pub fn at_level_menu() -> Game {
+        static LEVEL_MENU: OnceLock<Game> = OnceLock::new();
+        LEVEL_MENU
+            .get_or_init(|| {
+                let mut game = Game::power_on();
+                while game.peek(GAME_MODE) != MODE_TITLE {
+                    assert!(game.frames < 1000, "legal screen never ended");
+                    game.tap(START);
+                }
+                while game.peek(GAME_MODE) != MODE_LEVEL_MENU {
+                    assert!(game.frames < 1100, "menus never reached the level menu");
+                    game.tap(START);
+                }
+                game.frames_with(2, 0);
+                game
+            })
+            .clone()
     }
 
     pub fn cell(&self, x: u8, y: u8) -> u8 {
@@ -168,5 +181,72 @@ impl Game {
     pub fn lines(&self) -> u32 {
         let lo = self.peek(LINES);
         u32::from(self.peek(LINES + 1)) * 100 + u32::from(lo >> 4) * 10 + u32::from(lo & 15)
+    }
+}
+
+/// The orientation table ($8A9C) as (dx, dy) squares, read from the ROM image.
+pub fn squares(orientation: u8) -> [(i8, i8); 4] {
+    let base = 16 + 0x0A9C + 12 * usize::from(orientation);
+    let row = &ROM[base..base + 12];
+    std::array::from_fn(|i| (row[3 * i + 2] as i8, row[3 * i] as i8))
+}
+
+/// Entry of the rotation table ($88EE): index 2*id (B) or 2*id+1 (A).
+pub fn rotation(index: usize) -> u8 {
+    ROM[16 + 0x08EE + index]
+}
+
+/// Piece type (0-6, T J Z O S L I) of an orientation ID ($993B).
+pub fn piece_type(orientation: u8) -> u8 {
+    ROM[16 + 0x193B + usize::from(orientation)]
+}
+
+pub fn gravity(level: u8) -> u32 {
+    if level >= 29 {
+        1
+    } else {
+        u32::from(ROM[16 + 0x098E + usize::from(level)])
+    }
+}
+
+pub fn bcd(value: u32) -> u8 {
+    (((value / 10 % 10) << 4) | (value % 10)) as u8
+}
+
+impl Game {
+    /// Waits for the next piece to enter (playState 8 -> 1).
+    pub fn next_spawn(&mut self) {
+        self.until(400, "a piece to leave play", |g| g.peek(PLAY_STATE) != 1);
+        self.until(400, "the next piece", |g| g.peek(PLAY_STATE) == 1);
+    }
+
+    /// Holds Down until the piece locks, then lets go.
+    pub fn soft_drop_to_lock(&mut self) {
+        for _ in 0..200 {
+            if self.peek(PLAY_STATE) != 1 {
+                self.frame(0);
+                return;
+            }
+            self.frame(DOWN);
+        }
+        panic!("the piece never locked");
+    }
+
+    /// Empties rows 0-19 of the playfield, as a script setting up a position would.
+    pub fn clear_playfield(&mut self) {
+        for addr in PLAYFIELD..PLAYFIELD + 200 {
+            self.poke(addr, EMPTY);
+        }
+    }
+
+    /// True when the active piece fits at its place ($948B's rule).
+    pub fn piece_fits(&self) -> bool {
+        let (x, y) = (self.peek(X) as i8, self.peek(Y) as i8);
+        squares(self.peek(PIECE)).iter().all(|&(dx, dy)| {
+            let (cx, cy) = (x + dx, y + dy);
+            (0..10).contains(&cx)
+                && (-2..20).contains(&cy)
+                && self.peek(PLAYFIELD + ((cy as i16 * 10 + cx as i16) as u16 & 0xFF)) >= EMPTY
+        })
     }
 }

@@ -1,0 +1,276 @@
+//! Evaluation of a playfield after the searched pieces are placed. Lower is better.
+//!
+//! `classic` is the article's function: six factors (lines cleared, lock height, well cells,
+//! column holes, column transitions, row transitions) with the article's weights, computed exactly
+//! as the original AI defines them. `strong` is this project's own profile: more features, with
+//! weights tuned by `ai::train` (see `weights/README.md`).
+
+use crate::rules::{max_dy, Board, Piece, FULL_ROW, HEIGHT};
+use serde::{Deserialize, Serialize};
+
+/// What one placement did, for the factors that depend on the path rather than the final board.
+#[derive(Clone, Copy, Debug)]
+pub struct Placed {
+    pub piece: Piece,
+    pub lines: u8,
+    /// Stack height before the placement (for the score objective: burning when high is fine).
+    pub height_before: u8,
+}
+
+/// The article's weights, in the order of its table (digits as printed there).
+#[allow(clippy::excessive_precision)]
+pub const CLASSIC_WEIGHTS: [f64; 6] = [
+    1.000000000000000,
+    12.885008263218383,
+    15.842707182438396,
+    26.894496507795950,
+    27.616914062397015,
+    30.185110719279040,
+];
+
+/// The six classic factors of a final board plus the placements that led to it.
+pub fn classic_factors(board: &Board, placed: &[Placed]) -> [f64; 6] {
+    let lines: u32 = placed.iter().map(|p| p.lines as u32).sum();
+    // Lock height: rows between the piece's lowest square and the floor.
+    let lock_height: i32 = placed
+        .iter()
+        .map(|p| 19 - (p.piece.y + max_dy(p.piece.id)) as i32)
+        .sum();
+    let depth = classic_depths(board);
+    [
+        lines as f64,
+        lock_height as f64,
+        classic_wells(board, &depth) as f64,
+        holes(board) as f64,
+        classic_column_transitions(board) as f64,
+        row_transitions(board) as f64,
+    ]
+}
+
+pub fn classic(board: &Board, placed: &[Placed]) -> f64 {
+    let f = classic_factors(board, placed);
+    f.iter().zip(CLASSIC_WEIGHTS).map(|(f, w)| f * w).sum()
+}
+
+/// Row of the topmost solid cell of each column; an empty column counts as row 19, as in the
+/// original AI.
+fn classic_depths(board: &Board) -> [i8; 10] {
+    let mut depth = [HEIGHT - 1; 10];
+    for (x, d) in depth.iter_mut().enumerate() {
+        if let Some(y) = board.rows.iter().position(|&r| r >> x & 1 != 0) {
+            *d = y as i8;
+        }
+    }
+    depth
+}
+
+/// Well cells: from a column's top down to the higher neighbour's top, cells whose left and
+/// right neighbours (or walls) are solid.
+fn classic_wells(board: &Board, depth: &[i8; 10]) -> u32 {
+    let mut wells = 0;
+    for x in 0..10usize {
+        let min_y = match x {
+            0 => depth[1],
+            9 => depth[8],
+            _ => depth[x - 1].max(depth[x + 1]),
+        };
+        for y in min_y..=depth[x] {
+            let row = board.rows[y as usize];
+            let left = x == 0 || row >> (x - 1) & 1 != 0;
+            let right = x == 9 || row >> (x + 1) & 1 != 0;
+            if left && right {
+                wells += 1;
+            }
+        }
+    }
+    wells
+}
+
+/// Empty cells directly below a solid cell.
+pub fn holes(board: &Board) -> u32 {
+    (1..HEIGHT as usize)
+        .map(|y| (board.rows[y - 1] & !board.rows[y] & FULL_ROW).count_ones())
+        .sum()
+}
+
+/// Solid/empty changes going down each column below its top cell (the floor is not counted).
+fn classic_column_transitions(board: &Board) -> u32 {
+    let mut seen = 0u16;
+    let mut t = 0;
+    for y in 1..HEIGHT as usize {
+        seen |= board.rows[y - 1];
+        t += ((board.rows[y] ^ board.rows[y - 1]) & seen).count_ones();
+    }
+    t
+}
+
+/// Solid/empty changes across each non-empty row, the walls counting as solid.
+pub fn row_transitions(board: &Board) -> u32 {
+    board
+        .rows
+        .iter()
+        .filter(|&&r| r != 0)
+        .map(|&r| {
+            let e = (r << 1) | 1 | (1 << 11);
+            ((e ^ (e >> 1)) & 0x7FF).count_ones()
+        })
+        .sum()
+}
+
+/// Number of features of the strong profile.
+pub const STRONG_FEATURES: usize = 16;
+pub const STRONG_NAMES: [&str; STRONG_FEATURES] = [
+    "holes",
+    "hole_depth",
+    "rows_with_holes",
+    "column_transitions",
+    "row_transitions",
+    "bumpiness",
+    "bumpiness_sq",
+    "aggregate_height",
+    "max_height_danger",
+    "well_cells",
+    "deep_wells",
+    "right_column",
+    "tetris_ready",
+    "burn",
+    "tetris",
+    "lock_height",
+];
+
+/// Weights of the strong profile (one per feature).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Weights {
+    pub w: Vec<f64>,
+}
+
+impl Weights {
+    /// The weights kept in the repository (trained; see weights/README.md).
+    pub fn strong() -> Weights {
+        serde_json::from_str(include_str!("../weights/strong.json")).expect("weights/strong.json")
+    }
+}
+
+/// Computes the strong profile's features.
+pub fn strong_features(board: &Board, placed: &[Placed]) -> [f64; STRONG_FEATURES] {
+    let h = board.heights();
+    let rows = &board.rows;
+    // Holes and their depth (solid cells above each hole).
+    let mut holes = 0u32;
+    let mut hole_depth = 0u32;
+    let mut rows_with_holes = 0u32;
+    let mut above = [0u32; 10];
+    let mut seen = 0u16;
+    for &row in rows.iter() {
+        let hole_bits = !row & seen & FULL_ROW;
+        if hole_bits != 0 {
+            rows_with_holes += 1;
+            holes += hole_bits.count_ones();
+            for (x, a) in above.iter().enumerate() {
+                if hole_bits >> x & 1 != 0 {
+                    hole_depth += (*a).min(6);
+                }
+            }
+        }
+        for (x, a) in above.iter_mut().enumerate() {
+            if row >> x & 1 != 0 {
+                *a += 1;
+            }
+        }
+        seen |= row;
+    }
+    // Column transitions, the floor counting as solid.
+    let mut col_t = 0u32;
+    for y in 1..HEIGHT as usize {
+        col_t += ((rows[y] ^ rows[y - 1]) & FULL_ROW).count_ones();
+    }
+    col_t += (!rows[19] & FULL_ROW).count_ones();
+    let row_t = row_transitions(board);
+    // Surface over columns 0-8; column 9 is the Tetris well.
+    let mut bump = 0u32;
+    let mut bump_sq = 0u32;
+    for x in 0..8 {
+        let d = (h[x] as i32 - h[x + 1] as i32).unsigned_abs();
+        bump += d;
+        bump_sq += d * d;
+    }
+    let aggregate: u32 = h.iter().map(|&v| v as u32).sum();
+    let max_h = *h.iter().max().unwrap() as i32;
+    let danger = (max_h - 10).max(0) as f64;
+    // Wells in columns 0-8 (depth below the lower neighbour).
+    let mut well_cells = 0u32;
+    let mut deep_wells = 0u32;
+    for x in 0..9 {
+        let left = if x == 0 { 20 } else { h[x - 1] };
+        let right = h[x + 1];
+        let d = left.min(right).saturating_sub(h[x]) as u32;
+        well_cells += d;
+        if d >= 3 {
+            deep_wells += 1;
+        }
+    }
+    // Tetris readiness: rows complete except column 9 below the top of column 9's stack.
+    let ready = rows
+        .iter()
+        .rev()
+        .take_while(|&&r| r == 0x1FF)
+        .count()
+        .min(4) as f64;
+    let mut burn = 0.0;
+    let mut tetris = 0.0;
+    let mut lock_height = 0.0;
+    for p in placed {
+        match p.lines {
+            0 => {}
+            4 => tetris += 1.0,
+            n => burn += n as f64 * (1.0 - (p.height_before as f64 / 14.0).min(1.0)),
+        }
+        lock_height += (19 - (p.piece.y + max_dy(p.piece.id))) as f64;
+    }
+    [
+        holes as f64,
+        hole_depth as f64,
+        rows_with_holes as f64,
+        col_t as f64,
+        row_t as f64,
+        bump as f64,
+        bump_sq as f64,
+        aggregate as f64,
+        danger * danger,
+        well_cells as f64,
+        deep_wells as f64,
+        h[9] as f64,
+        ready,
+        burn,
+        tetris,
+        lock_height,
+    ]
+}
+
+/// The evaluation profiles.
+#[derive(Clone, Debug)]
+pub enum Profile {
+    Classic,
+    Strong(Weights),
+}
+
+impl Profile {
+    pub fn by_name(name: &str) -> Option<Profile> {
+        match name {
+            "classic" => Some(Profile::Classic),
+            "strong" => Some(Profile::Strong(Weights::strong())),
+            _ => None,
+        }
+    }
+
+    pub fn evaluate(&self, board: &Board, placed: &[Placed]) -> f64 {
+        match self {
+            Profile::Classic => classic(board, placed),
+            Profile::Strong(w) => strong_features(board, placed)
+                .iter()
+                .zip(&w.w)
+                .map(|(f, w)| f * w)
+                .sum(),
+        }
+    }
+}

@@ -1,0 +1,175 @@
+//! The fast simulator: whole games played by the planner on the rules model, without the
+//! emulator. Used by `ai-bench`, training and the tests.
+
+use crate::controller::{execute, Pad};
+use crate::eval::Profile;
+use crate::planner::{Planner, SearchKind};
+use crate::rules::{Board, Control, Picker, Progress, FIRST_PIECE_DELAY, POINTS, SPAWN_ID};
+use std::time::Instant;
+
+/// Where the pieces come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pieces {
+    /// The game's picker, with the RNG stepped every frame as the NMI does.
+    Nes,
+    /// Independent uniform choices (the article's Java simulator).
+    Uniform,
+}
+
+#[derive(Clone, Debug)]
+pub struct GameConfig {
+    pub level: u8,
+    pub kind: SearchKind,
+    pub pieces: Pieces,
+    pub max_pieces: Option<u64>,
+    pub seed: u64,
+    /// Search the preview piece too.
+    pub two_deep: bool,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct GameResult {
+    pub lines: u64,
+    /// Uncapped score (the game's own counter stops at 999,999).
+    pub score: u64,
+    /// The game's BCD score, capped.
+    pub game_score: u32,
+    pub level: u8,
+    pub pieces: u64,
+    pub tetris_lines: u64,
+    /// Uncapped score when the level first reached 29, or the final score if it never did.
+    pub score_at_29: u64,
+    pub reached_29: bool,
+    pub full_clears: u64,
+    /// Locks by the row of the piece's origin.
+    pub lock_rows: [u64; 20],
+    /// Milliseconds spent deciding each placement.
+    pub placement_ms: Vec<f32>,
+    /// Controller plans whose execution did not land where the search promised (must be 0).
+    pub mispredictions: u64,
+}
+
+/// splitmix64: small, seedable, good enough for piece choice and RNG phases.
+pub struct SplitMix(pub u64);
+impl SplitMix {
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+struct Source {
+    kind: Pieces,
+    picker: Picker,
+    rand: SplitMix,
+}
+
+impl Source {
+    fn new(kind: Pieces, seed: u64) -> Source {
+        let mut rand = SplitMix(seed);
+        let mut picker = Picker::default();
+        // Start at a seed-dependent point of the RNG cycle, as menus of varying length would.
+        for _ in 0..rand.next_u64() % 32767 {
+            picker.frame();
+        }
+        Source { kind, picker, rand }
+    }
+
+    /// The next spawn ID, `frames` frames after the previous pick.
+    fn next(&mut self, frames: u64) -> u8 {
+        match self.kind {
+            Pieces::Uniform => SPAWN_ID[(self.rand.next_u64() % 7) as usize],
+            Pieces::Nes => {
+                for _ in 0..frames {
+                    self.picker.frame();
+                }
+                self.picker.pick()
+            }
+        }
+    }
+}
+
+/// Plays one game to game over or `max_pieces`.
+pub fn play(profile: &Profile, cfg: &GameConfig) -> GameResult {
+    let mut planner =
+        Planner::new(profile.clone(), cfg.kind).expect("tap rate checked by the caller");
+    let mut source = Source::new(cfg.pieces, cfg.seed);
+    let mut board = Board::default();
+    let mut progress = Progress::new(cfg.level);
+    let mut r = GameResult {
+        level: cfg.level,
+        ..Default::default()
+    };
+    let mut current = source.next(0);
+    let mut next = source.next(0);
+    let mut first = true;
+    let mut autorepeat_x = 0;
+    while cfg.max_pieces.is_none_or(|m| r.pieces < m) {
+        let mut start = Control::spawned(current, autorepeat_x);
+        if first {
+            start.autorepeat_y = FIRST_PIECE_DELAY;
+            first = false;
+        }
+        if !board.fits(current, start.piece.x, start.piece.y) {
+            break;
+        }
+        let t0 = Instant::now();
+        let preview = cfg.two_deep.then_some(next);
+        let Some(decision) = planner.decide(&board, progress.level, start, Pad::idle(), preview)
+        else {
+            break;
+        };
+        r.placement_ms.push(t0.elapsed().as_secs_f32() * 1000.0);
+        let mut hold_down_points = 0;
+        let mut frames = 10 + decision.inputs.len() as u64;
+        if let SearchKind::Controller { .. } = cfg.kind {
+            match execute(&board, progress.level, start, 0, &decision.inputs) {
+                Some(end) if end.piece == decision.target => {
+                    hold_down_points = end.hold_down_points;
+                    autorepeat_x = end.autorepeat_x;
+                }
+                _ => {
+                    r.mispredictions += 1;
+                    break;
+                }
+            }
+        } else {
+            // Placement mode has no frame count: take a plausible time to move the piece.
+            frames += 8 + source.rand.next_u64() % 40;
+        }
+        let t = decision.target;
+        r.lock_rows[t.y.clamp(0, 19) as usize] += 1;
+        let cleared = board.lock(t.id, t.x, t.y);
+        progress.lock(cleared, hold_down_points);
+        r.pieces += 1;
+        r.lines += cleared as u64;
+        r.score += POINTS[cleared as usize] * (progress.level as u64 + 1);
+        if hold_down_points >= 2 {
+            r.score += hold_down_points as u64 - 1;
+        }
+        if cleared == 4 {
+            r.tetris_lines += 4;
+        }
+        if cleared > 0 {
+            frames += 20;
+            if board.is_empty() {
+                r.full_clears += 1;
+            }
+        }
+        if !r.reached_29 && progress.level >= 29 && cfg.level < 29 {
+            r.reached_29 = true;
+            r.score_at_29 = r.score;
+        }
+        current = next;
+        next = source.next(frames);
+    }
+    if !r.reached_29 {
+        r.score_at_29 = r.score;
+    }
+    r.level = progress.level;
+    r.game_score = progress.score_value();
+    r
+}

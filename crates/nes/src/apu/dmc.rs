@@ -1,0 +1,163 @@
+//! The delta modulation channel, $4010-$4013: 1-bit delta samples fetched from CPU memory by DMA.
+
+/// NTSC rates in CPU cycles per output bit; the timer runs on APU cycles, so it counts half.
+const RATE_TABLE: [u16; 16] = [
+    428, 380, 340, 320, 286, 254, 226, 214, 190, 160, 142, 128, 106, 84, 72, 54,
+];
+
+#[derive(Clone)]
+pub struct Dmc {
+    irq_enabled: bool,
+    looping: bool,
+    /// Period in APU cycles.
+    period: u16,
+    timer: u16,
+    /// The 7-bit level the channel outputs.
+    pub output_level: u8,
+    /// $4012 and $4013 as addresses and byte counts.
+    sample_address: u16,
+    sample_length: u16,
+    /// The memory reader.
+    address: u16,
+    pub bytes_remaining: u16,
+    buffer: Option<u8>,
+    /// The output unit.
+    shift: u8,
+    bits_remaining: u8,
+    silence: bool,
+    pub irq_flag: bool,
+    /// CPU cycle from which the pending DMA may halt the CPU.
+    dma_from: Option<u64>,
+}
+
+impl Default for Dmc {
+    fn default() -> Dmc {
+        Dmc {
+            irq_enabled: false,
+            looping: false,
+            period: RATE_TABLE[0] / 2,
+            timer: 0,
+            output_level: 0,
+            sample_address: 0xC000,
+            sample_length: 1,
+            address: 0xC000,
+            bytes_remaining: 0,
+            buffer: None,
+            shift: 0,
+            bits_remaining: 8,
+            silence: true,
+            irq_flag: false,
+            dma_from: None,
+        }
+    }
+}
+
+impl Dmc {
+    pub fn write(&mut self, reg: u16, val: u8) {
+        match reg {
+            0 => {
+                self.irq_enabled = val & 0x80 != 0;
+                if !self.irq_enabled {
+                    self.irq_flag = false;
+                }
+                self.looping = val & 0x40 != 0;
+                self.period = RATE_TABLE[usize::from(val & 0x0F)] / 2;
+            }
+            1 => self.output_level = val & 0x7F,
+            2 => self.sample_address = 0xC000 | (u16::from(val) << 6),
+            _ => self.sample_length = (u16::from(val) << 4) | 1,
+        }
+    }
+
+    /// $4015 bit 4. `get_from` is the cycle from which the load DMA may
+    /// halt from (the get cycle of the second following APU cycle).
+    pub fn set_enabled(&mut self, enabled: bool, get_from: u64) {
+        if !enabled {
+            self.bytes_remaining = 0;
+            self.dma_from = None;
+        } else if self.bytes_remaining == 0 {
+            self.restart();
+            if self.buffer.is_none() {
+                self.dma_from = Some(get_from);
+            }
+        }
+    }
+
+    fn restart(&mut self) {
+        self.address = self.sample_address;
+        self.bytes_remaining = self.sample_length;
+    }
+
+    /// Clocked once per APU cycle; `cycle` is the current CPU cycle.
+    pub fn step_timer(&mut self, cycle: u64) {
+        if self.timer > 0 {
+            self.timer -= 1;
+            return;
+        }
+        self.timer = self.period - 1;
+        if !self.silence {
+            if self.shift & 1 != 0 {
+                if self.output_level <= 125 {
+                    self.output_level += 2;
+                }
+            } else if self.output_level >= 2 {
+                self.output_level -= 2;
+            }
+        }
+        self.shift >>= 1;
+        self.bits_remaining -= 1;
+        if self.bits_remaining == 0 {
+            self.bits_remaining = 8;
+            match self.buffer.take() {
+                Some(byte) => {
+                    self.silence = false;
+                    self.shift = byte;
+                    if self.bytes_remaining > 0 {
+                        // The reload DMA tries to halt the CPU on the next (put) cycle.
+                        self.dma_from = Some(cycle + 1);
+                    }
+                }
+                None => self.silence = true,
+            }
+        }
+    }
+
+    /// The sample address while a DMA may halt the CPU on cycle `next_cycle`.
+    pub fn dma_request(&self, next_cycle: u64) -> Option<u16> {
+        match self.dma_from {
+            Some(from) if next_cycle >= from => Some(self.address),
+            _ => None,
+        }
+    }
+
+    pub fn dma_complete(&mut self, byte: u8) {
+        if self.dma_from.take().is_none() || self.bytes_remaining == 0 {
+            return;
+        }
+        self.buffer = Some(byte);
+        self.address = self.address.checked_add(1).unwrap_or(0x8000);
+        self.bytes_remaining -= 1;
+        if self.bytes_remaining == 0 {
+            if self.looping {
+                self.restart();
+            } else if self.irq_enabled {
+                self.irq_flag = true;
+            }
+        }
+    }
+
+    /// Reset keeps only the level's low bit and drops the sample in progress.
+    pub fn reset(&mut self) {
+        self.output_level &= 1;
+        self.bytes_remaining = 0;
+        self.buffer = None;
+        self.dma_from = None;
+        self.silence = true;
+        self.bits_remaining = 8;
+        self.irq_flag = false;
+    }
+
+    pub fn output(&self) -> u8 {
+        self.output_level
+    }
+}

@@ -1,0 +1,242 @@
+//! The 2A03's audio processing unit: two pulses, triangle, noise, DMC, frame counter, and the
+//! path from their outputs to host-rate samples (non-linear mix, band-limited resampling, the
+//! console's filters).
+//!
+//! Time: `step()` is one CPU cycle, called by the bus before the cycle's memory access, so a
+//! register write or a $4015 read in cycle N sees the APU after cycle N's clocks. Pulse, noise and
+//! DMC timers run on APU cycles (every other CPU cycle); DMA get cycles are the CPU cycles on
+//! which those timers are clocked.
+
+mod dmc;
+mod envelope;
+mod filters;
+mod frame_counter;
+mod length_counter;
+mod mixer;
+mod noise;
+mod pulse;
+mod resampler;
+mod triangle;
+
+use dmc::Dmc;
+use filters::OutputFilters;
+use frame_counter::FrameCounter;
+use noise::Noise;
+use pulse::Pulse;
+use resampler::Resampler;
+use triangle::Triangle;
+
+/// NTSC CPU clock: 21.477272 MHz / 12.
+pub const CPU_CLOCK_HZ: f64 = 1_789_773.0;
+pub const DEFAULT_SAMPLE_RATE: f64 = 48_000.0;
+/// Output scale: the mix spans 0.0 to 1.0 and the filters centre it on zero.
+const OUTPUT_GAIN: f32 = 30_000.0;
+
+#[derive(Clone)]
+pub struct Apu {
+    /// CPU cycles since power-on (the bus's cycle count).
+    cycle: u64,
+    pulse1: Pulse,
+    pulse2: Pulse,
+    triangle: Triangle,
+    noise: Noise,
+    dmc: Dmc,
+    frame_counter: FrameCounter,
+    /// The last value written to $4017; reset writes it again.
+    last_4017: u8,
+    /// A length counter register was written in the previous cycle.
+    length_writes: bool,
+    resampler: Resampler,
+    filters: OutputFilters,
+}
+
+impl Default for Apu {
+    fn default() -> Apu {
+        let mut apu = Apu {
+            cycle: 0,
+            pulse1: Pulse::pulse1(),
+            pulse2: Pulse::pulse2(),
+            triangle: Triangle::default(),
+            noise: Noise::default(),
+            dmc: Dmc::default(),
+            frame_counter: FrameCounter::default(),
+            last_4017: 0,
+            length_writes: false,
+            resampler: Resampler::new(CPU_CLOCK_HZ, DEFAULT_SAMPLE_RATE),
+            filters: OutputFilters::new(DEFAULT_SAMPLE_RATE as f32),
+        };
+        apu.restart_frame_counter(0);
+        apu
+    }
+}
+
+/// Whether CPU cycle `cycle` is the first half of an APU cycle (a DMA get cycle). The
+/// console powers up in either alignment; this one puts the bus's first cycle on a put.
+fn is_get_cycle(cycle: u64) -> bool {
+    cycle.is_multiple_of(2)
+}
+
+impl Apu {
+    /// The reset button: $4015 cleared, $4017 written again with its last mode but the IRQ
+    /// inhibit cleared (apu_reset's readme: "mode unchanged, IRQ inhibit sometimes cleared";
+    /// 4017_timing needs the frame IRQ after reset), the triangle back at its first step, the
+    /// DMC level's low bit kept.
+    pub fn reset(&mut self) {
+        self.write_status(0);
+        self.dmc.reset();
+        self.triangle.reset_phase();
+        self.restart_frame_counter(self.last_4017 & 0x80);
+    }
+
+    /// Advances one CPU cycle.
+    pub fn step(&mut self) {
+        self.cycle += 1;
+        let clocks = self.frame_counter.step();
+        if clocks.quarter {
+            self.pulse1.quarter_frame();
+            self.pulse2.quarter_frame();
+            self.triangle.quarter_frame();
+            self.noise.quarter_frame();
+        }
+        if clocks.half {
+            self.pulse1.half_frame();
+            self.pulse2.half_frame();
+            self.triangle.half_frame();
+            self.noise.half_frame();
+        }
+        if self.length_writes {
+            self.length_writes = false;
+            for length in [
+                &mut self.pulse1.length,
+                &mut self.pulse2.length,
+                &mut self.triangle.length,
+                &mut self.noise.length,
+            ] {
+                length.apply_writes(clocks.half);
+            }
+        }
+        self.triangle.step_timer();
+        if is_get_cycle(self.cycle) {
+            self.pulse1.step_timer();
+            self.pulse2.step_timer();
+            self.noise.step_timer();
+            self.dmc.step_timer(self.cycle);
+        }
+        let level = mixer::mix(
+            self.pulse1.output(),
+            self.pulse2.output(),
+            self.triangle.output(),
+            self.noise.output(),
+            self.dmc.output(),
+        );
+        self.resampler.set_level(level);
+        self.resampler.end_cycle();
+    }
+
+    /// $4015 read: clears the frame interrupt flag.
+    pub fn read_status(&mut self) -> u8 {
+        let status = self.peek_status();
+        self.frame_counter.irq_flag = false;
+        status
+    }
+
+    /// $4015 without side effects. Bit 5 is open bus (the bus fills it in).
+    pub fn peek_status(&self) -> u8 {
+        u8::from(self.pulse1.length.active())
+            | u8::from(self.pulse2.length.active()) << 1
+            | u8::from(self.triangle.length.active()) << 2
+            | u8::from(self.noise.length.active()) << 3
+            | u8::from(self.dmc.bytes_remaining > 0) << 4
+            | u8::from(self.frame_counter.irq_flag) << 6
+            | u8::from(self.dmc.irq_flag) << 7
+    }
+
+    /// Write to $4000-$4013, $4015 or $4017 (other addresses are ignored).
+    pub fn write_register(&mut self, addr: u16, val: u8) {
+        let reg = addr & 3;
+        if addr <= 0x400F {
+            self.length_writes = true;
+        }
+        match addr {
+            0x4000..=0x4003 => self.pulse1.write(reg, val),
+            0x4004..=0x4007 => self.pulse2.write(reg, val),
+            0x4008..=0x400B => self.triangle.write(reg, val),
+            0x400C..=0x400F => self.noise.write(reg, val),
+            0x4010..=0x4013 => self.dmc.write(reg, val),
+            0x4015 => self.write_status(val),
+            0x4017 => {
+                self.last_4017 = val;
+                // The new mode starts on the first get cycle at least 3 cycles on.
+                let delay = if is_get_cycle(self.cycle + 3) { 3 } else { 4 };
+                self.frame_counter.write(val, delay);
+            }
+            _ => {}
+        }
+    }
+
+    /// Power-on and reset act as if $4017 had been written 10 or 11 cycles before the CPU's
+    /// first instruction, which follows the CPU's 7-cycle reset sequence.
+    fn restart_frame_counter(&mut self, val: u8) {
+        self.frame_counter.restart(val, is_get_cycle(self.cycle));
+    }
+
+    fn write_status(&mut self, val: u8) {
+        self.pulse1.length.set_enabled(val & 0x01 != 0);
+        self.pulse2.length.set_enabled(val & 0x02 != 0);
+        self.triangle.length.set_enabled(val & 0x04 != 0);
+        self.noise.length.set_enabled(val & 0x08 != 0);
+        self.dmc.irq_flag = false;
+        // The load DMA halts on the get cycle of the second following APU cycle.
+        let get_from = if is_get_cycle(self.cycle + 3) {
+            self.cycle + 3
+        } else {
+            self.cycle + 4
+        };
+        self.dmc.set_enabled(val & 0x10 != 0, get_from);
+    }
+
+    /// Frame-counter and DMC interrupt output (true = asserted).
+    pub fn irq_line(&self) -> bool {
+        self.frame_counter.irq_flag || self.dmc.irq_flag
+    }
+
+    /// Some(sample address) while the DMC wants a byte and may halt the CPU on the coming
+    /// cycle. The bus steals the cycles (halt, dummy, alignment, get) and then calls
+    /// [`Apu::dmc_dma_complete`]; see /work/notes/dmc-dma.md.
+    pub fn dmc_dma_request(&self) -> Option<u16> {
+        self.dmc.dma_request(self.cycle + 1)
+    }
+
+    /// The byte the DMC DMA read.
+    pub fn dmc_dma_complete(&mut self, byte: u8) {
+        self.dmc.dma_complete(byte);
+    }
+
+    /// Whether the coming CPU cycle is a DMA get cycle (else a put cycle).
+    pub fn next_cycle_is_get(&self) -> bool {
+        is_get_cycle(self.cycle + 1)
+    }
+
+    pub fn sample_rate(&self) -> f64 {
+        self.resampler.sample_rate()
+    }
+
+    /// The host's output rate in Hz; front ends may nudge it each frame to keep their audio
+    /// queue level (dynamic rate control).
+    pub fn set_sample_rate(&mut self, sample_rate: f64) {
+        self.resampler.set_sample_rate(sample_rate);
+        self.filters.set_sample_rate(sample_rate as f32);
+    }
+
+    /// Appends every sample finished so far (mono, 16-bit) to `out`.
+    pub fn take_samples(&mut self, out: &mut Vec<i16>) {
+        let filters = &mut self.filters;
+        self.resampler.take_samples(|level| {
+            let sample = filters.run(level) * OUTPUT_GAIN;
+            out.push(sample.clamp(i16::MIN as f32, i16::MAX as f32) as i16);
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests;

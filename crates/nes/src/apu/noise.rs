@@ -1,0 +1,82 @@
+//! The noise channel, $400C-$400F: a 15-bit LFSR.
+
+use super::envelope::Envelope;
+use super::length_counter::LengthCounter;
+
+/// NTSC periods in CPU cycles; the timer runs on APU cycles, so it counts half of these.
+const PERIOD_TABLE: [u16; 16] = [
+    4, 8, 16, 32, 64, 96, 128, 160, 202, 254, 380, 508, 762, 1016, 2034, 4068,
+];
+
+#[derive(Clone)]
+pub struct Noise {
+    /// Mode 1 takes the feedback from bit 6 (93-step loops) instead of bit 1.
+    short_mode: bool,
+    /// Period in APU cycles.
+    period: u16,
+    timer: u16,
+    pub(super) shift: u16,
+    pub length: LengthCounter,
+    envelope: Envelope,
+}
+
+impl Default for Noise {
+    fn default() -> Noise {
+        Noise {
+            short_mode: false,
+            period: PERIOD_TABLE[0] / 2,
+            timer: 0,
+            shift: 1,
+            length: LengthCounter::default(),
+            envelope: Envelope::default(),
+        }
+    }
+}
+
+impl Noise {
+    pub fn write(&mut self, reg: u16, val: u8) {
+        match reg {
+            0 => {
+                self.length.set_halt(val & 0x20 != 0);
+                self.envelope.write(val);
+            }
+            1 => {}
+            2 => {
+                self.short_mode = val & 0x80 != 0;
+                self.period = PERIOD_TABLE[usize::from(val & 0x0F)] / 2;
+            }
+            _ => {
+                self.length.load(val >> 3);
+                self.envelope.restart();
+            }
+        }
+    }
+
+    /// Clocked once per APU cycle.
+    pub fn step_timer(&mut self) {
+        if self.timer == 0 {
+            self.timer = self.period - 1;
+            let tap = if self.short_mode { 6 } else { 1 };
+            let feedback = (self.shift ^ (self.shift >> tap)) & 1;
+            self.shift = (self.shift >> 1) | (feedback << 14);
+        } else {
+            self.timer -= 1;
+        }
+    }
+
+    pub fn quarter_frame(&mut self) {
+        self.envelope.quarter_frame();
+    }
+
+    pub fn half_frame(&mut self) {
+        self.length.half_frame();
+    }
+
+    pub fn output(&self) -> u8 {
+        if self.shift & 1 == 0 && self.length.active() {
+            self.envelope.output()
+        } else {
+            0
+        }
+    }
+}

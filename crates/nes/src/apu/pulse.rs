@@ -1,0 +1,123 @@
+//! The two pulse (square) channels, $4000-$4003 and $4004-$4007.
+
+use super::envelope::Envelope;
+use super::length_counter::LengthCounter;
+
+/// Output of the 8-step sequencer per duty setting, indexed by the step, which counts down.
+const DUTY_TABLE: [[u8; 8]; 4] = [
+    [0, 0, 0, 0, 0, 0, 0, 1],
+    [0, 0, 0, 0, 0, 0, 1, 1],
+    [0, 0, 0, 0, 1, 1, 1, 1],
+    [1, 1, 1, 1, 1, 1, 0, 0],
+];
+
+#[derive(Clone, Default)]
+pub struct Pulse {
+    /// Pulse 1 negates its sweep change in ones' complement (period - change - 1),
+    /// pulse 2 in two's complement.
+    ones_complement: bool,
+    duty: u8,
+    step: u8,
+    /// 11-bit timer period, in APU cycles.
+    pub(super) period: u16,
+    timer: u16,
+    pub length: LengthCounter,
+    envelope: Envelope,
+    sweep_enabled: bool,
+    sweep_period: u8,
+    sweep_negate: bool,
+    sweep_shift: u8,
+    sweep_divider: u8,
+    sweep_reload: bool,
+}
+
+impl Pulse {
+    pub fn pulse1() -> Pulse {
+        Pulse {
+            ones_complement: true,
+            ..Pulse::default()
+        }
+    }
+
+    pub fn pulse2() -> Pulse {
+        Pulse::default()
+    }
+
+    /// `reg` is the address's low two bits.
+    pub fn write(&mut self, reg: u16, val: u8) {
+        match reg {
+            0 => {
+                self.duty = val >> 6;
+                self.length.set_halt(val & 0x20 != 0);
+                self.envelope.write(val);
+            }
+            1 => {
+                self.sweep_enabled = val & 0x80 != 0;
+                self.sweep_period = (val >> 4) & 7;
+                self.sweep_negate = val & 0x08 != 0;
+                self.sweep_shift = val & 7;
+                self.sweep_reload = true;
+            }
+            2 => self.period = (self.period & 0x700) | u16::from(val),
+            _ => {
+                self.period = (self.period & 0xFF) | (u16::from(val & 7) << 8);
+                self.length.load(val >> 3);
+                self.step = 0;
+                self.envelope.restart();
+            }
+        }
+    }
+
+    /// Clocked once per APU cycle (every other CPU cycle).
+    pub fn step_timer(&mut self) {
+        if self.timer == 0 {
+            self.timer = self.period;
+            self.step = self.step.wrapping_sub(1) & 7;
+        } else {
+            self.timer -= 1;
+        }
+    }
+
+    pub fn quarter_frame(&mut self) {
+        self.envelope.quarter_frame();
+    }
+
+    pub fn half_frame(&mut self) {
+        self.length.half_frame();
+        if self.sweep_divider == 0 && self.sweep_enabled && self.sweep_shift != 0 && !self.muted() {
+            self.period = self.target_period();
+        }
+        if self.sweep_divider == 0 || self.sweep_reload {
+            self.sweep_divider = self.sweep_period;
+            self.sweep_reload = false;
+        } else {
+            self.sweep_divider -= 1;
+        }
+    }
+
+    /// The period the sweep unit is heading for; computed all the time, even with the sweep off.
+    fn target_period(&self) -> u16 {
+        let change = self.period >> self.sweep_shift;
+        if self.sweep_negate {
+            self.period
+                .saturating_sub(change)
+                .saturating_sub(u16::from(self.ones_complement))
+        } else {
+            self.period + change
+        }
+    }
+
+    /// Periods under 8 and sweep targets past $7FF silence the channel.
+    fn muted(&self) -> bool {
+        self.period < 8 || self.target_period() > 0x7FF
+    }
+
+    pub fn output(&self) -> u8 {
+        let high = DUTY_TABLE[usize::from(self.duty)][usize::from(self.step)] != 0;
+        if high && self.length.active() && !self.muted() {
+            self.envelope.output()
+        } else {
+            0
+        }
+    }
+}

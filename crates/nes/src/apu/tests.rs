@@ -1,0 +1,642 @@
+//! Unit tests against the APU alone. Cycle numbers follow the bus: `step()` runs a cycle, then
+//! that cycle's register access happens.
+
+use super::*;
+
+/// A fresh APU that has run `cycles` cycles.
+fn apu_at(cycles: u64) -> Apu {
+    let mut apu = Apu::default();
+    run(&mut apu, cycles);
+    apu
+}
+
+/// An APU that has run at least `cycles` cycles, on a cycle whose $4017 write takes effect 3
+/// cycles later (blargg's "even jitter").
+fn apu_synced(cycles: u64) -> Apu {
+    let mut apu = apu_at(cycles);
+    if !is_get_cycle(apu.cycle + 3) {
+        apu.step();
+    }
+    apu
+}
+
+fn run(apu: &mut Apu, cycles: u64) {
+    for _ in 0..cycles {
+        apu.step();
+    }
+}
+
+/// Runs until `done` holds, returning the cycles it took (panics after `limit`).
+fn cycles_until(apu: &mut Apu, limit: u64, done: impl Fn(&Apu) -> bool) -> u64 {
+    for n in 1..=limit {
+        apu.step();
+        if done(apu) {
+            return n;
+        }
+    }
+    panic!("condition not met within {limit} cycles");
+}
+
+/// Pulse 1 enabled with a length of 254 and nothing halting it.
+fn pulse1_counting(apu: &mut Apu) {
+    apu.write_register(0x4015, 0x01);
+    apu.write_register(0x4000, 0x00);
+    apu.write_register(0x4003, 0x08); // index 1: 254
+                                      // Length writes land on the next cycle; two keep the cycle parity.
+    run(apu, 2);
+}
+
+#[test]
+fn mode0_half_frames_come_14916_and_29832_cycles_after_the_write() {
+    // blargg 2005 notes: with the write on an even cycle, lengths clock at 14915 and 29831,
+    // which a read sees one cycle later.
+    for start in [100, 101] {
+        let mut apu = apu_at(start);
+        let jitter = u64::from(!is_get_cycle(start + 2 + 3)); // the other alignment waits one more
+        pulse1_counting(&mut apu);
+        apu.write_register(0x4017, 0x00);
+        let first = cycles_until(&mut apu, 40_000, |a| a.pulse1.length.count == 253);
+        let second = cycles_until(&mut apu, 40_000, |a| a.pulse1.length.count == 252);
+        assert_eq!(first, 14916 + jitter, "start {start}");
+        assert_eq!(second, 29832 - 14916);
+    }
+}
+
+#[test]
+fn mode1_clocks_at_once_then_at_14916_and_37284() {
+    let mut apu = apu_synced(200);
+    pulse1_counting(&mut apu);
+    apu.write_register(0x4017, 0x80);
+    let immediate = cycles_until(&mut apu, 10, |a| a.pulse1.length.count == 253);
+    assert_eq!(immediate, 3);
+    let second = cycles_until(&mut apu, 40_000, |a| a.pulse1.length.count == 252);
+    assert_eq!(immediate + second, 14916);
+    let third = cycles_until(&mut apu, 40_000, |a| a.pulse1.length.count == 251);
+    assert_eq!(immediate + second + third, 37284);
+}
+
+#[test]
+fn writing_4017_in_mode0_does_not_clock() {
+    let mut apu = apu_at(10);
+    pulse1_counting(&mut apu);
+    apu.write_register(0x4017, 0x00);
+    run(&mut apu, 20);
+    assert_eq!(apu.pulse1.length.count, 254);
+}
+
+#[test]
+fn frame_irq_flag_is_set_three_cycles_running_from_29831() {
+    let mut apu = apu_synced(300);
+    apu.write_register(0x4017, 0x00);
+    let set = cycles_until(&mut apu, 40_000, |a| a.peek_status() & 0x40 != 0);
+    assert_eq!(set, 29831);
+    assert!(apu.irq_line());
+    // A read clears it, but the next two cycles set it again; the one after does not.
+    assert_eq!(apu.read_status() & 0x40, 0x40);
+    apu.step();
+    assert_eq!(apu.read_status() & 0x40, 0x40);
+    apu.step();
+    assert_eq!(apu.read_status() & 0x40, 0x40);
+    apu.step();
+    assert_eq!(apu.read_status() & 0x40, 0);
+    assert!(!apu.irq_line());
+}
+
+#[test]
+fn frame_irq_inhibit_and_mode1_never_set_the_flag_and_inhibit_clears_it() {
+    for mode in [0x40, 0x80, 0xC0] {
+        let mut apu = apu_at(0);
+        apu.write_register(0x4017, mode);
+        run(&mut apu, 80_000);
+        assert_eq!(apu.peek_status() & 0x40, 0, "mode {mode:02X}");
+    }
+    let mut apu = apu_at(0);
+    run(&mut apu, 30_000);
+    assert_ne!(
+        apu.peek_status() & 0x40,
+        0,
+        "power-on mode 0 raises the flag"
+    );
+    apu.write_register(0x4017, 0x00);
+    assert_ne!(apu.peek_status() & 0x40, 0, "$00 leaves it");
+    apu.write_register(0x4017, 0x40);
+    assert_eq!(apu.peek_status() & 0x40, 0, "$40 clears it");
+}
+
+#[test]
+fn power_on_acts_as_4017_written_ten_or_eleven_cycles_before_the_first_instruction() {
+    // The CPU's reset sequence takes 7 cycles, so its first instruction starts at cycle 8;
+    // the frame IRQ then rises 29831 cycles after a write at cycle -3 (or -2).
+    let mut apu = Apu::default();
+    let set = cycles_until(&mut apu, 40_000, |a| a.peek_status() & 0x40 != 0);
+    assert!([29831 - 3, 29831 - 2].contains(&set), "{set}");
+}
+
+#[test]
+fn reset_rewrites_the_last_4017_value_and_clears_4015() {
+    let mut apu = apu_at(1000);
+    pulse1_counting(&mut apu);
+    apu.write_register(0x4017, 0x80);
+    run(&mut apu, 5000);
+    apu.reset();
+    assert_eq!(apu.peek_status(), 0);
+    run(&mut apu, 80_000);
+    assert_eq!(apu.peek_status() & 0x40, 0, "still in 5-step mode");
+}
+
+#[test]
+fn halt_changes_take_effect_after_the_same_cycle_clock() {
+    // 10.len_halt_timing: setting halt on the clock's own cycle is too late, one before is not.
+    for (delay, halt_value, clocked) in [
+        (14914, 0x20, false),
+        (14915, 0x20, true),
+        (14914, 0x00, true),
+        (14915, 0x00, false),
+    ] {
+        let mut apu = apu_synced(500);
+        pulse1_counting(&mut apu);
+        apu.write_register(0x4000, 0x20 ^ halt_value);
+        apu.write_register(0x4017, 0x00);
+        run(&mut apu, delay);
+        apu.write_register(0x4000, halt_value);
+        run(&mut apu, 2);
+        assert_eq!(
+            apu.pulse1.length.count == 253,
+            clocked,
+            "halt {halt_value:02X} at {delay}"
+        );
+    }
+}
+
+#[test]
+fn reload_on_the_clock_cycle_is_lost_unless_the_counter_was_zero() {
+    // 11.len_reload_timing.
+    for (delay, zero_first, expect) in [
+        (14914, false, 253), // reloaded (254), then clocked
+        (14915, false, 253), // clocked to 253, reload ignored
+        (14916, false, 254), // after the clock: reloaded
+        (14915, true, 254),  // counter was 0: reload works, no clock
+    ] {
+        let mut apu = apu_synced(600);
+        pulse1_counting(&mut apu);
+        if zero_first {
+            apu.write_register(0x4015, 0x00);
+            apu.write_register(0x4015, 0x01);
+            run(&mut apu, 2);
+        }
+        apu.write_register(0x4017, 0x00);
+        run(&mut apu, delay);
+        apu.write_register(0x4003, 0x08);
+        run(&mut apu, 2);
+        assert_eq!(apu.pulse1.length.count, expect, "delay {delay}");
+    }
+}
+
+#[test]
+fn status_write_disables_and_blocks_length_loads() {
+    let mut apu = apu_at(0);
+    apu.write_register(0x4015, 0x0F);
+    for addr in [0x4003, 0x4007, 0x400B, 0x400F] {
+        apu.write_register(addr, 0x08);
+    }
+    apu.step();
+    assert_eq!(apu.peek_status() & 0x0F, 0x0F);
+    apu.write_register(0x4015, 0x00);
+    assert_eq!(apu.peek_status() & 0x0F, 0);
+    apu.write_register(0x4003, 0x08);
+    apu.step();
+    assert_eq!(
+        apu.peek_status() & 0x0F,
+        0,
+        "loads are ignored while disabled"
+    );
+}
+
+#[test]
+fn length_table_entries() {
+    let expected = [
+        10, 254, 20, 2, 40, 4, 80, 6, 160, 8, 60, 10, 14, 12, 26, 14, 12, 16, 24, 18, 48, 20, 96,
+        22, 192, 24, 72, 26, 16, 28, 32, 30,
+    ];
+    let mut apu = apu_at(0);
+    apu.write_register(0x4015, 0x01);
+    for (index, &count) in expected.iter().enumerate() {
+        apu.write_register(0x4003, (index as u8) << 3);
+        apu.step();
+        assert_eq!(apu.pulse1.length.count, count, "index {index}");
+    }
+}
+
+#[test]
+fn sweep_negates_in_ones_complement_on_pulse1_only() {
+    let mut apu = apu_at(0);
+    apu.write_register(0x4015, 0x03);
+    for base in [0x4000, 0x4004] {
+        apu.write_register(base, 0x3F);
+        apu.write_register(base + 1, 0x89); // enabled, divider period 0, negate, shift 1
+        apu.write_register(base + 2, 100);
+        apu.write_register(base + 3, 0x08);
+    }
+    apu.write_register(0x4017, 0x80); // 5-step: clocks a half frame
+    run(&mut apu, 4);
+    assert_eq!(apu.pulse1.period, 100 - 50 - 1);
+    assert_eq!(apu.pulse2.period, 100 - 50);
+}
+
+#[test]
+fn sweep_target_past_7ff_or_period_under_8_mutes() {
+    let mut pulse = Pulse::pulse2();
+    pulse.length.set_enabled(true);
+    pulse.write(0, 0xBF); // duty 2, halt, constant volume 15
+    pulse.write(3, 0x08 | 0x04);
+    pulse.length.apply_writes(false); // period $400
+    pulse.write(2, 0x00);
+    pulse.write(1, 0x00); // sweep off, shift 0: target $800 still mutes
+    assert!((0..16).all(|_| {
+        pulse.step_timer();
+        pulse.output() == 0
+    }));
+    pulse.write(3, 0x08 | 0x03);
+    pulse.length.apply_writes(false); // period $300: audible
+    let outputs: Vec<u8> = (0..(0x301 * 8))
+        .map(|_| {
+            pulse.step_timer();
+            pulse.output()
+        })
+        .collect();
+    assert!(outputs.contains(&15));
+    pulse.write(3, 0x08);
+    pulse.length.apply_writes(false);
+    pulse.write(2, 7); // period 7
+    assert!((0..64).all(|_| {
+        pulse.step_timer();
+        pulse.output() == 0
+    }));
+}
+
+#[test]
+fn pulse_duty_cycles() {
+    for (duty, high_steps) in [(0, 1), (1, 2), (2, 4), (3, 6)] {
+        let mut pulse = Pulse::pulse2();
+        pulse.length.set_enabled(true);
+        pulse.write(0, (duty << 6) | 0x3F);
+        pulse.write(2, 20);
+        pulse.write(3, 0x08);
+        pulse.length.apply_writes(false);
+        let high = (0..8 * 21)
+            .map(|_| {
+                pulse.step_timer();
+                pulse.output()
+            })
+            .filter(|&v| v == 15)
+            .count();
+        assert_eq!(high, high_steps * 21, "duty {duty}");
+    }
+}
+
+#[test]
+fn envelope_decays_and_loops() {
+    let mut env = envelope::Envelope::default();
+    env.write(0x00); // decay, period 0 (one quarter frame per step), no loop
+    env.restart();
+    env.quarter_frame();
+    assert_eq!(env.output(), 15);
+    for _ in 0..15 {
+        env.quarter_frame();
+    }
+    assert_eq!(env.output(), 0);
+    env.quarter_frame();
+    assert_eq!(env.output(), 0, "stays at 0 without loop");
+    env.write(0x20);
+    env.quarter_frame();
+    assert_eq!(env.output(), 15, "loop restarts at 15");
+}
+
+#[test]
+fn triangle_needs_both_counters_and_steps_through_32_levels() {
+    let mut tri = Triangle::default();
+    tri.length.set_enabled(true);
+    tri.write(0, 0x7F); // linear reload 127, control clear
+    tri.write(2, 10);
+    tri.write(3, 0x08);
+    tri.length.apply_writes(false);
+    for _ in 0..50 {
+        tri.step_timer();
+    }
+    assert_eq!(tri.output(), 15, "no linear count yet: the triangle holds");
+    tri.quarter_frame(); // loads the linear counter
+    let levels: Vec<u8> = (0..32 * 11)
+        .filter_map(|n| {
+            tri.step_timer();
+            (n % 11 == 0).then(|| tri.output())
+        })
+        .collect();
+    let mut sorted = levels.clone();
+    sorted.sort_unstable();
+    sorted.dedup();
+    assert_eq!(sorted, (0..16).collect::<Vec<u8>>());
+}
+
+#[test]
+fn triangle_linear_counter_reload_and_control() {
+    let mut tri = Triangle::default();
+    tri.write(0, 0x03);
+    tri.write(3, 0x00);
+    tri.length.apply_writes(false);
+    tri.quarter_frame();
+    assert_eq!(tri.linear_counter, 3);
+    tri.quarter_frame();
+    assert_eq!(
+        tri.linear_counter, 2,
+        "reload flag cleared when control is clear"
+    );
+    tri.write(0, 0x83);
+    tri.write(3, 0x00);
+    tri.length.apply_writes(false);
+    tri.quarter_frame();
+    tri.quarter_frame();
+    assert_eq!(tri.linear_counter, 3, "control keeps reloading");
+}
+
+/// Steps of the noise LFSR until it returns to its state.
+fn lfsr_cycle_length(mode: u8) -> u32 {
+    let mut noise = Noise::default();
+    noise.write(2, mode); // period index 0: two APU cycles per shift
+    let start = noise.shift;
+    for n in 1..=40_000 {
+        noise.step_timer();
+        noise.step_timer();
+        if noise.shift == start {
+            return n;
+        }
+    }
+    panic!("no cycle");
+}
+
+#[test]
+fn noise_lfsr_modes() {
+    assert_eq!(lfsr_cycle_length(0x00), 32767);
+    assert_eq!(lfsr_cycle_length(0x80), 93);
+}
+
+#[test]
+fn noise_period_in_cpu_cycles() {
+    let mut apu = apu_at(0);
+    apu.write_register(0x400E, 0x0F); // 4068 cycles
+    let start = apu.noise.shift;
+    let first = cycles_until(&mut apu, 10_000, |a| a.noise.shift != start);
+    let next = apu.noise.shift;
+    let period = cycles_until(&mut apu, 10_000, |a| a.noise.shift != next);
+    assert_eq!(period, 4068, "first shift after {first}");
+}
+
+/// The DMC with a sample of `length_reg` ($4013) and the DMA answered at once with `byte`.
+fn dmc_playing(flags: u8, length_reg: u8) -> Apu {
+    let mut apu = apu_at(10);
+    apu.write_register(0x4010, flags);
+    apu.write_register(0x4012, 0x00);
+    apu.write_register(0x4013, length_reg);
+    apu.write_register(0x4015, 0x10);
+    apu
+}
+
+/// Runs `cycles`, serving DMC DMA requests the moment they come; returns the fetch count.
+fn run_with_dma(apu: &mut Apu, cycles: u64, byte: u8) -> u32 {
+    let mut fetches = 0;
+    for _ in 0..cycles {
+        if apu.dmc_dma_request().is_some() {
+            apu.dmc_dma_complete(byte);
+            fetches += 1;
+        }
+        apu.step();
+    }
+    fetches
+}
+
+#[test]
+fn dmc_load_dma_starts_on_a_get_cycle_three_or_four_cycles_after_4015() {
+    for start in [20, 21] {
+        let mut apu = apu_at(start);
+        apu.write_register(0x4013, 0);
+        apu.write_register(0x4015, 0x10);
+        let mut waited = 0;
+        while apu.dmc_dma_request().is_none() {
+            apu.step();
+            waited += 1;
+        }
+        assert!(apu.next_cycle_is_get());
+        assert!((2..=3).contains(&waited), "waited {waited}");
+        assert_eq!(apu.dmc_dma_request(), Some(0xC000));
+    }
+}
+
+#[test]
+fn dmc_sample_plays_its_length_then_raises_irq() {
+    // $4013 = 1: 17 bytes. Rate 15: 54 cycles per bit, 432 per byte.
+    let mut apu = dmc_playing(0x8F, 0x01);
+    assert_eq!(apu.peek_status() & 0x10, 0x10);
+    let fetches = run_with_dma(&mut apu, 432 * 20, 0xFF);
+    assert_eq!(fetches, 17);
+    assert_eq!(apu.peek_status() & 0x90, 0x80, "done, IRQ flag up");
+    assert!(apu.irq_line());
+    apu.read_status();
+    assert!(apu.irq_line(), "reading $4015 does not clear the DMC IRQ");
+    apu.write_register(0x4015, 0x00);
+    assert!(!apu.irq_line(), "writing $4015 does");
+}
+
+#[test]
+fn dmc_loop_refetches_forever_without_irq() {
+    let mut apu = dmc_playing(0xCF, 0x00);
+    let fetches = run_with_dma(&mut apu, 432 * 30, 0x00);
+    assert!(fetches >= 29, "fetches {fetches}");
+    assert_eq!(apu.peek_status() & 0x90, 0x10);
+}
+
+#[test]
+fn dmc_output_moves_by_two_and_direct_load_sets_it() {
+    let mut apu = dmc_playing(0x0F, 0x01);
+    apu.write_register(0x4011, 0x40);
+    assert_eq!(apu.dmc.output_level, 0x40);
+    run_with_dma(&mut apu, 432 * 3, 0xFF);
+    assert!(apu.dmc.output_level > 0x40);
+    assert_eq!(apu.dmc.output_level % 2, 0);
+    apu.write_register(0x4011, 0xFF);
+    assert_eq!(apu.dmc.output_level, 0x7F);
+}
+
+#[test]
+fn dmc_disable_stops_fetching() {
+    let mut apu = dmc_playing(0x0F, 0xFF);
+    run_with_dma(&mut apu, 1000, 0x55);
+    apu.write_register(0x4015, 0x00);
+    assert_eq!(apu.peek_status() & 0x10, 0);
+    assert_eq!(run_with_dma(&mut apu, 5000, 0x55), 0);
+}
+
+// ---- Audio output: the sound of a known tone, measured. ----
+
+/// Magnitude spectrum (Blackman-Harris window) of the first `n` samples, n a power of two.
+fn spectrum(samples: &[i16], n: usize) -> Vec<f64> {
+    use std::f64::consts::PI;
+    let mut re: Vec<f64> = samples[..n]
+        .iter()
+        .enumerate()
+        .map(|(i, &s)| {
+            let x = 2.0 * PI * i as f64 / n as f64;
+            let w =
+                0.35875 - 0.48829 * x.cos() + 0.14128 * (2.0 * x).cos() - 0.01168 * (3.0 * x).cos();
+            f64::from(s) * w
+        })
+        .collect();
+    let mut im = vec![0.0; n];
+    // Iterative radix-2 FFT.
+    let bits = n.trailing_zeros();
+    for i in 0..n {
+        let j = i.reverse_bits() >> (usize::BITS - bits);
+        if j > i {
+            re.swap(i, j);
+        }
+    }
+    let mut len = 2;
+    while len <= n {
+        let angle = -2.0 * PI / len as f64;
+        for start in (0..n).step_by(len) {
+            for k in 0..len / 2 {
+                let (wr, wi) = ((angle * k as f64).cos(), (angle * k as f64).sin());
+                let (a, b) = (start + k, start + k + len / 2);
+                let tr = re[b] * wr - im[b] * wi;
+                let ti = re[b] * wi + im[b] * wr;
+                re[b] = re[a] - tr;
+                im[b] = im[a] - ti;
+                re[a] += tr;
+                im[a] += ti;
+            }
+        }
+        len <<= 1;
+    }
+    (0..n / 2).map(|k| re[k].hypot(im[k])).collect()
+}
+
+/// Plays register writes for `seconds` and returns the 48 kHz output.
+fn render(writes: &[(u16, u8)], seconds: f64) -> Vec<i16> {
+    let mut apu = Apu::default();
+    for &(addr, val) in writes {
+        apu.write_register(addr, val);
+    }
+    let mut samples = Vec::new();
+    let frame = 29_780;
+    for _ in 0..(seconds * CPU_CLOCK_HZ / frame as f64) as usize {
+        run(&mut apu, frame);
+        apu.take_samples(&mut samples);
+    }
+    samples
+}
+
+struct ToneReport {
+    peak_hz: f64,
+    /// Strongest component away from the harmonics of the expected tone, relative to the
+    /// strongest harmonic, in dB.
+    worst_spur_db: f64,
+    peak_sample: i16,
+}
+
+fn analyse(samples: &[i16], expected_hz: f64) -> ToneReport {
+    const N: usize = 1 << 15;
+    // Skip the first 0.1 s while the high-pass filters settle.
+    let settled = &samples[4800..];
+    let mags = spectrum(settled, N);
+    let bin_hz = DEFAULT_SAMPLE_RATE / N as f64;
+    let peak = (1..mags.len())
+        .max_by(|&a, &b| mags[a].total_cmp(&mags[b]))
+        .unwrap();
+    // Parabolic interpolation of the peak on the log magnitudes.
+    let (l, c, r) = (mags[peak - 1].ln(), mags[peak].ln(), mags[peak + 1].ln());
+    let offset = 0.5 * (l - r) / (l - 2.0 * c + r);
+    let peak_hz = (peak as f64 + offset) * bin_hz;
+    let near_harmonic = |k: usize| {
+        let f = k as f64 * bin_hz;
+        let h = (f / expected_hz).round();
+        h >= 1.0 && (f - h * expected_hz).abs() < 8.0 * bin_hz
+    };
+    // Spurs are looked for up to 20 kHz, where the output's own low-pass takes over.
+    let top = (20_000.0 / bin_hz) as usize;
+    let worst_spur = (10..top)
+        .filter(|&k| !near_harmonic(k))
+        .map(|k| mags[k])
+        .fold(0.0, f64::max);
+    ToneReport {
+        peak_hz,
+        worst_spur_db: 20.0 * (worst_spur / mags[peak]).log10(),
+        peak_sample: settled.iter().map(|s| s.saturating_abs()).max().unwrap(),
+    }
+}
+
+#[test]
+fn pulse_tone_has_its_pitch_and_no_aliasing() {
+    // Period 100: 1789773 / (16 * 101) = 1107.5 Hz. 48000 / 1107.5 is not a whole number, so
+    // harmonics past 24 kHz that alias would land between the tone's harmonics.
+    let samples = render(
+        &[
+            (0x4015, 0x01),
+            (0x4000, 0xBF), // duty 50 %, halt, constant volume 15
+            (0x4002, 100),
+            (0x4003, 0x00),
+        ],
+        1.0,
+    );
+    let expected = CPU_CLOCK_HZ / (16.0 * 101.0);
+    let report = analyse(&samples, expected);
+    assert!(
+        (report.peak_hz / expected - 1.0).abs() < 0.005,
+        "peak {} Hz, expected {expected}",
+        report.peak_hz
+    );
+    assert!(
+        report.worst_spur_db < -60.0,
+        "aliasing spur at {} dB",
+        report.worst_spur_db
+    );
+    assert!(report.peak_sample < i16::MAX && report.peak_sample > 1000);
+}
+
+#[test]
+fn triangle_tone_has_its_pitch_and_no_aliasing() {
+    // Period 100: 1789773 / (32 * 101) = 553.8 Hz.
+    let samples = render(
+        &[
+            (0x4015, 0x04),
+            (0x4008, 0xFF), // control set, linear counter 127: plays on
+            (0x400A, 100),
+            (0x400B, 0x00),
+        ],
+        1.0,
+    );
+    let expected = CPU_CLOCK_HZ / (32.0 * 101.0);
+    let report = analyse(&samples, expected);
+    assert!(
+        (report.peak_hz / expected - 1.0).abs() < 0.005,
+        "peak {} Hz, expected {expected}",
+        report.peak_hz
+    );
+    assert!(
+        report.worst_spur_db < -60.0,
+        "aliasing spur at {} dB",
+        report.worst_spur_db
+    );
+    assert!(report.peak_sample < i16::MAX && report.peak_sample > 1000);
+}
+
+#[test]
+fn output_rate_follows_the_setting() {
+    let mut apu = Apu::default();
+    apu.set_sample_rate(44_100.0);
+    let mut samples = Vec::new();
+    run(&mut apu, CPU_CLOCK_HZ as u64);
+    apu.take_samples(&mut samples);
+    assert!(
+        (44_099..=44_101).contains(&samples.len()),
+        "{}",
+        samples.len()
+    );
+}

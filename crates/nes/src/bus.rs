@@ -3,12 +3,12 @@
 //! $0000-$1FFF 2 KiB RAM (mirrored), $2000-$3FFF PPU registers (mirrored every 8),
 //! $4000-$4017 APU and I/O, $4018-$401F test mode (open bus), $4020-$FFFF cartridge.
 //!
-//! Timing: every CPU cycle goes through [`Bus::tick`]: the cartridge's M2 clock, three PPU
-//! dots and the APU's cycle run first, then the CPU's (or the DMA unit's) memory access; the CPU
-//! samples the NMI and IRQ lines right after the access, at the end of the cycle. On the NTSC
-//! master clock (12 ticks per CPU cycle, a PPU dot every 4) this puts the access after the last
-//! dot of its cycle; the PPU's $2002/VBlank race handling is written for this order
-//! (see `Ppu::status`).
+//! Timing: every CPU cycle goes through [`Bus::tick`]: the cartridge's M2 clock, two PPU dots
+//! and the APU's cycle, then the CPU's (or the DMA unit's) memory access, then the cycle's third
+//! PPU dot; the CPU samples the NMI and IRQ lines after that, at the end of the cycle. The
+//! access lands late in the cycle as on the hardware (data is latched at the end of φ2); the
+//! PPU's VBlank races and the blargg PPU timing ROMs are tuned to this order
+//! (notes/ppu-timing.md).
 
 use crate::apu::Apu;
 use crate::cartridge::Cartridge;
@@ -67,11 +67,12 @@ impl Bus {
         }
         self.cycles += 1;
         self.cart.cpu_clock();
-        for _ in 0..3 {
-            self.ppu.step(&mut self.cart);
-        }
+        self.ppu.step(&mut self.cart);
+        self.ppu.step(&mut self.cart);
         self.apu.step();
-        access(self)
+        let result = access(self);
+        self.ppu.step(&mut self.cart);
+        result
     }
 
     /// DMA reads and writes on alternating "get" and "put" cycles (the two halves of an APU

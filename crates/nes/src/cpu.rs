@@ -109,6 +109,12 @@ impl Cpu {
         self.interrupt(bus, Sequence::Reset);
     }
 
+    /// Whether the next `step` runs the IRQ/NMI sequence instead of fetching an opcode
+    /// (Lua exec hooks fire only for opcode fetches).
+    pub fn interrupt_due(&self) -> bool {
+        self.interrupt_due
+    }
+
     /// Executes one instruction, or one IRQ/NMI sequence when one is due.
     pub fn step<B: CpuBus>(&mut self, bus: &mut B) {
         if self.jammed {

@@ -1,9 +1,9 @@
 //! Ricoh 2C02 PPU: 341 dots x 262 scanlines (NTSC), registers $2000-$2007, rendering.
 //!
 //! [`Ppu::step`] runs one dot. Scanlines 0-239 draw, 240 is idle, 241-260 are VBlank and 261
-//! is the pre-render line. Register accesses happen between dots: the bus runs the dots of a
-//! CPU cycle first, then the access (see /work/notes/ppu-timing.md for how that lines up with
-//! the hardware's sub-cycle races). The background pipeline lives in `background.rs`, sprite
+//! is the pre-render line. Register accesses happen between dots: the bus runs one dot of a
+//! CPU cycle, the access, then two more dots, and the CPU samples [`Ppu::nmi_line`] at the end
+//! (bus.rs). The VBlank races below are tuned to that order. The background pipeline lives in `background.rs`, sprite
 //! evaluation and fetches in `sprites.rs`, the RGB conversion in `palette.rs`.
 
 mod background;
@@ -61,7 +61,10 @@ pub struct Ppu {
     vblank: bool,
     sprite0_hit: bool,
     sprite_overflow: bool,
+    /// Set by a $2002 read on the dot before VBlank begins: the flag stays clear this frame.
+    suppress_vblank: bool,
     odd_frame: bool,
+    skip_last_dot: bool,
 
     /// Loopy registers: current and temporary VRAM address, fine X scroll, write toggle.
     pub v: u16,
@@ -94,7 +97,9 @@ impl Default for Ppu {
             vblank: false,
             sprite0_hit: false,
             sprite_overflow: false,
+            suppress_vblank: false,
             odd_frame: false,
+            skip_last_dot: false,
             v: 0,
             t: 0,
             fine_x: 0,
@@ -138,23 +143,30 @@ impl Ppu {
             } else if line < 240 && (1..=256).contains(&dot) {
                 self.output_backdrop();
             }
-            if line == PRE_RENDER_LINE && dot == 1 {
-                self.vblank = false;
+            // Both are cleared "at dot 1"; measured against the VBlank flag through this bus
+            // (ppu_sprite_hit 09, ppu_sprite_overflow 03), a $2002 read already sees the sprite
+            // flags clear one dot before it sees VBlank clear.
+            if line == PRE_RENDER_LINE && dot == 0 {
                 self.sprite0_hit = false;
                 self.sprite_overflow = false;
             }
+            if line == PRE_RENDER_LINE && dot == 1 {
+                self.vblank = false;
+            }
         } else if line == VBLANK_LINE && dot == 1 {
-            self.vblank = true;
+            self.vblank = !self.suppress_vblank;
+            self.suppress_vblank = false;
         }
         self.advance();
     }
 
     fn advance(&mut self) {
-        // Odd frames with rendering on skip the pre-render line's last dot.
-        let skip = self.scanline == PRE_RENDER_LINE
-            && self.dot == 339
-            && self.odd_frame
-            && self.rendering_enabled();
+        // Odd frames with rendering on skip the pre-render line's last dot. The PPU decides
+        // while dot 338 runs, so a PPUMASK write after that is too late to matter.
+        if self.scanline == PRE_RENDER_LINE && self.dot == 338 {
+            self.skip_last_dot = self.odd_frame && self.rendering_enabled();
+        }
+        let skip = self.scanline == PRE_RENDER_LINE && self.dot == 339 && self.skip_last_dot;
         self.dot += if skip { 2 } else { 1 };
         if self.dot >= DOTS_PER_LINE {
             self.dot = 0;
@@ -259,12 +271,9 @@ impl Ppu {
         }
     }
 
-    /// PPUSTATUS as a read would see it now. A read right after the dot that set VBlank is the
-    /// hardware's read "one clock before": it sees the flag clear, and (as every $2002 read)
-    /// clears it, so neither the flag nor the NMI happens this frame.
+    /// PPUSTATUS as a read would see it now.
     fn status(&self) -> u8 {
-        let vblank_just_set = self.scanline == VBLANK_LINE && self.dot == 2;
-        u8::from(self.vblank && !vblank_just_set) << 7
+        u8::from(self.vblank) << 7
             | u8::from(self.sprite0_hit) << 6
             | u8::from(self.sprite_overflow) << 5
             | (self.decayed_latch() & 0x1F)
@@ -286,6 +295,13 @@ impl Ppu {
                 let val = self.status();
                 self.vblank = false;
                 self.w = false;
+                // A read on the dot before VBlank would be set sees it clear and keeps it from
+                // being set this frame, so there is no NMI either. (A read on the dot of the
+                // set or one later sees it and, clearing it before the CPU samples /NMI at the
+                // end of its cycle, cancels the NMI by itself.)
+                if (self.scanline, self.dot) == (VBLANK_LINE, 1) {
+                    self.suppress_vblank = true;
+                }
                 self.drive_latch(val, 0xE0);
                 val
             }

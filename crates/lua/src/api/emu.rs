@@ -1,0 +1,173 @@
+//! `emu` (and its old name `FCEU`): frame control, counters, callbacks, speed, screen pixels.
+
+use super::{add, int, register_slot};
+use crate::script::{AFTER, BEFORE, EXIT};
+use crate::state::{machine, shared, Snapshot, SpeedMode, Stream};
+use mlua::{Function, Lua, Result, Table, Value};
+
+pub fn install(lua: &Lua, t: &Table) -> Result<()> {
+    add(lua, t, &["speedmode"], |lua, mode: String| {
+        let speed = match mode.to_ascii_lowercase().as_str() {
+            "normal" => SpeedMode::Normal,
+            "nothrottle" => SpeedMode::NoThrottle,
+            "turbo" => SpeedMode::Turbo,
+            "maximum" => SpeedMode::Maximum,
+            _ => {
+                return Err(mlua::Error::runtime(format!(
+                    "Invalid mode {mode} to emu.speedmode"
+                )))
+            }
+        };
+        shared(lua, |s| s.speed = speed);
+        Ok(())
+    })?;
+    add(lua, t, &["poweron"], |lua, ()| {
+        if machine(lua, |c| c.power_cycle()).is_some() {
+            shared(lua, |s| {
+                s.framecount = 0;
+                s.lagcount = 0;
+            });
+        }
+        Ok(())
+    })?;
+    add(lua, t, &["softreset"], |lua, ()| {
+        if machine(lua, |c| c.reset()).is_some() {
+            shared(lua, |s| s.framecount = 0);
+        }
+        Ok(())
+    })?;
+    add(lua, t, &["pause"], |lua, ()| {
+        shared(lua, |s| {
+            if s.headless && !s.paused {
+                s.print(
+                    Stream::Err,
+                    "emu.pause(): no window to pause in a headless run; continuing",
+                );
+            }
+            s.paused = true;
+        });
+        Ok(())
+    })?;
+    add(lua, t, &["unpause"], |lua, ()| {
+        shared(lua, |s| s.paused = false);
+        Ok(())
+    })?;
+    add(lua, t, &["paused"], |lua, ()| Ok(shared(lua, |s| s.paused)))?;
+    add(lua, t, &["framecount"], |lua, ()| {
+        Ok(shared(lua, |s| s.framecount))
+    })?;
+    add(lua, t, &["lagcount"], |lua, ()| {
+        Ok(shared(lua, |s| s.lagcount))
+    })?;
+    add(lua, t, &["lagged"], |lua, ()| Ok(shared(lua, |s| s.lagged)))?;
+    add(lua, t, &["setlagflag"], |lua, lagged: bool| {
+        shared(lua, |s| s.lagged = lagged);
+        Ok(())
+    })?;
+    add(lua, t, &["emulating"], |lua, ()| {
+        Ok(machine(lua, |_| ()).is_some())
+    })?;
+    add(lua, t, &["registerbefore"], |lua, f: Value| {
+        register_slot(lua, BEFORE, f)
+    })?;
+    add(lua, t, &["registerafter"], |lua, f: Value| {
+        register_slot(lua, AFTER, f)
+    })?;
+    add(lua, t, &["registerexit"], |lua, f: Value| {
+        register_slot(lua, EXIT, f)
+    })?;
+    add(lua, t, &["message"], |lua, text: Value| {
+        let text = crate::format::to_string(&text)?;
+        shared(lua, |s| s.messages.push(text));
+        Ok(())
+    })?;
+    add(
+        lua,
+        t,
+        &["getscreenpixel"],
+        |lua, (x, y, emu_only): (f64, f64, Option<bool>)| {
+            let (x, y) = (int(x), int(y));
+            if !(0..256).contains(&x) || !(0..240).contains(&y) {
+                return Err(mlua::Error::runtime("bad coordinates (x 0-255, y 0-239)"));
+            }
+            let (x, y) = (x as usize, y as usize);
+            let index = machine(lua, |c| c.bus.ppu.frame_buffer[y * 256 + x]);
+            let Some(index) = index else {
+                return Ok((0, 0, 0, 254));
+            };
+            let [mut r, mut g, mut b] = crate::colour::nes_rgb(index);
+            if !emu_only.unwrap_or(false) {
+                let over = crate::state::state(lua, |s| s.overlay.get(x, y));
+                let a = u32::from(crate::colour::alpha(over));
+                let mix = |d: u8, shift: u32| {
+                    ((((over >> shift) & 0xFF) * a + u32::from(d) * (255 - a)) / 255) as u8
+                };
+                (r, g, b) = (mix(r, 24), mix(g, 16), mix(b, 8));
+            }
+            Ok((r, g, b, index & 0x3F))
+        },
+    )?;
+    add(
+        lua,
+        t,
+        &["setrenderplanes"],
+        |lua, (sprites, background): (bool, bool)| {
+            shared(lua, |s| s.render_planes = (sprites, background));
+            Ok(())
+        },
+    )?;
+    add(lua, t, &["readonly"], |lua, ()| {
+        Ok(shared(lua, |s| s.readonly))
+    })?;
+    add(lua, t, &["setreadonly"], |lua, on: bool| {
+        shared(lua, |s| s.readonly = on);
+        Ok(())
+    })?;
+    add(lua, t, &["getdir"], |_, ()| {
+        Ok(std::env::current_exe()
+            .ok()
+            .and_then(|p| p.parent().map(|d| d.display().to_string()))
+            .unwrap_or_default())
+    })?;
+    add(lua, t, &["exit"], |lua, ()| {
+        shared(lua, |s| s.exit = Some(0));
+        Ok(())
+    })?;
+    add(
+        lua,
+        t,
+        &["exec_count"],
+        |lua, (count, f): (f64, Function)| {
+            // Runs f under a separate instruction budget; 0 when it completed.
+            let saved = crate::state::state(lua, |s| {
+                std::mem::replace(&mut s.budget, int(count).max(0) as u64)
+            });
+            let result = f.call::<()>(());
+            crate::state::state(lua, |s| s.budget = saved);
+            Ok(if result.is_ok() { 0 } else { 1 })
+        },
+    )?;
+    add(lua, t, &["exec_time"], |_, _: mlua::MultiValue| Ok(()))?;
+    Ok(())
+}
+
+/// The machine state a savestate keeps.
+pub fn snapshot(lua: &Lua) -> Option<Snapshot> {
+    let console = machine(lua, |c| Box::new(c.clone()))?;
+    Some(shared(lua, |s| Snapshot {
+        console,
+        framecount: s.framecount,
+        lagcount: s.lagcount,
+        lagged: s.lagged,
+    }))
+}
+
+pub fn restore(lua: &Lua, snap: &Snapshot) {
+    if machine(lua, |c| *c = (*snap.console).clone()).is_some() {
+        shared(lua, |s| {
+            s.framecount = snap.framecount;
+            s.lagcount = snap.lagcount;
+            s.lagged = snap.lagged;
+        });
+    }
+}

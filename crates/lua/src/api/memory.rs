@@ -1,0 +1,147 @@
+//! `memory`: side-effect-free reads, writes as real bus writes, registers, and hooks.
+
+use super::{add, addr, int, number};
+use crate::state::{machine, shared, state};
+use crate::watch::Kind;
+use mlua::{Lua, MultiValue, Result, Table, Value};
+use nes::Console;
+
+fn read(lua: &Lua, a: u16) -> u8 {
+    machine(lua, |c| c.peek(a)).unwrap_or(0)
+}
+
+fn word(lua: &Lua, (low, high): (f64, Option<f64>)) -> u16 {
+    let low = addr(low);
+    let high = high.map_or(low.wrapping_add(1), addr);
+    u16::from_le_bytes([read(lua, low), read(lua, high)])
+}
+
+fn register(c: &mut Console, name: &str) -> Option<u16> {
+    let cpu = &c.cpu;
+    Some(match name.to_ascii_lowercase().as_str() {
+        "pc" => cpu.pc,
+        "a" => cpu.a.into(),
+        "x" => cpu.x.into(),
+        "y" => cpu.y.into(),
+        "s" => cpu.s.into(),
+        "p" => cpu.p.into(),
+        _ => return None,
+    })
+}
+
+fn set_register(c: &mut Console, name: &str, v: i64) {
+    let cpu = &mut c.cpu;
+    match name.to_ascii_lowercase().as_str() {
+        "pc" => cpu.pc = v as u16,
+        "a" => cpu.a = v as u8,
+        "x" => cpu.x = v as u8,
+        "y" => cpu.y = v as u8,
+        "s" => cpu.s = v as u8,
+        "p" => cpu.p = v as u8,
+        _ => {}
+    }
+}
+
+/// `memory.register*(addr, [size,] fn|nil)`: one function per address over [addr, addr+size).
+fn register_hook(lua: &Lua, kind: Kind, args: MultiValue) -> Result<()> {
+    let args: Vec<Value> = args.into_iter().collect();
+    let number = |v: Option<&Value>| v.and_then(number).map(int);
+    let start = number(args.first())
+        .ok_or_else(|| mlua::Error::runtime("bad argument #1 (number expected)"))?;
+    let (size, f) = match number(args.get(1)) {
+        Some(size) => (size, args.get(2).cloned().unwrap_or(Value::Nil)),
+        None => (1, args.get(1).cloned().unwrap_or(Value::Nil)),
+    };
+    if !matches!(f, Value::Nil | Value::Function(_)) {
+        return Err(mlua::Error::runtime(format!(
+            "bad argument (function or nil expected, got {})",
+            f.type_name()
+        )));
+    }
+    let (from, to) = if size < 0 {
+        (start + size, start)
+    } else {
+        (start, start + size)
+    };
+    let table: Table = lua.named_registry_value(kind.table())?;
+    let on = !f.is_nil();
+    for a in from..to {
+        let a = a as u16;
+        table.set(a, f.clone())?;
+        state(lua, |s| s.watch.of_mut(kind).set(a, on));
+    }
+    shared(lua, |s| s.hooks_changed = true);
+    Ok(())
+}
+
+pub fn install(lua: &Lua, t: &Table) -> Result<()> {
+    for kind in Kind::ALL {
+        lua.set_named_registry_value(kind.table(), lua.create_table()?)?;
+    }
+    add(lua, t, &["readbyte", "readbyteunsigned"], |lua, a: f64| {
+        Ok(read(lua, addr(a)))
+    })?;
+    add(lua, t, &["readbytesigned"], |lua, a: f64| {
+        Ok(read(lua, addr(a)) as i8)
+    })?;
+    add(
+        lua,
+        t,
+        &["readword", "readwordunsigned"],
+        |lua, a: (f64, Option<f64>)| Ok(word(lua, a)),
+    )?;
+    add(lua, t, &["readwordsigned"], |lua, a: (f64, Option<f64>)| {
+        Ok(word(lua, a) as i16)
+    })?;
+    add(lua, t, &["readbyterange"], |lua, (a, len): (f64, f64)| {
+        if int(len) < 0 {
+            return Ok(None);
+        }
+        let start = int(a);
+        let bytes: Vec<u8> = (0..int(len))
+            .map(|i| read(lua, (start + i) as u16))
+            .collect();
+        Ok(Some(lua.create_string(&bytes)?))
+    })?;
+    add(lua, t, &["writebyte"], |lua, (a, v): (f64, f64)| {
+        if (0..0x10000).contains(&int(a)) {
+            machine(lua, |c| c.write(addr(a), int(v) as u8));
+        }
+        Ok(())
+    })?;
+    add(lua, t, &["legacywritebyte"], |lua, (a, v): (f64, f64)| {
+        // FCEUX 2.2: RAM is poked directly, anything else is a bus write.
+        let (a, v) = (addr(a), int(v) as u8);
+        machine(lua, |c| {
+            if a < 0x2000 {
+                c.bus.ram[usize::from(a & 0x7FF)] = v;
+            } else {
+                c.write(a, v);
+            }
+        });
+        Ok(())
+    })?;
+    add(lua, t, &["getregister"], |lua, name: String| {
+        Ok(machine(lua, |c| register(c, &name)).flatten())
+    })?;
+    add(lua, t, &["setregister"], |lua, (name, v): (String, f64)| {
+        machine(lua, |c| set_register(c, &name, int(v)));
+        Ok(())
+    })?;
+    add(
+        lua,
+        t,
+        &["registerwrite", "register"],
+        |lua, args: MultiValue| register_hook(lua, Kind::Write, args),
+    )?;
+    add(lua, t, &["registerread"], |lua, args: MultiValue| {
+        register_hook(lua, Kind::Read, args)
+    })?;
+    add(
+        lua,
+        t,
+        &["registerexec", "registerrun", "registerexecute"],
+        |lua, args: MultiValue| register_hook(lua, Kind::Exec, args),
+    )?;
+    Ok(())
+}

@@ -1,0 +1,232 @@
+//! `rom`, `movie`, `debugger`, the Windows-only stubs (`cdlog`, `taseditor`), helper globals
+//! and `os.exit`.
+
+use super::{add, int};
+use crate::script::ExitRequest;
+use crate::state::{machine, shared};
+use mlua::{Lua, MultiValue, Result, Table, Value};
+
+/// CRC-32 (IEEE), as FCEUX's `gethash` computes it.
+fn crc32(bytes: &[u8]) -> u32 {
+    !bytes.iter().fold(!0u32, |crc, &b| {
+        (0..8).fold(crc ^ u32::from(b), |c, _| {
+            if c & 1 != 0 {
+                (c >> 1) ^ 0xEDB8_8320
+            } else {
+                c >> 1
+            }
+        })
+    })
+}
+
+fn no_movie<R>() -> Result<R> {
+    Err(mlua::Error::runtime("No movie loaded."))
+}
+
+pub fn install(
+    lua: &Lua,
+    globals: &Table,
+    library: &mut impl FnMut(&str) -> Result<Table>,
+) -> Result<()> {
+    let rom = library("rom")?;
+    let rom_byte = |lua: &Lua, offset: f64| {
+        shared(lua, |s| {
+            s.rom.get(int(offset) as usize).copied().unwrap_or(0)
+        })
+    };
+    add(
+        lua,
+        &rom,
+        &["readbyte", "readbyteunsigned"],
+        move |lua, offset: f64| Ok(rom_byte(lua, offset)),
+    )?;
+    add(lua, &rom, &["readbytesigned"], move |lua, offset: f64| {
+        Ok(rom_byte(lua, offset) as i8)
+    })?;
+    add(
+        lua,
+        &rom,
+        &["readbyterange"],
+        move |lua, (offset, len): (f64, f64)| {
+            let bytes: Vec<u8> = (0..int(len).max(0))
+                .map(|i| rom_byte(lua, offset + i as f64))
+                .collect();
+            lua.create_string(&bytes)
+        },
+    )?;
+    add(lua, &rom, &["getfilename"], |lua, ()| {
+        Ok(shared(lua, |s| s.rom_name.clone()))
+    })?;
+
+    let movie = library("movie")?;
+    add(lua, &movie, &["mode"], |_, ()| Ok(Value::Nil))?;
+    add(
+        lua,
+        &movie,
+        &[
+            "active",
+            "recording",
+            "playing",
+            "ispoweron",
+            "isfromsavestate",
+        ],
+        |_, ()| Ok(false),
+    )?;
+    add(lua, &movie, &["framecount"], |lua, ()| {
+        Ok(shared(lua, |s| s.framecount))
+    })?;
+    add(lua, &movie, &["length", "rerecordcount"], |_, ()| {
+        no_movie::<u32>()
+    })?;
+    add(lua, &movie, &["name", "getname", "filename"], |_, ()| {
+        no_movie::<String>()
+    })?;
+    add(lua, &movie, &["readonly", "getreadonly"], |lua, ()| {
+        Ok(shared(lua, |s| s.readonly))
+    })?;
+    add(lua, &movie, &["setreadonly"], |lua, on: bool| {
+        shared(lua, |s| s.readonly = on);
+        Ok(())
+    })?;
+    add(lua, &movie, &["rerecordcounting"], |_, _on: bool| Ok(()))?;
+    add(lua, &movie, &["stop", "close"], |_, ()| {
+        Err::<(), _>(mlua::Error::runtime("no movie"))
+    })?;
+    add(lua, &movie, &["replay", "playbeginning"], |_, ()| Ok(()))?;
+    add(
+        lua,
+        &movie,
+        &["play", "playback", "load", "record", "save"],
+        |_, _: MultiValue| Ok(false),
+    )?;
+
+    let debugger = library("debugger")?;
+    add(lua, &debugger, &["getcyclescount"], |lua, ()| {
+        let cycles = machine(lua, |c| c.bus.cycles).unwrap_or(0);
+        Ok(cycles.saturating_sub(shared(lua, |s| s.cycles_base)))
+    })?;
+    add(lua, &debugger, &["resetcyclescount"], |lua, ()| {
+        let cycles = machine(lua, |c| c.bus.cycles).unwrap_or(0);
+        shared(lua, |s| s.cycles_base = cycles);
+        Ok(())
+    })?;
+    add(lua, &debugger, &["getinstructionscount"], |lua, ()| {
+        Ok(shared(lua, |s| s.instructions - s.instructions_base))
+    })?;
+    add(lua, &debugger, &["resetinstructionscount"], |lua, ()| {
+        shared(lua, |s| s.instructions_base = s.instructions);
+        Ok(())
+    })?;
+    add(lua, &debugger, &["hitbreakpoint"], |lua, ()| {
+        shared(lua, |s| s.paused = true);
+        Ok(())
+    })?;
+    add(lua, &debugger, &["getsymboloffset"], |_, _: MultiValue| {
+        Ok(-1)
+    })?;
+
+    // Windows-only in FCEUX: the values its other builds return.
+    let cdlog = library("cdlog")?;
+    for name in [
+        "docdlogger",
+        "loadcdlog",
+        "loadfile",
+        "savecdlogfile",
+        "savecdlogfileas",
+        "startcdlogging",
+        "pausecdlogging",
+        "resetcdlog",
+    ] {
+        add(lua, &cdlog, &[name], |_, _: MultiValue| Ok(0))?;
+    }
+    let taseditor = library("taseditor")?;
+    for (names, value) in [
+        (&["engaged", "markedframe"][..], Value::Boolean(false)),
+        (
+            &[
+                "getmarker",
+                "setmarker",
+                "getcurrentbranch",
+                "getsuperimpose",
+                "getlostplayback",
+                "getplaybacktarget",
+                "getinput",
+                "applyinputchanges",
+            ][..],
+            Value::Integer(0),
+        ),
+        (
+            &["getnote", "getrecordermode"][..],
+            Value::String(lua.create_string("")?),
+        ),
+        (
+            &[
+                "registerauto",
+                "registermanual",
+                "removemarker",
+                "setnote",
+                "setplayback",
+                "stopseeking",
+                "getselection",
+                "setselection",
+                "submitinputchange",
+                "submitinsertframes",
+                "submitdeleteframes",
+                "clearinputchanges",
+            ][..],
+            Value::Nil,
+        ),
+    ] {
+        add(lua, &taseditor, names, move |_, _: MultiValue| {
+            Ok(value.clone())
+        })?;
+    }
+
+    add(lua, globals, &["tobitstring"], |_, n: f64| {
+        let bits = format!("{:08b}", int(n) as u8);
+        Ok(format!("{} {}", &bits[..4], &bits[4..]))
+    })?;
+    add(
+        lua,
+        globals,
+        &["gethash"],
+        |_, (s, len): (mlua::String, f64)| {
+            let bytes = s.as_bytes();
+            let len = (int(len).max(0) as usize).min(bytes.len());
+            Ok(crc32(&bytes[..len]) as i32)
+        },
+    )?;
+    add(lua, globals, &["addressof"], |_, v: Value| {
+        Ok(v.to_pointer() as usize as i64)
+    })?;
+    add(lua, globals, &["copytable"], |lua, t: Option<Table>| {
+        let Some(t) = t else { return Ok(None) };
+        let copy = lua.create_table()?;
+        for pair in t.clone().pairs::<Value, Value>() {
+            let (k, v) = pair?;
+            copy.raw_set(k, v)?;
+        }
+        copy.set_metatable(t.metatable());
+        Ok(Some(copy))
+    })?;
+
+    // os.exit ends the program; the host does it after unwinding the script.
+    let os: Table = globals.get("os")?;
+    add(lua, &os, &["exit"], |lua, code: Value| {
+        let code = match code {
+            Value::Boolean(ok) => i32::from(!ok),
+            v => super::number(&v).map_or(0, |n| int(n) as i32),
+        };
+        shared(lua, |s| s.exit = Some(code));
+        Err::<(), _>(mlua::Error::external(ExitRequest))
+    })?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn crc32_check_value() {
+        assert_eq!(super::crc32(b"123456789"), 0xCBF4_3926);
+    }
+}

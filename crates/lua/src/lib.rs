@@ -1,0 +1,299 @@
+//! FCEUX-compatible Lua scripting for the `nes` machine (Lua 5.1 through mlua).
+//!
+//! The host owns the [`Console`] and calls [`Scripts::run_frame`] instead of
+//! `Console::run_frame` while scripts are loaded. A frame follows FCEUX's order: resume the
+//! scripts' main coroutines, latch input (with `joypad.set` overrides), `emu.registerbefore`,
+//! emulate up to the end of visible scanline 239 (memory hooks fire in here),
+//! `emu.registerafter`, `gui.register`; then the host shows the picture with
+//! [`Scripts::composite`] drawn over it.
+
+mod api;
+mod bitops;
+mod colour;
+mod format;
+mod overlay;
+mod script;
+mod state;
+mod watch;
+
+pub use state::{HostInput, Output, SpeedMode, Stream};
+
+use script::Script;
+use state::{state, PadOverride, Shared};
+use std::cell::RefCell;
+use std::path::Path;
+use std::rc::Rc;
+use watch::{Access, Kind, Watch, Watched};
+
+use nes::Console;
+
+/// The scanline where FCEUX's frame (and so the scripts' frame boundary) begins.
+const FRAME_START_LINE: u16 = 240;
+
+pub struct Scripts {
+    shared: Rc<RefCell<Shared>>,
+    scripts: Vec<Script>,
+    /// Union of the scripts' hooked addresses.
+    watch: Watch,
+    events: Vec<Access>,
+}
+
+impl Scripts {
+    /// A scripting session for the ROM in `rom` (the iNES file image) named `rom_name`;
+    /// `print` goes to stdout and errors to stderr.
+    pub fn new(rom: Vec<u8>, rom_name: &str) -> Scripts {
+        Scripts::with_output(
+            rom,
+            rom_name,
+            Rc::new(|stream, text: &str| match stream {
+                Stream::Out => println!("{text}"),
+                Stream::Err => eprintln!("{text}"),
+            }),
+        )
+    }
+
+    /// Like [`Scripts::new`], with printed lines handed to `output`.
+    pub fn with_output(rom: Vec<u8>, rom_name: &str, output: Output) -> Scripts {
+        Scripts {
+            shared: Rc::new(RefCell::new(Shared::new(rom, rom_name.to_string(), output))),
+            scripts: Vec::new(),
+            watch: Watch::default(),
+            events: Vec::new(),
+        }
+    }
+
+    /// Loads a script and runs it up to its first `emu.frameadvance()`.
+    pub fn load(&mut self, console: &mut Console, path: &Path) -> Result<(), String> {
+        let script = Script::load(path, self.shared.clone(), console)?;
+        self.scripts.push(script);
+        self.refresh_watch();
+        Ok(())
+    }
+
+    /// Lua instructions one call into a script may run before it is reported and stopped.
+    pub fn set_instruction_limit(&mut self, limit: u64) {
+        self.shared.borrow_mut().instruction_limit = limit;
+    }
+
+    /// A window is present: `emu.pause()` really pauses (see [`Scripts::paused`]).
+    pub fn set_interactive(&mut self, interactive: bool) {
+        self.shared.borrow_mut().headless = !interactive;
+    }
+
+    /// The user's controllers (before script overrides), as `nes::Buttons` bits.
+    pub fn set_pads(&mut self, pads: [u8; 2]) {
+        self.shared.borrow_mut().physical = pads;
+    }
+
+    /// Keyboard and mouse state for `input.get`.
+    pub fn set_input(&mut self, input: HostInput) {
+        self.shared.borrow_mut().input = input;
+    }
+
+    /// Any script still loaded (waiting in frameadvance or with callbacks).
+    pub fn active(&self) -> bool {
+        !self.scripts.is_empty()
+    }
+
+    pub fn speed_mode(&self) -> SpeedMode {
+        self.shared.borrow().speed
+    }
+
+    /// `emu.pause()` was called (and not `emu.unpause()`); the host should stop emulating and
+    /// call [`Scripts::redraw`] for each displayed frame until the user resumes.
+    pub fn paused(&self) -> bool {
+        let s = self.shared.borrow();
+        s.paused && !s.headless
+    }
+
+    /// The user resumed emulation.
+    pub fn unpause(&mut self) {
+        self.shared.borrow_mut().paused = false;
+    }
+
+    /// `emu.exit()` or `os.exit(n)` was called: the status to exit with.
+    pub fn exit_code(&self) -> Option<i32> {
+        self.shared.borrow().exit
+    }
+
+    /// `emu.message` texts since the last call.
+    pub fn take_messages(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.shared.borrow_mut().messages)
+    }
+
+    /// Screenshot files requested by `gui.savescreenshotas` since the last call.
+    pub fn take_screenshot_requests(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.shared.borrow_mut().screenshots)
+    }
+
+    /// Frames emulated since power-on, as `emu.framecount` reports them.
+    pub fn framecount(&self) -> u32 {
+        self.shared.borrow().framecount
+    }
+
+    /// One frame in FCEUX's order; ends at the end of visible scanline 239.
+    pub fn run_frame(&mut self, console: &mut Console) {
+        self.for_each(console, |script, console| script.resume(console));
+        self.latch_input(console);
+        self.shared.borrow_mut().lagged = true;
+        self.for_each(console, |script, console| {
+            script.callback(console, script::BEFORE)
+        });
+        self.emulate(console);
+        self.for_each(console, |script, console| {
+            script.callback(console, script::AFTER)
+        });
+        self.redraw(console);
+        let mut s = self.shared.borrow_mut();
+        if s.lagged {
+            s.lagcount += 1;
+        }
+        drop(s);
+        let failed: Vec<usize> = (0..self.scripts.len())
+            .filter(|&i| self.scripts[i].hook_failed())
+            .collect();
+        for i in failed.into_iter().rev() {
+            self.scripts.remove(i).stop(console, true);
+        }
+        self.refresh_watch();
+    }
+
+    /// Runs the `gui.register` callbacks and closes the overlays for display.
+    pub fn redraw(&mut self, console: &mut Console) {
+        for script in &self.scripts {
+            script.callback(console, script::GUI);
+            state(&script.lua, |s| s.overlay.display());
+        }
+    }
+
+    /// Blends the scripts' drawing over a 256x240 picture (`channels` = 3 for RGB, 4 for RGBA).
+    pub fn composite(&self, frame: &mut [u8], channels: usize) {
+        for script in &self.scripts {
+            state(&script.lua, |s| s.overlay.composite(frame, channels));
+        }
+    }
+
+    /// Stops every script (their `emu.registerexit` callbacks run).
+    pub fn stop_all(&mut self, console: &mut Console) {
+        for script in self.scripts.drain(..) {
+            script.stop(console, true);
+        }
+        self.refresh_watch();
+    }
+
+    /// Calls `f` for each script; a script for which it returns false is stopped.
+    fn for_each(&mut self, console: &mut Console, f: impl Fn(&mut Script, &mut Console) -> bool) {
+        let mut i = 0;
+        while i < self.scripts.len() {
+            if f(&mut self.scripts[i], console) {
+                i += 1;
+            } else {
+                self.scripts.remove(i).stop(console, false);
+            }
+        }
+        self.refresh_watch();
+    }
+
+    /// FCEUX's input read: the user's pads through the scripts' one-frame overrides.
+    fn latch_input(&mut self, console: &mut Console) {
+        let mut pads = self.shared.borrow().physical;
+        for script in &self.scripts {
+            state(&script.lua, |s| {
+                for (pad, o) in pads.iter_mut().zip(s.pads.iter_mut()) {
+                    *pad = o.apply(*pad);
+                    *o = PadOverride::PASS;
+                }
+            });
+        }
+        for (port, &pad) in pads.iter().enumerate() {
+            console.set_buttons(port, nes::Buttons(pad));
+        }
+        let mut s = self.shared.borrow_mut();
+        s.pads = pads;
+        s.framecount += 1;
+    }
+
+    /// Emulates until the PPU enters the frame-start line. FCEUX's first frame after power-on
+    /// starts at that line, so it contains a VBlank; ours starts at line 0 and runs on to the
+    /// second entry.
+    fn emulate(&mut self, console: &mut Console) {
+        let ppu = &console.bus.ppu;
+        let mut boundaries = if ppu.frame == 0 && ppu.scanline < FRAME_START_LINE {
+            2
+        } else {
+            1
+        };
+        loop {
+            let line = console.bus.ppu.scanline;
+            let cycles = console.bus.cycles;
+            self.step(console);
+            let now = console.bus.ppu.scanline;
+            let crossed = line < FRAME_START_LINE && (now >= FRAME_START_LINE || now < line);
+            if crossed {
+                boundaries -= 1;
+            }
+            // A stopped CPU that spends no cycles would otherwise never reach the boundary.
+            if boundaries == 0 || console.bus.cycles == cycles {
+                break;
+            }
+        }
+    }
+
+    /// One instruction, with the scripts' memory hooks.
+    fn step(&mut self, console: &mut Console) {
+        let pc = console.cpu.pc;
+        let mut fetch_from = None;
+        if self.watch.exec.get(pc) && !console.cpu.interrupt_due() && !console.cpu.jammed {
+            self.dispatch(
+                console,
+                Access {
+                    kind: Kind::Exec,
+                    addr: pc,
+                    value: 0,
+                },
+            );
+            if console.cpu.pc != pc {
+                fetch_from = Some(pc);
+            }
+        }
+        let mut events = std::mem::take(&mut self.events);
+        let mut bus = Watched {
+            bus: &mut console.bus,
+            watch: &self.watch,
+            events: &mut events,
+            fetch_from,
+            polled: false,
+        };
+        console.cpu.step(&mut bus);
+        let polled = bus.polled;
+        {
+            let mut s = self.shared.borrow_mut();
+            s.instructions += 1;
+            if polled {
+                s.lagged = false;
+            }
+        }
+        for access in events.drain(..) {
+            self.dispatch(console, access);
+        }
+        self.events = events;
+    }
+
+    fn dispatch(&mut self, console: &mut Console, access: Access) {
+        for script in &self.scripts {
+            script.hook(console, access.kind, access.addr, access.value);
+        }
+        if self.shared.borrow().hooks_changed {
+            self.refresh_watch();
+        }
+    }
+
+    fn refresh_watch(&mut self) {
+        let mut watch = Watch::default();
+        for script in &self.scripts {
+            state(&script.lua, |s| watch.union(&s.watch));
+        }
+        self.watch = watch;
+        self.shared.borrow_mut().hooks_changed = false;
+    }
+}

@@ -1,0 +1,203 @@
+//! What the Lua functions reach: the console (lent for the duration of each entry into Lua), the
+//! per-script state (mlua app data) and the session state all scripts share.
+
+use crate::overlay::Overlay;
+use crate::watch::Watch;
+use mlua::{AnyUserData, Lua};
+use nes::Console;
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+
+/// Registry slot of the console userdata; it expires when the call into Lua returns.
+const CONSOLE: &str = "nestor.console";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stream {
+    Out,
+    Err,
+}
+
+/// Where `print` and error reports go.
+pub type Output = Rc<dyn Fn(Stream, &str)>;
+
+/// `emu.speedmode`: what the host should do with its frame pacing.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SpeedMode {
+    #[default]
+    Normal,
+    NoThrottle,
+    Turbo,
+    Maximum,
+}
+
+/// Keyboard and mouse of the host window, as `input.get` reports them.
+#[derive(Clone, Debug, Default)]
+pub struct HostInput {
+    /// Held keys by FCEUX's Windows names ("A", "space", "leftclick", ...).
+    pub keys: HashSet<String>,
+    /// Mouse position in NES pixels.
+    pub mouse: (i32, i32),
+}
+
+/// A machine snapshot as savestates hold it (the frame and lag counters are part of it).
+#[derive(Clone)]
+pub struct Snapshot {
+    pub console: Box<Console>,
+    pub framecount: u32,
+    pub lagcount: u32,
+    pub lagged: bool,
+}
+
+pub struct Shared {
+    /// The iNES file image (for `rom.*` and power cycles).
+    pub rom: Vec<u8>,
+    pub rom_name: String,
+    pub framecount: u32,
+    pub lagcount: u32,
+    pub lagged: bool,
+    /// Buttons the game got for the most recently latched frame, pads 1-2.
+    pub pads: [u8; 2],
+    /// The user's own pads, before script overrides.
+    pub physical: [u8; 2],
+    pub input: HostInput,
+    pub paused: bool,
+    pub speed: SpeedMode,
+    /// `emu.exit`/`os.exit` asked the application to end with this status.
+    pub exit: Option<i32>,
+    /// `emu.message` texts for the host's on-screen display.
+    pub messages: Vec<String>,
+    /// Numbered and named savestates made persistent (in memory, per session).
+    pub persisted: HashMap<String, Snapshot>,
+    /// Instructions executed since power-on (`debugger.getinstructionscount`).
+    pub instructions: u64,
+    pub instructions_base: u64,
+    pub cycles_base: u64,
+    /// A script registered or cleared a memory hook.
+    pub hooks_changed: bool,
+    /// Screenshot files scripts asked for (written by the host after the frame is shown).
+    pub screenshots: Vec<String>,
+    /// `emu.setrenderplanes` (sprites, background), for the host's display.
+    pub render_planes: (bool, bool),
+    pub readonly: bool,
+    /// Lua instructions one entry into a script may run before the watchdog stops it.
+    pub instruction_limit: u64,
+    /// Running without a window: `emu.pause` cannot wait for a user.
+    pub headless: bool,
+    pub output: Output,
+}
+
+impl Shared {
+    pub fn new(rom: Vec<u8>, rom_name: String, output: Output) -> Shared {
+        Shared {
+            rom,
+            rom_name,
+            framecount: 0,
+            lagcount: 0,
+            lagged: false,
+            pads: [0; 2],
+            physical: [0; 2],
+            input: HostInput::default(),
+            paused: false,
+            speed: SpeedMode::Normal,
+            exit: None,
+            messages: Vec::new(),
+            persisted: HashMap::new(),
+            instructions: 0,
+            instructions_base: 0,
+            cycles_base: 0,
+            hooks_changed: false,
+            screenshots: Vec::new(),
+            render_planes: (true, true),
+            readonly: false,
+            instruction_limit: 1_000_000_000,
+            headless: true,
+            output,
+        }
+    }
+
+    pub fn print(&self, stream: Stream, text: &str) {
+        (self.output)(stream, text);
+    }
+}
+
+/// FCEUX's two joypad masks: result = (pad & keep) | (!pad & set).
+#[derive(Clone, Copy, Debug)]
+pub struct PadOverride {
+    pub keep: u8,
+    pub set: u8,
+}
+
+impl PadOverride {
+    pub const PASS: PadOverride = PadOverride { keep: 0xFF, set: 0 };
+
+    pub fn apply(self, pad: u8) -> u8 {
+        (pad & self.keep) | (!pad & self.set)
+    }
+}
+
+pub struct ScriptState {
+    pub shared: Rc<RefCell<Shared>>,
+    pub overlay: Overlay,
+    /// `gui.opacity`, multiplies the alpha of later drawing.
+    pub opacity: f64,
+    pub pads: [PadOverride; 4],
+    /// Addresses this script hooks.
+    pub watch: Watch,
+    /// The main coroutine yielded through `emu.frameadvance`.
+    pub advancing: bool,
+    /// Lua instructions left before the watchdog reports a script that does not yield.
+    pub budget: u64,
+    /// A memory hook failed: no more hook calls; the script stops at the frame boundary.
+    pub hook_failed: bool,
+}
+
+impl ScriptState {
+    pub fn new(shared: Rc<RefCell<Shared>>) -> ScriptState {
+        ScriptState {
+            shared,
+            overlay: Overlay::default(),
+            opacity: 1.0,
+            pads: [PadOverride::PASS; 4],
+            watch: Watch::default(),
+            advancing: false,
+            budget: 0,
+            hook_failed: false,
+        }
+    }
+}
+
+/// Runs `f` with the script's state. Never call Lua inside `f`.
+pub fn state<R>(lua: &Lua, f: impl FnOnce(&mut ScriptState) -> R) -> R {
+    f(&mut lua.app_data_mut::<ScriptState>().expect("script state"))
+}
+
+/// Runs `f` with the session state. Never call Lua inside `f`.
+pub fn shared<R>(lua: &Lua, f: impl FnOnce(&mut Shared) -> R) -> R {
+    let shared = lua
+        .app_data_ref::<ScriptState>()
+        .expect("script state")
+        .shared
+        .clone();
+    let mut shared = shared.borrow_mut();
+    f(&mut shared)
+}
+
+/// Runs `f` with the console; `None` when Lua runs outside an emulation call (no machine).
+pub fn machine<R>(lua: &Lua, f: impl FnOnce(&mut Console) -> R) -> Option<R> {
+    let ud: AnyUserData = lua.named_registry_value(CONSOLE).ok()?;
+    ud.borrow_mut_scoped::<Console, R>(f).ok()
+}
+
+/// Lends the console to Lua while `f` runs.
+pub fn lend<R>(
+    lua: &Lua,
+    console: &mut Console,
+    f: impl FnOnce() -> mlua::Result<R>,
+) -> mlua::Result<R> {
+    lua.scope(|scope| {
+        let ud = scope.create_any_userdata_ref_mut(console)?;
+        lua.set_named_registry_value(CONSOLE, ud)?;
+        f()
+    })
+}

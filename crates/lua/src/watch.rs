@@ -1,0 +1,147 @@
+//! Memory hooks: which addresses scripts watch, and the bus wrapper that notices accesses to them.
+//!
+//! The CPU is generic over its bus, so the host steps it through [`Watched`], which delegates to
+//! the real [`Bus`] and queues the watched accesses; the host runs the Lua callbacks after the
+//! instruction with the whole console lent to them. Without scripts nothing of this exists.
+
+use nes::bus::Bus;
+use nes::cpu::CpuBus;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Read,
+    Write,
+    Exec,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 3] = [Kind::Read, Kind::Write, Kind::Exec];
+
+    /// Registry table holding this kind's callbacks, keyed by address.
+    pub fn table(self) -> &'static str {
+        match self {
+            Kind::Read => "nestor.hooks.read",
+            Kind::Write => "nestor.hooks.write",
+            Kind::Exec => "nestor.hooks.exec",
+        }
+    }
+}
+
+/// One bit per CPU address.
+#[derive(Clone)]
+pub struct Bitmap(Box<[u64; 1024]>);
+
+impl Default for Bitmap {
+    fn default() -> Self {
+        Bitmap(Box::new([0; 1024]))
+    }
+}
+
+impl Bitmap {
+    #[inline]
+    pub fn get(&self, addr: u16) -> bool {
+        self.0[usize::from(addr >> 6)] & (1 << (addr & 63)) != 0
+    }
+
+    pub fn set(&mut self, addr: u16, on: bool) {
+        let word = &mut self.0[usize::from(addr >> 6)];
+        if on {
+            *word |= 1 << (addr & 63);
+        } else {
+            *word &= !(1 << (addr & 63));
+        }
+    }
+
+    fn union(&mut self, other: &Bitmap) {
+        for (a, b) in self.0.iter_mut().zip(other.0.iter()) {
+            *a |= b;
+        }
+    }
+}
+
+#[derive(Clone, Default)]
+pub struct Watch {
+    pub read: Bitmap,
+    pub write: Bitmap,
+    pub exec: Bitmap,
+}
+
+impl Watch {
+    pub fn of(&self, kind: Kind) -> &Bitmap {
+        match kind {
+            Kind::Read => &self.read,
+            Kind::Write => &self.write,
+            Kind::Exec => &self.exec,
+        }
+    }
+
+    pub fn of_mut(&mut self, kind: Kind) -> &mut Bitmap {
+        match kind {
+            Kind::Read => &mut self.read,
+            Kind::Write => &mut self.write,
+            Kind::Exec => &mut self.exec,
+        }
+    }
+
+    pub fn union(&mut self, other: &Watch) {
+        for kind in Kind::ALL {
+            self.of_mut(kind).union(other.of(kind));
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Access {
+    pub kind: Kind,
+    pub addr: u16,
+    pub value: u8,
+}
+
+/// The bus as the CPU sees it while scripts run.
+pub struct Watched<'a> {
+    pub bus: &'a mut Bus,
+    pub watch: &'a Watch,
+    pub events: &'a mut Vec<Access>,
+    /// An exec hook moved PC: the opcode is still fetched from here (FCEUX had fetched it before
+    /// calling the hook), its operands from the new PC + 1.
+    pub fetch_from: Option<u16>,
+    /// The game read a controller port (FCEUX's lag flag is cleared by this).
+    pub polled: bool,
+}
+
+impl CpuBus for Watched<'_> {
+    fn read(&mut self, addr: u16) -> u8 {
+        let addr = self.fetch_from.take().unwrap_or(addr);
+        let value = self.bus.read(addr);
+        if addr & 0xFFFE == 0x4016 {
+            self.polled = true;
+        }
+        if self.watch.read.get(addr) {
+            self.events.push(Access {
+                kind: Kind::Read,
+                addr,
+                value,
+            });
+        }
+        value
+    }
+
+    fn write(&mut self, addr: u16, value: u8) {
+        self.bus.write(addr, value);
+        if self.watch.write.get(addr) {
+            self.events.push(Access {
+                kind: Kind::Write,
+                addr,
+                value,
+            });
+        }
+    }
+
+    fn nmi_line(&self) -> bool {
+        self.bus.nmi_line()
+    }
+
+    fn irq_line(&self) -> bool {
+        self.bus.irq_line()
+    }
+}

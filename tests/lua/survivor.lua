@@ -1,0 +1,4 @@
+while true do
+  emu.frameadvance()
+  print("survivor frame", emu.framecount())
+end

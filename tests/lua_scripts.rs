@@ -1,0 +1,237 @@
+//! FCEUX-compatible Lua scripting: scripts in `lua/` run headless against a small test program
+//! and their printed output (stdout, and stderr lines prefixed `stderr: `) must equal
+//! `lua/<name>.expected`.
+
+use lua::{Scripts, Stream};
+use nes::Console;
+use std::cell::RefCell;
+use std::path::Path;
+use std::rc::Rc;
+
+/// NROM-128 program at $C000 (mirrored at $8000), written for these tests:
+/// the main loop keeps NMI on, does an RMW on $11 and two load/store pairs the hook tests
+/// patch; the NMI handler reads pad 1 into $20 (A in bit 7 ... Right in bit 0) and counts
+/// frames in $10.
+const PROGRAM: &[u8] = &[
+    0x78, //             C000 reset: SEI
+    0xD8, //             C001 CLD
+    0xA2, 0xFF, //       C002 LDX #$FF
+    0x9A, //             C004 TXS
+    0xA9, 0x80, //       C005 loop:  LDA #$80
+    0x8D, 0x00, 0x20, // C007 STA $2000
+    0xE6, 0x11, //       C00A INC $11
+    0xA9, 0x11, //       C00C LDA #$11   (exec-hook PC trick target)
+    0x85, 0x30, //       C00E STA $30
+    0xA2, 0x05, //       C010 LDX #$05
+    0x86, 0x31, //       C012 STX $31    (setregister target)
+    0x4C, 0x05, 0xC0, // C014 JMP loop
+    0x48, //             C017 nmi: PHA
+    0x8A, //             C018 TXA
+    0x48, //             C019 PHA
+    0xA9, 0x01, //       C01A LDA #1
+    0x8D, 0x16, 0x40, // C01C STA $4016
+    0xA9, 0x00, //       C01F LDA #0
+    0x8D, 0x16, 0x40, // C021 STA $4016
+    0xA2, 0x08, //       C024 LDX #8
+    0xAD, 0x16, 0x40, // C026 read: LDA $4016
+    0x4A, //             C029 LSR A
+    0x26, 0x20, //       C02A ROL $20
+    0xCA, //             C02C DEX
+    0xD0, 0xF7, //       C02D BNE read
+    0xE6, 0x10, //       C02F INC $10
+    0x68, //             C031 PLA
+    0xAA, //             C032 TAX
+    0x68, //             C033 PLA
+    0x40, //             C034 RTI
+    0x40, //             C035 irq: RTI
+];
+
+fn test_rom() -> Vec<u8> {
+    let mut prg = vec![0xEA; 0x4000];
+    prg[..PROGRAM.len()].copy_from_slice(PROGRAM);
+    // NMI, reset and IRQ vectors.
+    prg[0x3FFA..].copy_from_slice(&[0x17, 0xC0, 0x00, 0xC0, 0x35, 0xC0]);
+    let mut rom = b"NES\x1A\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00".to_vec();
+    rom.extend(prg);
+    rom.extend(vec![0; 0x2000]);
+    rom
+}
+
+struct Session {
+    console: Console,
+    scripts: Scripts,
+    output: Rc<RefCell<String>>,
+}
+
+impl Session {
+    fn new() -> Session {
+        let rom = test_rom();
+        let output = Rc::new(RefCell::new(String::new()));
+        let sink = output.clone();
+        let scripts = Scripts::with_output(
+            rom.clone(),
+            "lua-test",
+            Rc::new(move |stream, text: &str| {
+                let mut out = sink.borrow_mut();
+                for line in text.lines() {
+                    if stream == Stream::Err {
+                        out.push_str("stderr: ");
+                    }
+                    out.push_str(line);
+                    out.push('\n');
+                }
+            }),
+        );
+        Session {
+            console: Console::from_ines(&rom).expect("test ROM"),
+            scripts,
+            output,
+        }
+    }
+
+    fn load(&mut self, name: &str) {
+        let path = format!("lua/{name}.lua");
+        if let Err(e) = self.scripts.load(&mut self.console, Path::new(&path)) {
+            self.output
+                .borrow_mut()
+                .push_str(&format!("load error: {e}\n"));
+        }
+    }
+
+    fn frames(&mut self, n: u32) {
+        for _ in 0..n {
+            self.scripts.run_frame(&mut self.console);
+        }
+    }
+
+    fn output(&self) -> String {
+        self.output.borrow().clone()
+    }
+}
+
+/// Compares with the expected file; on a difference the output is kept in `<name>.actual`.
+fn expect(name: &str, output: &str) {
+    let path = format!("lua/{name}.expected");
+    let expected = std::fs::read_to_string(&path).unwrap_or_default();
+    if output != expected {
+        let actual = format!("lua/{name}.actual");
+        std::fs::write(&actual, output).expect("write actual output");
+        panic!("{name}: output differs from {path} (see {actual})\n{output}");
+    }
+}
+
+fn check(name: &str, frames: u32) -> Session {
+    let mut s = Session::new();
+    s.load(name);
+    s.frames(frames);
+    expect(name, &s.output());
+    s
+}
+
+#[test]
+fn print_and_tostring_use_fceux_formatting() {
+    check("print", 0);
+}
+
+#[test]
+fn bit_library_and_global_helpers() {
+    check("bit", 0);
+}
+
+#[test]
+fn memory_reads_writes_and_registers() {
+    check("memory", 6);
+}
+
+#[test]
+fn frame_order_of_callbacks() {
+    check("frame_order", 3);
+}
+
+#[test]
+fn write_hook_fires_after_the_write_with_its_value() {
+    check("write_hook", 4);
+}
+
+#[test]
+fn exec_hook_sees_registers_before_the_instruction_and_can_move_pc() {
+    check("exec_hook", 4);
+}
+
+#[test]
+fn joypad_set_lasts_one_frame() {
+    check("joypad", 12);
+}
+
+#[test]
+fn joypad_invert_flips_the_users_buttons() {
+    let mut s = Session::new();
+    s.scripts
+        .set_pads([nes::Buttons::A | nes::Buttons::START, 0]);
+    s.load("joypad_invert");
+    s.frames(6);
+    expect("joypad_invert", &s.output());
+}
+
+#[test]
+fn savestate_round_trip() {
+    check("savestate", 12);
+}
+
+#[test]
+fn require_finds_modules_next_to_the_script() {
+    check("require", 0);
+}
+
+#[test]
+fn gui_drawing_is_composited_over_the_picture() {
+    let s = check("gui", 2);
+    let mut rgb = vec![0u8; 256 * 240 * 3];
+    s.scripts.composite(&mut rgb, 3);
+    let at = |x: usize, y: usize| &rgb[(y * 256 + x) * 3..][..3];
+    // The solid red box from (10,10) to (20,20), and nothing outside it.
+    assert_eq!(at(15, 15), [255, 0, 0]);
+    assert_eq!(at(10, 20), [255, 0, 0]);
+    assert_eq!(at(21, 15), [0, 0, 0]);
+    // The green line from (0,100) to (50,100).
+    assert_eq!(at(25, 100), [0, 255, 0]);
+    // gui.text drew its dark blue background somewhere in the text cell.
+    assert!((40..60).any(|x| at(x, 52) == [27, 18, 105]));
+}
+
+#[test]
+fn script_error_reports_traceback_and_leaves_emulation_running() {
+    let mut s = check("error", 3);
+    // The failed script is gone; the machine and other scripts go on.
+    assert!(!s.scripts.active());
+    let frame = s.console.peek(0x10);
+    s.frames(2);
+    assert_ne!(s.console.peek(0x10), frame);
+}
+
+#[test]
+fn infinite_loop_is_reported_instead_of_freezing() {
+    let mut s = Session::new();
+    s.scripts.set_instruction_limit(2_000_000);
+    s.load("infinite_loop");
+    s.frames(3);
+    expect("infinite_loop", &s.output());
+}
+
+#[test]
+fn error_in_memory_hook_stops_only_that_script() {
+    let mut s = Session::new();
+    s.load("hook_error");
+    s.load("survivor");
+    s.frames(4);
+    expect("hook_error", &s.output());
+}
+
+#[test]
+fn os_exit_ends_with_the_status() {
+    let mut s = Session::new();
+    s.load("exit");
+    s.frames(5);
+    assert_eq!(s.scripts.exit_code(), Some(3));
+    expect("exit", &s.output());
+}

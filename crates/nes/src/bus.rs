@@ -59,7 +59,7 @@ impl Bus {
 
     /// One CPU cycle of the whole machine ending in one memory access (see the module notes).
     fn tick<R>(&mut self, access: impl FnOnce(&mut Bus) -> R) -> R {
-        if !self.next_is_get() {
+        if !self.apu.next_cycle_is_get() {
             // The 2A03's OUT pins follow the $4016 latch at the get-to-put transition.
             for pad in &mut self.pads {
                 pad.write_strobe(self.joypad_out);
@@ -73,12 +73,6 @@ impl Bus {
         let result = access(self);
         self.ppu.step(&mut self.cart);
         result
-    }
-
-    /// DMA reads and writes on alternating "get" and "put" cycles (the two halves of an APU
-    /// cycle); this tells whether the next cycle is a get cycle.
-    fn next_is_get(&self) -> bool {
-        self.cycles % 2 == 1
     }
 
     /// A read cycle as the CPU does it: the value lands on the data bus.
@@ -102,17 +96,59 @@ impl Bus {
         });
     }
 
-    /// OAM DMA: it halts the CPU on the read the CPU was about to do (the read still happens),
-    /// waits for a get cycle, then copies 256 bytes to $2004 in get/put pairs.
-    fn oam_dma(&mut self, page: u8, cpu_addr: u16) {
-        self.read_cycle(cpu_addr);
-        if !self.next_is_get() {
-            self.read_cycle(cpu_addr);
-        }
-        let base = u16::from(page) << 8;
-        for i in 0..256 {
-            let val = self.read_cycle(base + i);
-            self.write_cycle(0x2004, val);
+    /// The 2A03's DMA unit, entered when the CPU is about to read `cpu_addr` and the OAM or
+    /// the DMC unit wants the bus (DMA can only halt the CPU on a read cycle). Each pass of the
+    /// loop is one cycle. Gets (reads) happen on get cycles and puts (writes) on put cycles, as
+    /// the APU clock alternates them; a cycle where no unit can move repeats the CPU's read,
+    /// side effects included (halt, DMC dummy and alignment cycles).
+    /// - OAM: halt, then 256 get/put pairs from page `$xx00-$xxFF` to $2004 (513/514 cycles).
+    /// - DMC: halt, dummy, then one get (3/4 cycles). Its halt and dummy cycles overlap OAM
+    ///   cycles; its get takes priority over an OAM get.
+    fn dma(&mut self, cpu_addr: u16) {
+        let mut oam = self.oam_dma.take().map(|page| OamDma {
+            addr: u16::from(page) << 8,
+            halted: false,
+            latch: None,
+        });
+        // Cycles the DMC unit has held the CPU for its pending request.
+        let mut dmc_waited = 0;
+        loop {
+            let dmc = self.apu.dmc_dma_request();
+            if dmc.is_none() && oam.is_none() {
+                break;
+            }
+            let get = self.apu.next_cycle_is_get();
+            if let Some(sample_addr) = dmc {
+                if get && dmc_waited >= 2 {
+                    let byte = self.read_cycle(sample_addr);
+                    self.apu.dmc_dma_complete(byte);
+                    dmc_waited = 0;
+                    continue;
+                }
+                dmc_waited += 1;
+            }
+            let Some(o) = oam.as_mut().filter(|o| o.halted) else {
+                if let Some(o) = &mut oam {
+                    o.halted = true;
+                }
+                self.read_cycle(cpu_addr);
+                continue;
+            };
+            match (get, o.latch) {
+                (true, None) => o.latch = Some(self.read_cycle(o.addr)),
+                (false, Some(val)) => {
+                    self.write_cycle(0x2004, val);
+                    o.latch = None;
+                    o.addr = o.addr.wrapping_add(1);
+                    if o.addr & 0xFF == 0 {
+                        oam = None;
+                    }
+                }
+                // Alignment: the OAM unit waits for the other half of the APU cycle.
+                _ => {
+                    self.read_cycle(cpu_addr);
+                }
+            }
         }
     }
 
@@ -167,13 +203,22 @@ impl Bus {
     }
 }
 
+/// Progress of an OAM DMA.
+struct OamDma {
+    /// Next source address.
+    addr: u16,
+    /// The halt cycle is done.
+    halted: bool,
+    /// Byte read on the last get, waiting for its put.
+    latch: Option<u8>,
+}
+
 impl CpuBus for Bus {
     fn read(&mut self, addr: u16) -> u8 {
         // DMA can only halt the CPU on a read cycle.
-        self.dma_halted = false;
-        if let Some(page) = self.oam_dma.take() {
-            self.oam_dma(page, addr);
-            self.dma_halted = true;
+        self.dma_halted = self.oam_dma.is_some() || self.apu.dmc_dma_request().is_some();
+        if self.dma_halted {
+            self.dma(addr);
         }
         self.read_cycle(addr)
     }

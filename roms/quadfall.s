@@ -1423,9 +1423,10 @@ update_lines_and_score:
   sta score
 @high_digit:
   lda score
+  and #$F0
   cmp #$A0
   bcc @line_points
-  clc
+  clc                       ; adds to the high digit alone: the low digit is lost, as documented
   adc #$60
   sta score
   inc score + 1

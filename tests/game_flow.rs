@@ -207,3 +207,33 @@ fn demo_recording_writes_button_pairs() {
     assert_eq!(game.peek16(0xD1), start + 4);
     assert_eq!((game.peek(0xCE), game.peek(0xCF)), (0, 0));
 }
+
+/// Peak-to-peak amplitude of the audio produced during `frames` frames of `buttons`.
+fn loudness(game: &mut Game, frames: usize, buttons: u8) -> i32 {
+    let mut samples = Vec::new();
+    game.console.bus.apu.take_samples(&mut samples);
+    samples.clear();
+    game.frames_with(frames, buttons);
+    game.console.bus.apu.take_samples(&mut samples);
+    let max = samples.iter().copied().max().unwrap_or(0);
+    let min = samples.iter().copied().min().unwrap_or(0);
+    i32::from(max) - i32::from(min)
+}
+
+#[test]
+fn sound_effects_play_through_the_apu() {
+    let mut game = Game::start(0);
+    game.frames_with(10, 0);
+    let quiet = loudness(&mut game, 20, 0);
+    let shift = loudness(&mut game, 4, LEFT);
+    game.frame(0);
+    let rotate = loudness(&mut game, 4, A);
+    assert!(
+        shift > 4 * quiet.max(50),
+        "shift: {shift} against silence {quiet}"
+    );
+    assert!(
+        rotate > 4 * quiet.max(50),
+        "rotate: {rotate} against silence {quiet}"
+    );
+}

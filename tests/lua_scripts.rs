@@ -65,7 +65,10 @@ struct Session {
 
 impl Session {
     fn new() -> Session {
-        let rom = test_rom();
+        Session::with_rom(test_rom())
+    }
+
+    fn with_rom(rom: Vec<u8>) -> Session {
         let output = Rc::new(RefCell::new(String::new()));
         let sink = output.clone();
         let scripts = Scripts::with_output(
@@ -90,8 +93,11 @@ impl Session {
     }
 
     fn load(&mut self, name: &str) {
-        let path = format!("lua/{name}.lua");
-        if let Err(e) = self.scripts.load(&mut self.console, Path::new(&path)) {
+        self.load_path(&format!("lua/{name}.lua"));
+    }
+
+    fn load_path(&mut self, path: &str) {
+        if let Err(e) = self.scripts.load(&mut self.console, Path::new(path)) {
             self.output
                 .borrow_mut()
                 .push_str(&format!("load error: {e}\n"));
@@ -234,4 +240,43 @@ fn os_exit_ends_with_the_status() {
     s.frames(5);
     assert_eq!(s.scripts.exit_code(), Some(3));
     expect("exit", &s.output());
+}
+
+/// Lines cleared so far (packed BCD at $0050, hundreds at $0051).
+fn quadfall_lines(console: &Console) -> u32 {
+    let lo = console.peek(0x50);
+    u32::from(console.peek(0x51)) * 100 + u32::from(lo >> 4) * 10 + u32::from(lo & 15)
+}
+
+#[test]
+fn shipped_lua_ai_plays_quadfall_for_50_lines() {
+    let rom = std::fs::read("../roms/quadfall.nes").expect("roms/quadfall.nes");
+    let mut s = Session::with_rom(rom);
+    s.load_path("../scripts/ai.lua");
+    let (mut frames, mut playing) = (0, false);
+    while quadfall_lines(&s.console) < 50 {
+        let lines = quadfall_lines(&s.console);
+        assert!(frames < 20_000, "only {lines} lines after {frames} frames");
+        // gameMode 4 = play: once the game has started, leaving it means game over.
+        let in_play = s.console.peek(0xC0) == 4;
+        assert!(in_play || !playing, "game over after {lines} lines");
+        playing |= in_play;
+        s.frames(1);
+        frames += 1;
+    }
+    // The script's own report (printed when it next runs) agrees with the game's RAM.
+    s.frames(1);
+    let last = s
+        .output()
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix("lines "))
+        .map(str::to_string);
+    assert_eq!(
+        last,
+        Some(quadfall_lines(&s.console).to_string()),
+        "{}",
+        s.output()
+    );
+    eprintln!("50 lines in {frames} frames");
 }

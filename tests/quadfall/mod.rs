@@ -159,6 +159,30 @@ impl Game {
             .clone()
     }
 
+    /// Tops out (if not already over), waits for the curtain, presses Start and starts a new
+    /// game at `level` from the level menu.
+    pub fn restart_after_game_over(mut self, level: u8) -> Game {
+        self.until(3000, "the game over", |g| g.peek(PLAY_STATE) == 0x0A);
+        self.until(200, "the curtain", |g| g.peek(0x58) == 20);
+        self.tap(START);
+        self.until(10, "the level menu", |g| {
+            g.peek(GAME_MODE) == MODE_LEVEL_MENU
+        });
+        self.frames_with(3, 0);
+        if level >= 10 {
+            self.frame(A);
+            self.frame(A | START);
+        } else {
+            self.frame(START);
+        }
+        self.until(10, "the game to start", |g| {
+            g.peek(GAME_MODE) == MODE_PLAY && g.peek(PLAY_STATE) == 1 && g.peek(0x60 + 8) == 1
+        });
+        self.frame(0);
+        assert_eq!(self.peek(LEVEL), level);
+        self
+    }
+
     pub fn cell(&self, x: u8, y: u8) -> u8 {
         self.peek(PLAYFIELD + u16::from(y) * 10 + u16::from(x))
     }

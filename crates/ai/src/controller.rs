@@ -1,13 +1,12 @@
 //! Controller search: a frame-exact breadth-first search over the game's real per-frame state
-//! (position, orientation, fall timer, the first piece's entry delay, held buttons and tap
-//! cool-downs) that returns
+//! (position, orientation, fall timer, held buttons and tap cool-downs) that returns
 //! per-frame controller bytes. Each frame is simulated with `rules::Control::step`, the same
 //! code the simulator runs, so a plan lands exactly where it was promised.
 //!
 //! Shift and rotate buttons are tapped (held for one frame) no faster than the maximum tap rate.
 //! Left/Right share one cool-down and A/B another, which keeps every button within the rate.
 
-use crate::rules::{buttons::*, drop_speed, Board, Control, Piece};
+use crate::rules::{buttons::*, drop_speed, Board, Control, Piece, FIRST_ID, TYPE_OF};
 
 /// The tap rates the search accepts and their periods in frames.
 pub const TAP_RATES: [(u32, u8); 5] = [(30, 2), (20, 3), (15, 4), (12, 5), (10, 6)];
@@ -70,111 +69,61 @@ const INPUTS: [u8; 9] = [
     RIGHT | B,
 ];
 
-/// Open-addressing set of packed state keys with generation marks (no clearing between searches).
-struct Visited {
-    keys: Vec<u32>,
-    marks: Vec<u32>,
-    mark: u32,
-    len: usize,
-}
-
-impl Visited {
-    fn new(bits: u32) -> Visited {
-        Visited {
-            keys: vec![0; 1 << bits],
-            marks: vec![0; 1 << bits],
-            mark: 0,
-            len: 0,
-        }
-    }
-
-    fn reset(&mut self) {
-        self.mark = self.mark.wrapping_add(1);
-        if self.mark == 0 {
-            self.marks.fill(0);
-            self.mark = 1;
-        }
-        self.len = 0;
-    }
-
-    /// Inserts `key`; false if it was already there.
-    fn insert(&mut self, key: u32) -> bool {
-        if self.len * 4 >= self.keys.len() * 3 {
-            self.grow();
-        }
-        let mask = self.keys.len() - 1;
-        let mut i = (key.wrapping_mul(0x9E37_79B1) >> 7) as usize & mask;
-        loop {
-            if self.marks[i] != self.mark {
-                self.marks[i] = self.mark;
-                self.keys[i] = key;
-                self.len += 1;
-                return true;
-            }
-            if self.keys[i] == key {
-                return false;
-            }
-            i = (i + 1) & mask;
-        }
-    }
-
-    fn grow(&mut self) {
-        let old: Vec<u32> = (0..self.keys.len())
-            .filter(|&i| self.marks[i] == self.mark)
-            .map(|i| self.keys[i])
-            .collect();
-        let bits = self.keys.len().trailing_zeros() + 1;
-        // The mark is kept: callers use it as the search's generation.
-        *self = Visited {
-            keys: vec![0; 1 << bits],
-            marks: vec![0; 1 << bits],
-            mark: self.mark,
-            len: 0,
-        };
-        for k in old {
-            self.insert(k);
-        }
-    }
-}
-
 /// Reusable controller search.
 pub struct ControllerSearch {
     nodes: Vec<Node>,
-    visited: Visited,
-    /// Lock positions already reported, by (y, x, id), with the visited generation.
+    /// Search generation of each state slot and of each lock position (y, x, id).
+    visited: Vec<u32>,
     lock_seen: Vec<u32>,
+    mark: u32,
     /// Frames between presses of the same button (2 = 30 Hz).
     pub period: u8,
 }
 
 impl ControllerSearch {
     pub fn new(tap_hz: u32) -> Option<ControllerSearch> {
+        let period = tap_period(tap_hz)?;
         Some(ControllerSearch {
             nodes: Vec::new(),
-            visited: Visited::new(14),
+            visited: vec![0; 20 * 10 * 4 * 5 * period as usize * period as usize],
             lock_seen: vec![0; 20 * 10 * 19],
-            period: tap_period(tap_hz)?,
+            mark: 0,
+            period,
         })
     }
 
-    /// The search state's identity. Exact at 4 frames per row and faster; at slower speeds the
-    /// fall timer is kept in quarters of a row, which can only drop rarely useful alternatives,
-    /// never make a plan wrong (plans are replayed states, not keys).
-    fn key(&self, c: &Control, pad: &Pad, speed: u8) -> u32 {
+    /// The search state's slot in `visited`, without the tap ages. Exact at 4 frames per row and
+    /// faster; at slower speeds the fall timer is kept in quarters of a row, which can only drop
+    /// rarely useful alternatives, never make a plan wrong (plans replay real states, not keys).
+    fn slot(&self, c: &Control, speed: u8) -> usize {
         let p = c.piece;
+        let rot = p.id - FIRST_ID[TYPE_OF[p.id as usize] as usize];
+        let position = (p.y as usize * 10 + p.x as usize) * 4 + rot as usize;
         let ft = c.fall_timer.min(speed);
-        let ft = if speed <= 4 { ft } else { ft * 4 / speed };
-        let hanging = (c.autorepeat_y as i8) < 0;
-        (p.x as u32)
-            | (p.y as u32 & 31) << 4
-            | (p.id as u32) << 9
-            | (ft as u32) << 14
-            | (hanging as u32) << 17
-            | (pad.shift_age.min(self.period) as u32) << 18
-            | (pad.rotate_age.min(self.period) as u32) << 21
+        let ft = if speed <= 4 { ft } else { ft * 4 / speed } as usize;
+        let period = self.period as usize;
+        (position * 5 + ft) * period * period
+    }
+
+    /// Marks a state visited; false if it, or the same state with older (freer) tap ages, was
+    /// reached no later: that one can do everything this one can.
+    fn visit(&mut self, slot: usize, pad: &Pad) -> bool {
+        let period = self.period as usize;
+        let age = |a: u8| (a as usize).clamp(1, period) - 1;
+        let (shift, rotate) = (age(pad.shift_age), age(pad.rotate_age));
+        for s in shift..period {
+            for r in rotate..period {
+                if self.visited[slot + s * period + r] == self.mark {
+                    return false;
+                }
+            }
+        }
+        self.visited[slot + shift * period + rotate] = self.mark;
+        true
     }
 
     /// Finds every lock position reachable from `start`, each by its earliest frame sequence.
+    /// `start` must not be in the first piece's entry delay (press Down first: see `Planner`).
     /// `locks` gets one entry per distinct lock position, in order of arrival.
     pub fn search(
         &mut self,
@@ -186,11 +135,16 @@ impl ControllerSearch {
     ) {
         locks.clear();
         self.nodes.clear();
-        self.visited.reset();
+        self.mark = self.mark.wrapping_add(1);
+        if self.mark == 0 {
+            self.visited.fill(0);
+            self.lock_seen.fill(0);
+            self.mark = 1;
+        }
         let speed = drop_speed(level);
         let period = self.period;
-        let key = self.key(&start, &pad, speed);
-        self.visited.insert(key);
+        let slot = self.slot(&start, speed);
+        self.visit(slot, &pad);
         self.nodes.push(Node {
             ctl: start,
             pad,
@@ -216,8 +170,8 @@ impl ControllerSearch {
                 if locked {
                     let p = ctl.piece;
                     let slot = (p.y as usize * 10 + p.x as usize) * 19 + p.id as usize;
-                    if self.lock_seen[slot] != self.visited.mark {
-                        self.lock_seen[slot] = self.visited.mark;
+                    if self.lock_seen[slot] != self.mark {
+                        self.lock_seen[slot] = self.mark;
                         locks.push(Lock {
                             piece: p,
                             parent: from,
@@ -232,7 +186,8 @@ impl ControllerSearch {
                     shift_age: age(held & (LEFT | RIGHT) != 0, pad.shift_age),
                     rotate_age: age(held & (A | B) != 0, pad.rotate_age),
                 };
-                if self.visited.insert(self.key(&ctl, &next, speed)) {
+                let slot = self.slot(&ctl, speed);
+                if self.visit(slot, &next) {
                     self.nodes.push(Node {
                         ctl,
                         pad: next,

@@ -185,7 +185,16 @@ pub fn strong_features(board: &Board, placed: &[Placed]) -> [f64; STRONG_FEATURE
         col_t += ((rows[y] ^ rows[y - 1]) & FULL_ROW).count_ones();
     }
     col_t += (!rows[19] & FULL_ROW).count_ones();
-    let row_t = row_transitions(board);
+    // Row transitions over columns 0-8 (the well column would add two per row otherwise).
+    let row_t: u32 = rows
+        .iter()
+        .filter(|&&r| r & 0x1FF != 0)
+        .map(|&r| {
+            let e = ((r & 0x1FF) << 1) | 1 | (1 << 10);
+            ((e ^ (e >> 1)) & 0x3FF).count_ones()
+        })
+        .sum();
+    let right_column = rows.iter().filter(|&&r| r >> 9 & 1 != 0).count();
     // Surface over columns 0-8; column 9 is the Tetris well.
     let mut bump = 0u32;
     let mut bump_sq = 0u32;
@@ -239,7 +248,7 @@ pub fn strong_features(board: &Board, placed: &[Placed]) -> [f64; STRONG_FEATURE
         danger * danger,
         well_cells as f64,
         deep_wells as f64,
-        h[9] as f64,
+        right_column as f64,
         ready,
         burn,
         tetris,

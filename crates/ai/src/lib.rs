@@ -4,8 +4,10 @@
 
 pub mod bench;
 pub mod controller;
+pub mod driver;
 pub mod eval;
 pub mod placement;
 pub mod planner;
 pub mod rules;
 pub mod sim;
+pub mod train;

@@ -5,7 +5,7 @@
 use crate::controller::{ControllerSearch, Lock, Pad};
 use crate::eval::{Placed, Profile};
 use crate::placement::PlacementSearch;
-use crate::rules::{drop_speed, Board, Control, Piece};
+use crate::rules::{buttons::DOWN, drop_speed, Board, Control, Piece};
 
 /// Frames per row from which the preview piece is rated with the placement search.
 const SLOW_GRAVITY: u8 = 6;
@@ -61,7 +61,7 @@ impl Planner {
         };
         let prune = match kind {
             SearchKind::Placement => None,
-            SearchKind::Controller { .. } => Some(10),
+            SearchKind::Controller { .. } => Some(6),
         };
         Some(Planner {
             profile,
@@ -88,6 +88,7 @@ impl Planner {
         pad: Pad,
         next: Option<u8>,
     ) -> Option<Decision> {
+        let mut prefix = Vec::new();
         match &mut self.ctrl {
             None => {
                 if !self.place[0].search(board, current.piece.id, &mut self.locks1) {
@@ -99,7 +100,19 @@ impl Planner {
                 if !board.fits(p.id, p.x, p.y) {
                     return None;
                 }
-                c.search(board, level, current, pad, &mut self.clocks1);
+                let (mut start, mut pad) = (current, pad);
+                if (start.autorepeat_y as i8) < 0 {
+                    // The first piece hangs until Down is pressed: press it on the first frame.
+                    prefix.push(DOWN);
+                    pad.held = DOWN;
+                    if start.step(board, level, DOWN, DOWN) {
+                        return Some(Decision {
+                            target: start.piece,
+                            inputs: prefix,
+                        });
+                    }
+                }
+                c.search(board, level, start, pad, &mut self.clocks1);
                 self.locks1.clear();
                 self.locks1.extend(self.clocks1.iter().map(|l| l.piece));
             }
@@ -187,7 +200,10 @@ impl Planner {
         let target = self.locks1[best];
         let inputs = match &self.ctrl {
             None => Vec::new(),
-            Some([c, _]) => c.plan(&self.clocks1[best]),
+            Some([c, _]) => {
+                prefix.extend(c.plan(&self.clocks1[best]));
+                prefix
+            }
         };
         Some(Decision { target, inputs })
     }

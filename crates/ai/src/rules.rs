@@ -163,10 +163,13 @@ pub fn max_dy(id: u8) -> i8 {
 }
 
 /// The 20x10 playfield as bit rows: bit x of `rows[y]` is the cell (x, y), set when solid.
-/// Rows -2 and -1 exist only for the active piece and are always empty.
+/// Rows -2 and -1 (`hidden`) are the padding bytes the collision check reads for them
+/// ($04EC-$04FF): empty, except where a piece locked partly above the playfield (the lock writes
+/// its squares at (10*y + x) mod 256). Line clears never move them.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default, Debug)]
 pub struct Board {
     pub rows: [u16; 20],
+    pub hidden: [u16; 2],
 }
 
 pub const FULL_ROW: u16 = 0x3FF;
@@ -192,22 +195,35 @@ impl Board {
             return false;
         }
         for (k, &m) in s.row_mask.iter().enumerate() {
+            if m == 0 {
+                continue;
+            }
             let r = y + k as i8 - 2;
-            if m != 0 && r >= 0 && self.rows[r as usize] & ((m << x) >> 2) != 0 {
+            let row = if r >= 0 {
+                self.rows[r as usize]
+            } else {
+                self.hidden[(r + 2) as usize]
+            };
+            if row & ((m << x) >> 2) != 0 {
                 return false;
             }
         }
         true
     }
 
-    /// Locks a piece (squares in negative rows are not recorded) and clears completed rows.
+    /// Locks a piece (squares in rows -2/-1 go to the padding) and clears completed rows.
     /// Returns the number of cleared rows.
     pub fn lock(&mut self, id: u8, x: i8, y: i8) -> u8 {
         let s = &SHAPES[id as usize];
         for (k, &m) in s.row_mask.iter().enumerate() {
             let r = y + k as i8 - 2;
-            if m != 0 && (0..HEIGHT).contains(&r) {
-                self.rows[r as usize] |= (m << x) >> 2;
+            if m != 0 {
+                let row = if r >= 0 {
+                    &mut self.rows[r as usize]
+                } else {
+                    &mut self.hidden[(r + 2) as usize]
+                };
+                *row |= (m << x) >> 2;
             }
         }
         self.clear_rows()
@@ -231,15 +247,20 @@ impl Board {
         cleared
     }
 
-    /// Reads the playfield from the game's RAM image at $0400 (200 bytes, $EF = empty).
-    pub fn from_ram(cells: &[u8]) -> Board {
-        let mut b = Board::default();
-        for y in 0..HEIGHT {
-            for x in 0..WIDTH {
-                if cells[(y * WIDTH + x) as usize] != 0xEF {
-                    b.set(x, y);
-                }
-            }
+    /// Reads the playfield from the game's RAM page at $0400 (256 bytes; a byte below $EF is
+    /// solid, as the collision check sees it).
+    pub fn from_ram(page: &[u8; 256]) -> Board {
+        let row = |start: usize| {
+            (0..10).fold(0u16, |bits, x| {
+                bits | ((page[start + x] < 0xEF) as u16) << x
+            })
+        };
+        let mut b = Board {
+            rows: [0; 20],
+            hidden: [row(236), row(246)],
+        };
+        for (y, r) in b.rows.iter_mut().enumerate() {
+            *r = row(y * 10);
         }
         b
     }

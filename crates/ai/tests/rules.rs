@@ -79,12 +79,31 @@ fn lock_records_rows_zero_and_below_and_clears_full_rows() {
     assert_eq!(b.rows[19], (1 << 3) | (1 << 9));
     assert_eq!(b.rows[18], 1 << 9);
     assert_eq!(b.rows[17], 0);
-    // A piece partly above the playfield keeps only its visible squares.
+    // A piece partly above the playfield: its squares in rows -2/-1 land in the padding,
+    // where later collision checks of those rows see them.
     let mut b = Board::default();
     b.lock(0x11, 0, 0);
     assert_eq!(b.rows[0], 1);
     assert_eq!(b.rows[1], 1);
     assert_eq!(b.rows.iter().filter(|&&r| r != 0).count(), 2);
+    assert_eq!(b.hidden, [1, 1]);
+    assert!(!b.fits(0x11, 0, 1), "row -1 is taken");
+    b.rows[0] = FULL_ROW;
+    assert_eq!(b.clear_rows(), 1);
+    assert_eq!(b.hidden, [1, 1], "line clears leave the padding alone");
+}
+
+#[test]
+fn board_reads_the_ram_page_with_its_padding() {
+    let mut page = [0xEFu8; 256];
+    page[0] = 0x7B;
+    page[199] = 0x7C;
+    page[246 + 3] = 0x7D;
+    page[5] = 0xFF; // $FF reads as empty, like $EF
+    let b = Board::from_ram(&page);
+    assert_eq!(b.rows[0], 1);
+    assert_eq!(b.rows[19], 1 << 9);
+    assert_eq!(b.hidden, [0, 1 << 3]);
 }
 
 #[test]

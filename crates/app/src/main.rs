@@ -1,5 +1,6 @@
 //! The `nestor` command: runs ROMs headless, judges test ROMs.
 
+mod ai_bench;
 mod nestest;
 mod test_rom;
 
@@ -20,6 +21,8 @@ enum Command {
     TestRom(test_rom::Args),
     /// Runs nestest.nes from $C000 and compares its CPU trace with nestest.log.
     Nestest(nestest::Args),
+    /// Plays simulated games with the native Tetris AI and prints lines, score, level and timing.
+    AiBench(ai_bench::Args),
 }
 
 fn main() -> ExitCode {
@@ -27,6 +30,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::TestRom(args) => test_rom::run(&args),
         Command::Nestest(args) => nestest::run(&args),
+        Command::AiBench(args) => ai_bench::run(&args),
     };
     match result {
         Ok(code) => code,

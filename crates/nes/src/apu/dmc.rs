@@ -88,13 +88,15 @@ impl Dmc {
         self.bytes_remaining = self.sample_length;
     }
 
-    /// Clocked once per APU cycle; `cycle` is the current CPU cycle.
-    pub fn step_timer(&mut self, cycle: u64) {
+    /// Clocked once per APU cycle; `cycle` is the current CPU cycle. True when the output
+    /// level changed.
+    pub fn step_timer(&mut self, cycle: u64) -> bool {
         if self.timer > 0 {
             self.timer -= 1;
-            return;
+            return false;
         }
         self.timer = self.period - 1;
+        let level = self.output_level;
         if !self.silence {
             if self.shift & 1 != 0 {
                 if self.output_level <= 125 {
@@ -120,6 +122,7 @@ impl Dmc {
                 None => self.silence = true,
             }
         }
+        self.output_level != level
     }
 
     /// The sample address while a DMA may halt the CPU on cycle `next_cycle`.

@@ -26,12 +26,21 @@ const NONE: Clocks = Clocks {
     half: false,
 };
 
+/// The cycles on which each mode does something (see `step`).
+const EVENTS_4_STEP: [u16; 6] = [7457, 14913, 22371, 29828, 29829, 29830];
+const EVENTS_5_STEP: [u16; 5] = [7457, 14913, 22371, 37281, 37282];
+
 #[derive(Clone, Default)]
 pub struct FrameCounter {
     five_step: bool,
     irq_inhibit: bool,
     pub irq_flag: bool,
+    /// A $4015 read acknowledged the interrupt; the flag drops on the next get cycle
+    /// (AccuracyCoin's "Frame Counter IRQ" tests 6 and 7).
+    irq_acknowledged: bool,
     cycle: u16,
+    /// The next cycle on which the sequence does something.
+    next_event: u16,
     /// A $4017 value waiting to take effect, and the cycles left until it does.
     pending: Option<(u8, u8)>,
 }
@@ -53,38 +62,74 @@ impl FrameCounter {
         self.irq_flag = false;
         if now {
             self.pending = None;
-            self.five_step = val & 0x80 != 0;
-            self.cycle = 0;
+            self.start(val);
         } else {
             self.pending = Some((val, 1));
         }
     }
 
-    pub fn step(&mut self) -> Clocks {
+    /// $4015 read.
+    pub fn acknowledge_irq(&mut self) {
+        self.irq_acknowledged = true;
+    }
+
+    /// One CPU cycle; `get_cycle`: the first half of an APU cycle.
+    pub fn step(&mut self, get_cycle: bool) -> Clocks {
+        if get_cycle && self.irq_acknowledged {
+            self.irq_acknowledged = false;
+            self.irq_flag = false;
+        }
         if let Some((val, delay)) = self.pending {
             if delay == 1 {
                 self.pending = None;
-                self.five_step = val & 0x80 != 0;
-                self.cycle = 0;
+                self.start(val);
                 // Entering the 5-step mode clocks everything at once.
                 return if self.five_step { BOTH } else { NONE };
             }
             self.pending = Some((val, delay - 1));
         }
         self.cycle += 1;
+        if self.cycle < self.next_event {
+            return NONE;
+        }
+        let clocks = self.event();
+        let events: &[u16] = if self.five_step {
+            &EVENTS_5_STEP
+        } else {
+            &EVENTS_4_STEP
+        };
+        self.next_event = events
+            .iter()
+            .copied()
+            .find(|&e| e > self.cycle)
+            .unwrap_or(events[0]);
+        clocks
+    }
+
+    fn start(&mut self, val: u8) {
+        self.five_step = val & 0x80 != 0;
+        self.cycle = 0;
+        self.next_event = EVENTS_4_STEP[0];
+    }
+
+    /// What the sequence does at `self.cycle`.
+    fn event(&mut self) -> Clocks {
         match (self.five_step, self.cycle) {
             (_, 7457) | (_, 22371) => QUARTER,
             (_, 14913) => BOTH,
+            // The flag rises for two cycles even with interrupts inhibited (only the IRQ
+            // line stays quiet); the third cycle sets it only if they are not (AccuracyCoin
+            // "Frame Counter IRQ" I-M).
             (false, 29828) => {
-                self.raise_irq();
+                self.irq_flag = true;
                 NONE
             }
             (false, 29829) => {
-                self.raise_irq();
+                self.irq_flag = true;
                 BOTH
             }
             (false, 29830) => {
-                self.raise_irq();
+                self.irq_flag = !self.irq_inhibit;
                 self.cycle = 0;
                 NONE
             }
@@ -97,9 +142,8 @@ impl FrameCounter {
         }
     }
 
-    fn raise_irq(&mut self) {
-        if !self.irq_inhibit {
-            self.irq_flag = true;
-        }
+    /// The interrupt output.
+    pub fn irq(&self) -> bool {
+        self.irq_flag && !self.irq_inhibit
     }
 }

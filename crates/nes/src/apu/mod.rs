@@ -20,7 +20,7 @@ mod triangle;
 
 use dmc::Dmc;
 use filters::OutputFilters;
-use frame_counter::FrameCounter;
+use frame_counter::{Clocks, FrameCounter};
 use noise::Noise;
 use pulse::Pulse;
 use resampler::Resampler;
@@ -46,6 +46,8 @@ pub struct Apu {
     last_4017: u8,
     /// A length counter register was written in the previous cycle.
     length_writes: bool,
+    /// Some channel's output may have changed since the mix was last taken.
+    mix_stale: bool,
     resampler: Resampler,
     filters: OutputFilters,
 }
@@ -62,6 +64,7 @@ impl Default for Apu {
             frame_counter: FrameCounter::default(),
             last_4017: 0,
             length_writes: false,
+            mix_stale: true,
             resampler: Resampler::new(CPU_CLOCK_HZ, DEFAULT_SAMPLE_RATE),
             filters: OutputFilters::new(DEFAULT_SAMPLE_RATE as f32),
         };
@@ -86,13 +89,37 @@ impl Apu {
         self.dmc.reset();
         self.triangle.reset_phase();
         self.restart_frame_counter(self.last_4017 & 0x80);
+        self.mix_stale = true;
     }
 
     /// Advances one CPU cycle.
     pub fn step(&mut self) {
         self.cycle += 1;
-        let clocks = self.frame_counter.step();
+        let clocks = self.frame_counter.step(is_get_cycle(self.cycle));
+        if clocks.quarter || self.length_writes {
+            self.frame_clocks(clocks);
+        }
+        let mut stale = self.mix_stale;
+        stale |= self.triangle.step_timer();
+        if is_get_cycle(self.cycle) {
+            stale |= self.pulse1.step_timer();
+            stale |= self.pulse2.step_timer();
+            stale |= self.noise.step_timer();
+            stale |= self.dmc.step_timer(self.cycle);
+        }
+        // Mixing only when an output may have moved keeps the quiet cycles cheap.
+        if stale {
+            self.mix();
+        }
+        self.resampler.end_cycle();
+    }
+
+    /// The frame counter's clocks (every half-frame clock is also a quarter-frame clock), and
+    /// the length counter writes of the previous cycle, which land after them.
+    #[inline(never)]
+    fn frame_clocks(&mut self, clocks: Clocks) {
         if clocks.quarter {
+            self.mix_stale = true;
             self.pulse1.quarter_frame();
             self.pulse2.quarter_frame();
             self.triangle.quarter_frame();
@@ -115,13 +142,11 @@ impl Apu {
                 length.apply_writes(clocks.half);
             }
         }
-        self.triangle.step_timer();
-        if is_get_cycle(self.cycle) {
-            self.pulse1.step_timer();
-            self.pulse2.step_timer();
-            self.noise.step_timer();
-            self.dmc.step_timer(self.cycle);
-        }
+    }
+
+    #[inline(never)]
+    fn mix(&mut self) {
+        self.mix_stale = false;
         let level = mixer::mix(
             self.pulse1.output(),
             self.pulse2.output(),
@@ -130,13 +155,12 @@ impl Apu {
             self.dmc.output(),
         );
         self.resampler.set_level(level);
-        self.resampler.end_cycle();
     }
 
-    /// $4015 read: clears the frame interrupt flag.
+    /// $4015 read: clears the frame interrupt flag (on the next get cycle).
     pub fn read_status(&mut self) -> u8 {
         let status = self.peek_status();
-        self.frame_counter.irq_flag = false;
+        self.frame_counter.acknowledge_irq();
         status
     }
 
@@ -154,6 +178,7 @@ impl Apu {
     /// Write to $4000-$4013, $4015 or $4017 (other addresses are ignored).
     pub fn write_register(&mut self, addr: u16, val: u8) {
         let reg = addr & 3;
+        self.mix_stale = true;
         if addr <= 0x400F {
             self.length_writes = true;
         }
@@ -197,7 +222,7 @@ impl Apu {
 
     /// Frame-counter and DMC interrupt output (true = asserted).
     pub fn irq_line(&self) -> bool {
-        self.frame_counter.irq_flag || self.dmc.irq_flag
+        self.frame_counter.irq() || self.dmc.irq_flag
     }
 
     /// Some(sample address) while the DMC wants a byte and may halt the CPU on the coming
@@ -222,8 +247,13 @@ impl Apu {
     }
 
     /// The host's output rate in Hz; front ends may nudge it each frame to keep their audio
-    /// queue level (dynamic rate control).
+    /// queue level (dynamic rate control). Rates outside 8-384 kHz are clamped into it.
     pub fn set_sample_rate(&mut self, sample_rate: f64) {
+        let sample_rate = if sample_rate.is_nan() {
+            DEFAULT_SAMPLE_RATE
+        } else {
+            sample_rate.clamp(8_000.0, 384_000.0)
+        };
         self.resampler.set_sample_rate(sample_rate);
         self.filters.set_sample_rate(sample_rate as f32);
     }

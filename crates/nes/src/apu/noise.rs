@@ -52,15 +52,18 @@ impl Noise {
         }
     }
 
-    /// Clocked once per APU cycle.
-    pub fn step_timer(&mut self) {
+    /// Clocked once per APU cycle; true when the shift register moved while the channel can be
+    /// heard.
+    pub fn step_timer(&mut self) -> bool {
         if self.timer == 0 {
             self.timer = self.period - 1;
             let tap = if self.short_mode { 6 } else { 1 };
             let feedback = (self.shift ^ (self.shift >> tap)) & 1;
             self.shift = (self.shift >> 1) | (feedback << 14);
+            self.length.active()
         } else {
             self.timer -= 1;
+            false
         }
     }
 

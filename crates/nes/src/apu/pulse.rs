@@ -3,13 +3,9 @@
 use super::envelope::Envelope;
 use super::length_counter::LengthCounter;
 
-/// Output of the 8-step sequencer per duty setting, indexed by the step, which counts down.
-const DUTY_TABLE: [[u8; 8]; 4] = [
-    [0, 0, 0, 0, 0, 0, 0, 1],
-    [0, 0, 0, 0, 0, 0, 1, 1],
-    [0, 0, 0, 0, 1, 1, 1, 1],
-    [1, 1, 1, 1, 1, 1, 0, 0],
-];
+/// Output of the 8-step sequencer per duty setting, bit n for step n (the step counts down):
+/// 12.5 %, 25 %, 50 % and 25 % negated.
+const DUTY_TABLE: [u8; 4] = [0b1000_0000, 0b1100_0000, 0b1111_0000, 0b0011_1111];
 
 #[derive(Clone, Default)]
 pub struct Pulse {
@@ -68,13 +64,16 @@ impl Pulse {
         }
     }
 
-    /// Clocked once per APU cycle (every other CPU cycle).
-    pub fn step_timer(&mut self) {
+    /// Clocked once per APU cycle (every other CPU cycle); true when the sequencer moved while
+    /// the channel can be heard.
+    pub fn step_timer(&mut self) -> bool {
         if self.timer == 0 {
             self.timer = self.period;
             self.step = self.step.wrapping_sub(1) & 7;
+            self.period >= 8 && self.length.active()
         } else {
             self.timer -= 1;
+            false
         }
     }
 
@@ -113,7 +112,7 @@ impl Pulse {
     }
 
     pub fn output(&self) -> u8 {
-        let high = DUTY_TABLE[usize::from(self.duty)][usize::from(self.step)] != 0;
+        let high = DUTY_TABLE[usize::from(self.duty)] >> self.step & 1 != 0;
         if high && self.length.active() && !self.muted() {
             self.envelope.output()
         } else {

@@ -93,13 +93,22 @@ impl Resampler {
     }
 
     /// The input level during the current cycle.
+    #[inline]
     pub fn set_level(&mut self, level: f32) {
-        let delta = level - self.level;
-        if delta == 0.0 {
-            return;
+        if level != self.level {
+            self.add_step(level);
         }
+    }
+
+    fn add_step(&mut self, level: f32) {
+        let delta = level - self.level;
         self.level = level;
-        let index = (self.pos >> FRAC_BITS) as usize;
+        let mut index = (self.pos >> FRAC_BITS) as usize;
+        if index > self.sample_rate as usize {
+            // Nobody has taken the output for a second: drop it.
+            self.take_samples(|_| {});
+            index = 0;
+        }
         let phase = (self.pos >> (FRAC_BITS - PHASES.trailing_zeros())) as usize & (PHASES - 1);
         if self.deltas.len() < index + TAPS {
             self.deltas.resize(index + TAPS, 0.0);
@@ -112,17 +121,23 @@ impl Resampler {
         }
     }
 
-    /// Moves to the next CPU cycle. Unread output beyond one second is dropped.
+    /// Moves to the next CPU cycle.
+    #[inline]
     pub fn end_cycle(&mut self) {
         self.pos += self.step;
-        if self.pos >> FRAC_BITS > self.sample_rate as u64 {
-            self.take_samples(|_| {});
-        }
     }
 
-    /// Hands out every finished sample (all those before the current cycle).
+    /// Hands out every finished sample (all those before the current cycle), at most the last
+    /// second of them.
     pub fn take_samples(&mut self, mut emit: impl FnMut(f32)) {
-        let count = (self.pos >> FRAC_BITS) as usize;
+        let mut count = (self.pos >> FRAC_BITS) as usize;
+        let keep = self.sample_rate as usize;
+        if count > keep {
+            let dropped = (count - keep).min(self.deltas.len());
+            self.sum += self.deltas.drain(..dropped).sum::<f32>();
+            self.pos -= ((count - keep) as u64) << FRAC_BITS;
+            count = keep;
+        }
         if self.deltas.len() < count + TAPS {
             self.deltas.resize(count + TAPS, 0.0);
         }

@@ -86,20 +86,47 @@ fn writing_4017_in_mode0_does_not_clock() {
 
 #[test]
 fn frame_irq_flag_is_set_three_cycles_running_from_29831() {
-    let mut apu = apu_synced(300);
-    apu.write_register(0x4017, 0x00);
-    let set = cycles_until(&mut apu, 40_000, |a| a.peek_status() & 0x40 != 0);
-    assert_eq!(set, 29831);
-    assert!(apu.irq_line());
-    // A read clears it, but the next two cycles set it again; the one after does not.
-    assert_eq!(apu.read_status() & 0x40, 0x40);
-    apu.step();
-    assert_eq!(apu.read_status() & 0x40, 0x40);
-    apu.step();
-    assert_eq!(apu.read_status() & 0x40, 0x40);
-    apu.step();
-    assert_eq!(apu.read_status() & 0x40, 0);
-    assert!(!apu.irq_line());
+    // apu_test 6-irq_flag_timing: a read on the second of the three cycles is followed by one
+    // more set, a read on the third is not.
+    for (read_at, set_again) in [(1, true), (2, false)] {
+        let mut apu = apu_synced(300);
+        apu.write_register(0x4017, 0x00);
+        let set = cycles_until(&mut apu, 40_000, |a| a.peek_status() & 0x40 != 0);
+        assert_eq!(set, 29831);
+        assert!(apu.irq_line());
+        run(&mut apu, read_at);
+        assert_eq!(apu.read_status() & 0x40, 0x40);
+        run(&mut apu, 4);
+        assert_eq!(
+            apu.read_status() & 0x40 != 0,
+            set_again,
+            "read at +{read_at}"
+        );
+    }
+}
+
+#[test]
+fn status_read_drops_the_frame_irq_on_the_next_get_cycle() {
+    // AccuracyCoin "Frame Counter IRQ" 6 and 7: two reads in a row see the flag cleared only if
+    // the first was on a put cycle.
+    for first_on_get in [true, false] {
+        let mut apu = apu_at(0);
+        run(&mut apu, 30_000);
+        if is_get_cycle(apu.cycle) != first_on_get {
+            apu.step();
+        }
+        assert_eq!(apu.read_status() & 0x40, 0x40);
+        apu.step();
+        let second = apu.read_status() & 0x40;
+        assert_eq!(
+            second != 0,
+            first_on_get,
+            "first read on a get cycle: {first_on_get}"
+        );
+        run(&mut apu, 2);
+        assert_eq!(apu.peek_status() & 0x40, 0);
+        assert!(!apu.irq_line());
+    }
 }
 
 #[test]
@@ -477,6 +504,20 @@ fn dmc_disable_stops_fetching() {
 // ---- Audio output ----
 
 #[test]
+fn output_rate_is_kept_in_a_sane_range() {
+    let mut apu = Apu::default();
+    for (asked, got) in [
+        (0.0, 8_000.0),
+        (-5.0, 8_000.0),
+        (1e12, 384_000.0),
+        (f64::NAN, 48_000.0),
+    ] {
+        apu.set_sample_rate(asked);
+        assert_eq!(apu.sample_rate(), got);
+    }
+}
+
+#[test]
 fn output_rate_follows_the_setting() {
     let mut apu = Apu::default();
     apu.set_sample_rate(44_100.0);
@@ -488,4 +529,19 @@ fn output_rate_follows_the_setting() {
         "{}",
         samples.len()
     );
+}
+
+#[test]
+fn inhibited_frame_irq_flag_still_shows_for_two_cycles_without_an_interrupt() {
+    let mut apu = apu_synced(300);
+    apu.write_register(0x4017, 0x40);
+    run(&mut apu, 29830);
+    let seen: Vec<bool> = (0..4)
+        .map(|_| {
+            apu.step();
+            assert!(!apu.irq_line());
+            apu.peek_status() & 0x40 != 0
+        })
+        .collect();
+    assert_eq!(seen, [true, true, false, false]);
 }

@@ -40,8 +40,8 @@ impl Triangle {
         }
     }
 
-    /// Clocked every CPU cycle.
-    pub fn step_timer(&mut self) {
+    /// Clocked every CPU cycle; true when the sequencer moved.
+    pub fn step_timer(&mut self) -> bool {
         if self.timer == 0 {
             self.timer = self.period;
             // Periods 0 and 1 would play at 56 and 28 kHz, which the console's filters turn
@@ -49,10 +49,12 @@ impl Triangle {
             // resampling an ultrasonic wave (games write period 0 to silence the triangle).
             if self.linear_counter > 0 && self.length.active() && self.period >= 2 {
                 self.step = (self.step + 1) & 31;
+                return true;
             }
         } else {
             self.timer -= 1;
         }
+        false
     }
 
     pub fn quarter_frame(&mut self) {

@@ -1,0 +1,324 @@
+//! The driver: plays NES Tetris (or the project's own Quadfall) in the emulator through the
+//! controller, from power-on. Each frame it reads RAM, goes through the legal, title, type and
+//! level screens, detects spawns, plans with the `Planner`, feeds the plan's buttons frame by
+//! frame, checks the game against the rules model's prediction and re-plans if they disagree.
+//! In teleport mode it writes the lock position into $40-$42 and $60-$62 instead.
+
+use crate::controller::Pad;
+use crate::eval::Profile;
+use crate::planner::{Planner, SearchKind};
+use crate::rules::{buttons::*, Board, Control, Piece};
+use nes::controller::Buttons;
+use nes::Console;
+use std::collections::VecDeque;
+
+// RAM (tetris-facts.md).
+const VBLANK_FLAG: u16 = 0x33;
+const PIECE_X: u16 = 0x40;
+const PIECE_Y: u16 = 0x41;
+const PIECE_ID: u16 = 0x42;
+const LEVEL: u16 = 0x44;
+const FALL_TIMER: u16 = 0x45;
+const AUTOREPEAT_X: u16 = 0x46;
+const PLAY_STATE: u16 = 0x48;
+const AUTOREPEAT_Y: u16 = 0x4E;
+const HOLD_DOWN_POINTS: u16 = 0x4F;
+const LINES: u16 = 0x50;
+const CURTAIN_ROW: u16 = 0x58;
+const PLAYER1_COPY: u16 = 0x60;
+const NEXT_PIECE: u16 = 0xBF;
+const GAME_MODE: u16 = 0xC0;
+const PLAYFIELD: u16 = 0x0400;
+
+const MODE_LEVEL_MENU: u8 = 3;
+const MODE_PLAY: u8 = 4;
+const STATE_PLAYING: u8 = 1;
+const STATE_CURTAIN: u8 = 0x0A;
+
+/// How the driver moves pieces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Frame-exact controller inputs at a maximum tap rate.
+    Controller { tap_hz: u32 },
+    /// Writes the lock position into RAM at each spawn (the article's PLAY_FAST).
+    Teleport,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DriverStats {
+    /// Games started (A-type, from the level menu).
+    pub games: u32,
+    /// Pieces planned.
+    pub pieces: u64,
+    /// Re-plans because the game did not do what the model predicted.
+    pub replans: u64,
+    /// Lines cleared in the current game (from RAM).
+    pub lines: u32,
+}
+
+pub struct Driver {
+    planner: Planner,
+    mode: Mode,
+    level: u8,
+    menu: VecDeque<u8>,
+    menu_mode: u8,
+    prev_play_state: u8,
+    plan: VecDeque<u8>,
+    /// The rules model's state after the inputs fed so far (controller mode).
+    expected: Option<Control>,
+    board: Board,
+    planned_level: u8,
+    /// Teleport mode: where the piece must lock.
+    target: Option<Piece>,
+    held: u8,
+    pad: Pad,
+    frame: u64,
+    pub stats: DriverStats,
+}
+
+impl Driver {
+    /// None if the tap rate is not supported.
+    pub fn new(profile: Profile, mode: Mode, level: u8) -> Option<Driver> {
+        let kind = match mode {
+            Mode::Controller { tap_hz } => SearchKind::Controller { tap_hz },
+            Mode::Teleport => SearchKind::Placement,
+        };
+        Some(Driver {
+            planner: Planner::new(profile, kind)?,
+            mode,
+            level: level.min(19),
+            menu: VecDeque::new(),
+            menu_mode: 0xFF,
+            prev_play_state: 0,
+            plan: VecDeque::new(),
+            expected: None,
+            board: Board::default(),
+            planned_level: 0,
+            target: None,
+            held: 0,
+            pad: Pad::idle(),
+            frame: 0,
+            stats: DriverStats::default(),
+        })
+    }
+
+    /// Chooses this frame's buttons from RAM, feeds them and runs the game for one frame.
+    pub fn step(&mut self, console: &mut Console) {
+        let held = self.buttons(console);
+        console.set_buttons(0, Buttons(held.reverse_bits()));
+        self.pad = Pad {
+            held,
+            shift_age: if held & (LEFT | RIGHT) != 0 {
+                1
+            } else {
+                self.pad.shift_age.saturating_add(1).min(8)
+            },
+            rotate_age: if held & (A | B) != 0 {
+                1
+            } else {
+                self.pad.rotate_age.saturating_add(1).min(8)
+            },
+        };
+        self.held = held;
+        run_game_frame(console);
+        self.frame += 1;
+    }
+
+    /// The buttons for the next frame.
+    fn buttons(&mut self, console: &mut Console) -> u8 {
+        let mode = console.peek(GAME_MODE);
+        if mode != self.menu_mode {
+            self.menu.clear();
+            self.menu_mode = mode;
+            if mode == MODE_LEVEL_MENU {
+                self.menu = self.level_menu_inputs();
+            }
+            if mode == MODE_PLAY {
+                self.stats.games += 1;
+                self.prev_play_state = 0;
+            }
+        }
+        match mode {
+            MODE_PLAY => self.play(console),
+            MODE_LEVEL_MENU => {
+                if self.menu.is_empty() {
+                    // Missed (the screen was still being drawn): go again.
+                    self.menu = self.level_menu_inputs();
+                }
+                self.menu.pop_front().unwrap_or(0)
+            }
+            // Legal, title, game-type menu (A-type is the default) and demo: tap Start.
+            _ => self.tap(START),
+        }
+    }
+
+    fn tap(&self, button: u8) -> u8 {
+        if self.frame.is_multiple_of(4) {
+            button
+        } else {
+            0
+        }
+    }
+
+    /// From any cursor position: Left x4 and Up reach 0; then down to the digit; Start (with A
+    /// held for 10-19).
+    fn level_menu_inputs(&self) -> VecDeque<u8> {
+        let digit = self.level % 10;
+        let mut taps = vec![LEFT, LEFT, LEFT, LEFT, UP];
+        if digit >= 5 {
+            taps.push(DOWN);
+        }
+        taps.extend(std::iter::repeat_n(RIGHT, (digit % 5) as usize));
+        let mut inputs: VecDeque<u8> = std::iter::repeat_n(0, 4).collect();
+        for t in taps {
+            inputs.extend([t, 0]);
+        }
+        if self.level >= 10 {
+            inputs.extend([A, A | START, 0]);
+        } else {
+            inputs.extend([START, 0]);
+        }
+        inputs
+    }
+
+    fn play(&mut self, console: &mut Console) -> u8 {
+        let state = console.peek(PLAY_STATE);
+        let prev = std::mem::replace(&mut self.prev_play_state, state);
+        self.stats.lines = lines(console);
+        if state == STATE_CURTAIN {
+            self.plan.clear();
+            self.expected = None;
+            return if console.peek(CURTAIN_ROW) == 20 {
+                self.tap(START)
+            } else {
+                0
+            };
+        }
+        if state != STATE_PLAYING {
+            if prev == STATE_PLAYING {
+                self.check_lock(console);
+            }
+            return 0;
+        }
+        if prev != STATE_PLAYING {
+            self.spawn(console);
+        } else if let Some(expected) = self.expected {
+            if read_control(console).piece != expected.piece
+                || console.peek(FALL_TIMER) != expected.fall_timer
+            {
+                self.stats.replans += 1;
+                self.replan(console);
+            }
+        }
+        self.next_input()
+    }
+
+    fn spawn(&mut self, console: &mut Console) {
+        self.stats.pieces += 1;
+        self.board = read_board(console);
+        self.replan(console);
+    }
+
+    fn replan(&mut self, console: &mut Console) {
+        let current = read_control(console);
+        self.planned_level = console.peek(LEVEL);
+        let next = Some(console.peek(NEXT_PIECE)).filter(|&n| n < 19);
+        self.plan.clear();
+        self.expected = None;
+        self.target = None;
+        let pad = Pad {
+            held: self.held,
+            ..self.pad
+        };
+        let Some(decision) =
+            self.planner
+                .decide(&self.board, self.planned_level, current, pad, next)
+        else {
+            return;
+        };
+        match self.mode {
+            Mode::Controller { .. } => {
+                self.plan = decision.inputs.into();
+                self.expected = Some(current);
+            }
+            Mode::Teleport => {
+                let t = decision.target;
+                for base in [PIECE_X, PLAYER1_COPY] {
+                    console.write(base, t.x as u8);
+                    console.write(base + 1, t.y as u8);
+                    console.write(base + 2, t.id);
+                }
+                self.target = Some(t);
+                if (current.autorepeat_y as i8) < 0 {
+                    // The first piece hangs until Down is pressed.
+                    self.plan.push_back(DOWN);
+                }
+            }
+        }
+    }
+
+    /// The next planned input, stepping the model's prediction with it.
+    fn next_input(&mut self) -> u8 {
+        let held = self.plan.pop_front().unwrap_or(0);
+        if let Some(expected) = &mut self.expected {
+            expected.step(&self.board, self.planned_level, held & !self.held, held);
+        }
+        held
+    }
+
+    /// After the piece locked: it must be where the plan put it.
+    fn check_lock(&mut self, console: &Console) {
+        let piece = read_control(console).piece;
+        let promised = self.expected.map(|c| c.piece).or(self.target);
+        if promised.is_some_and(|p| p != piece) {
+            self.stats.replans += 1;
+        }
+        self.plan.clear();
+        self.expected = None;
+        self.target = None;
+    }
+}
+
+fn read_control(console: &Console) -> Control {
+    Control {
+        piece: Piece {
+            x: console.peek(PIECE_X) as i8,
+            y: console.peek(PIECE_Y) as i8,
+            id: console.peek(PIECE_ID),
+        },
+        fall_timer: console.peek(FALL_TIMER),
+        autorepeat_x: console.peek(AUTOREPEAT_X),
+        autorepeat_y: console.peek(AUTOREPEAT_Y),
+        hold_down_points: console.peek(HOLD_DOWN_POINTS),
+    }
+}
+
+fn read_board(console: &Console) -> Board {
+    let mut page = [0u8; 256];
+    for (i, b) in page.iter_mut().enumerate() {
+        *b = console.peek(PLAYFIELD + i as u16);
+    }
+    Board::from_ram(&page)
+}
+
+/// Lines as a number ($50 packed BCD, $51 counting hundreds).
+pub fn lines(console: &Console) -> u32 {
+    let lo = console.peek(LINES);
+    console.peek(LINES + 1) as u32 * 100 + (lo >> 4) as u32 * 10 + (lo & 0x0F) as u32
+}
+
+/// Runs the machine until the game has finished one frame's logic: the NMI sets $33 to 1 and
+/// the main loop clears it when it waits for the next one. Screens drawn with NMIs off have no
+/// such frame; the guard ends the wait after about two frames of CPU time.
+pub fn run_game_frame(console: &mut Console) {
+    const GUARD: u32 = 25_000; // instructions; a frame is about 10,000
+    let mut n = 0;
+    while console.peek(VBLANK_FLAG) == 0 && n < GUARD {
+        console.step();
+        n += 1;
+    }
+    while console.peek(VBLANK_FLAG) != 0 && n < 2 * GUARD {
+        console.step();
+        n += 1;
+    }
+}

@@ -1,0 +1,37 @@
+//! End to end, headless, on the project's own ROM: the driver plays from power-on at level 19
+//! and must clear at least 200 lines with no re-plan caused by a wrong prediction.
+
+use ai::driver::{Driver, Mode};
+use ai::eval::Profile;
+
+const ROM: &[u8] = include_bytes!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../roms/quadfall.nes"
+));
+
+fn play_200_lines(mode: Mode) {
+    let mut console = nes::Console::from_ines(ROM).expect("roms/quadfall.nes loads");
+    let mut driver = Driver::new(Profile::by_name("strong").unwrap(), mode, 19).unwrap();
+    // 200 lines take about 500 pieces of at most ~60 frames each at level 19.
+    for _ in 0..60_000 {
+        driver.step(&mut console);
+        if driver.stats.lines >= 200 {
+            break;
+        }
+    }
+    let s = &driver.stats;
+    assert_eq!(s.games, 1, "one game from power-on, no game over: {s:?}");
+    assert!(s.lines >= 200, "{s:?}");
+    assert_eq!(s.replans, 0, "{s:?}");
+    assert!(console.peek(0x44) >= 19, "started at level 19");
+}
+
+#[test]
+fn controller_mode_plays_200_lines_at_level_19_without_replans() {
+    play_200_lines(Mode::Controller { tap_hz: 30 });
+}
+
+#[test]
+fn teleport_mode_plays_200_lines_at_level_19() {
+    play_200_lines(Mode::Teleport);
+}

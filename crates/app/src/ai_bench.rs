@@ -1,0 +1,56 @@
+//! `nestor ai-bench`: plays simulated games with the native AI and summarises them
+//! (the logic lives in `ai::bench`).
+
+use std::process::ExitCode;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Number of games, played in parallel.
+    #[arg(long, default_value_t = 10)]
+    games: u64,
+    /// Starting level.
+    #[arg(long, default_value_t = 18)]
+    level: u8,
+    /// Evaluation profile: classic (the article's) or strong.
+    #[arg(long, default_value = "strong")]
+    profile: String,
+    /// controller (frame-exact inputs under gravity) or placement (gravity ignored).
+    #[arg(long, default_value = "controller")]
+    search: String,
+    /// Maximum tap rate of the controller search: 30, 20, 15, 12 or 10.
+    #[arg(long, default_value_t = 30)]
+    tap_hz: u32,
+    /// Piece source: nes (the game's picker and RNG) or uniform.
+    #[arg(long, default_value = "nes")]
+    pieces: String,
+    /// Stop each game after this many pieces.
+    #[arg(long)]
+    max_pieces: Option<u64>,
+    /// Seed of the first game (game i uses a seed derived from seed and i).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Print one JSON object instead of the table.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
+    let o = ai::bench::BenchOptions {
+        games: a.games,
+        level: a.level,
+        profile: a.profile.clone(),
+        search: a.search.clone(),
+        tap_hz: a.tap_hz,
+        pieces: a.pieces.clone(),
+        max_pieces: a.max_pieces,
+        seed: a.seed,
+        json: a.json,
+    };
+    let report = ai::bench::run(&o).map_err(anyhow::Error::msg)?;
+    if a.json {
+        println!("{}", report.to_json());
+    } else {
+        print!("{}", report.to_text());
+    }
+    Ok(ExitCode::SUCCESS)
+}

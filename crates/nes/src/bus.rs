@@ -33,8 +33,9 @@ pub struct Bus {
     dma_halted: bool,
     /// Bit 0 of the last $4016 write; it reaches the pads' strobe pins only on put cycles.
     joypad_out: bool,
-    /// The address read on the previous cycle, if that cycle was a read.
-    last_read: Option<u16>,
+    /// The joypad port whose output enable this cycle asserts, and the one of the cycle before.
+    joypad_oe: Option<usize>,
+    joypad_oe_before: Option<usize>,
     /// The serial bit each port put on the bus at its last clocking read.
     pad_bits: [u8; 2],
 }
@@ -52,7 +53,8 @@ impl Bus {
             oam_dma: None,
             dma_halted: false,
             joypad_out: false,
-            last_read: None,
+            joypad_oe: None,
+            joypad_oe_before: None,
             pad_bits: [0; 2],
         }
     }
@@ -65,6 +67,7 @@ impl Bus {
                 pad.write_strobe(self.joypad_out);
             }
         }
+        self.joypad_oe_before = self.joypad_oe.take();
         self.cycles += 1;
         self.cart.cpu_clock();
         self.ppu.step(&mut self.cart);
@@ -83,7 +86,6 @@ impl Bus {
             if addr != 0x4015 {
                 bus.open_bus = val;
             }
-            bus.last_read = Some(addr);
             val
         })
     }
@@ -91,7 +93,6 @@ impl Bus {
     fn write_cycle(&mut self, addr: u16, val: u8) {
         self.tick(|bus| {
             bus.open_bus = val;
-            bus.last_read = None;
             bus.write_mem(addr, val);
         });
     }
@@ -120,7 +121,7 @@ impl Bus {
             let get = self.apu.next_cycle_is_get();
             if let Some(sample_addr) = dmc {
                 if get && dmc_waited >= 2 {
-                    let byte = self.read_cycle(sample_addr);
+                    let byte = self.dma_read_cycle(sample_addr, cpu_addr);
                     self.apu.dmc_dma_complete(byte);
                     dmc_waited = 0;
                     continue;
@@ -135,7 +136,7 @@ impl Bus {
                 continue;
             };
             match (get, o.latch) {
-                (true, None) => o.latch = Some(self.read_cycle(o.addr)),
+                (true, None) => o.latch = Some(self.dma_read_cycle(o.addr, cpu_addr)),
                 (false, Some(val)) => {
                     self.write_cycle(0x2004, val);
                     o.latch = None;
@@ -152,22 +153,46 @@ impl Bus {
         }
     }
 
+    /// A read that selects joypad `port`: D0 is its serial bit, D5-D7 stay `external`.
+    /// The pad's output enable stays asserted over back-to-back cycles reading the same port,
+    /// so such a run sees one bit and clocks the shift register once.
+    fn read_joypad(&mut self, port: usize, external: u8) -> u8 {
+        if self.joypad_oe_before != Some(port) {
+            self.pad_bits[port] = self.pads[port].read();
+        }
+        self.joypad_oe = Some(port);
+        (external & 0xE0) | self.pad_bits[port]
+    }
+
+    /// A DMA get cycle reading `addr` while the halted CPU holds `cpu_addr` on its address bus.
+    /// The APU and joypad registers decode only when the CPU's address is in $4000-$401F, and
+    /// then they answer to the low five bits of the DMA address, whatever its page; the external
+    /// bus is read as well, and $4015 only drives the internal bus.
+    fn dma_read_cycle(&mut self, addr: u16, cpu_addr: u16) -> u8 {
+        self.tick(|bus| {
+            let external = if (0x4000..=0x401F).contains(&addr) {
+                bus.open_bus
+            } else {
+                bus.read_mem(addr)
+            };
+            bus.open_bus = external;
+            if cpu_addr & 0xFFE0 != 0x4000 {
+                return external;
+            }
+            match addr & 0x1F {
+                0x15 => bus.apu.read_status() | (external & 0x20),
+                0x16 | 0x17 => bus.read_joypad(usize::from(addr & 1), external),
+                _ => external,
+            }
+        })
+    }
+
     fn read_mem(&mut self, addr: u16) -> u8 {
         match addr {
             0x0000..=0x1FFF => self.ram[usize::from(addr & 0x7FF)],
             0x2000..=0x3FFF => self.ppu.read_register(addr & 7, &mut self.cart),
             0x4015 => self.apu.read_status() | (self.open_bus & 0x20),
-            0x4016 | 0x4017 => {
-                // The pad's output enable stays asserted over back-to-back reads of its port,
-                // so such a run sees one bit and clocks the shift register once.
-                let port = usize::from(addr & 1);
-                if self.last_read != Some(addr) {
-                    self.pad_bits[port] = self.pads[port].read();
-                }
-                let bit = self.pad_bits[port];
-                // Only D0-D4 are driven; the upper bits keep the open-bus value.
-                (self.open_bus & 0xE0) | bit
-            }
+            0x4016 | 0x4017 => self.read_joypad(usize::from(addr & 1), self.open_bus),
             0x4000..=0x401F => self.open_bus,
             _ => self.cart.cpu_read(addr).unwrap_or(self.open_bus),
         }

@@ -25,8 +25,10 @@ pub struct Bus {
     pub pads: [Controller; 2],
     /// CPU cycles since power-on.
     pub cycles: u64,
-    /// The data-bus latch: what a read of an undriven address returns.
+    /// The external data-bus latch: what a read of an undriven address returns.
     pub open_bus: u8,
+    /// The 2A03's internal data bus, which alone sees $4015 reads (its bit 5 is open bus).
+    internal_bus: u8,
     /// Source page of an OAM DMA requested by a $4014 write and not started yet.
     oam_dma: Option<u8>,
     /// A DMA ran right before the CPU's last read.
@@ -50,6 +52,7 @@ impl Bus {
             pads: Default::default(),
             cycles: 0,
             open_bus: 0,
+            internal_bus: 0,
             oam_dma: None,
             dma_halted: false,
             joypad_out: false,
@@ -86,6 +89,7 @@ impl Bus {
             if addr != 0x4015 {
                 bus.open_bus = val;
             }
+            bus.internal_bus = val;
             val
         })
     }
@@ -93,6 +97,7 @@ impl Bus {
     fn write_cycle(&mut self, addr: u16, val: u8) {
         self.tick(|bus| {
             bus.open_bus = val;
+            bus.internal_bus = val;
             bus.write_mem(addr, val);
         });
     }
@@ -176,14 +181,18 @@ impl Bus {
                 bus.read_mem(addr)
             };
             bus.open_bus = external;
-            if cpu_addr & 0xFFE0 != 0x4000 {
-                return external;
-            }
-            match addr & 0x1F {
-                0x15 => bus.apu.read_status() | (external & 0x20),
-                0x16 | 0x17 => bus.read_joypad(usize::from(addr & 1), external),
+            let val = match addr & 0x1F {
+                _ if cpu_addr & 0xFFE0 != 0x4000 => external,
+                0x15 => bus.apu.read_status() | (bus.internal_bus & 0x20),
+                0x16 | 0x17 => {
+                    // The pad drives the external bus too.
+                    bus.open_bus = bus.read_joypad(usize::from(addr & 1), external);
+                    bus.open_bus
+                }
                 _ => external,
-            }
+            };
+            bus.internal_bus = val;
+            val
         })
     }
 
@@ -191,7 +200,7 @@ impl Bus {
         match addr {
             0x0000..=0x1FFF => self.ram[usize::from(addr & 0x7FF)],
             0x2000..=0x3FFF => self.ppu.read_register(addr & 7, &mut self.cart),
-            0x4015 => self.apu.read_status() | (self.open_bus & 0x20),
+            0x4015 => self.apu.read_status() | (self.internal_bus & 0x20),
             0x4016 | 0x4017 => self.read_joypad(usize::from(addr & 1), self.open_bus),
             0x4000..=0x401F => self.open_bus,
             _ => self.cart.cpu_read(addr).unwrap_or(self.open_bus),
@@ -215,7 +224,7 @@ impl Bus {
         match addr {
             0x0000..=0x1FFF => self.ram[usize::from(addr & 0x7FF)],
             0x2000..=0x3FFF => self.ppu.peek_register(addr & 7, &self.cart),
-            0x4015 => self.apu.peek_status() | (self.open_bus & 0x20),
+            0x4015 => self.apu.peek_status() | (self.internal_bus & 0x20),
             0x4016 | 0x4017 => (self.open_bus & 0xE0) | self.pads[usize::from(addr & 1)].peek(),
             0x4000..=0x401F => self.open_bus,
             _ => self.cart.cpu_peek(addr).unwrap_or(self.open_bus),

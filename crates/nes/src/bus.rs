@@ -62,7 +62,7 @@ impl Bus {
         }
     }
 
-    /// One CPU cycle of the whole machine ending in one memory access (see the module notes).
+    /// One CPU cycle of the whole machine around one memory access (see the module notes).
     fn tick<R>(&mut self, access: impl FnOnce(&mut Bus) -> R) -> R {
         if !self.apu.next_cycle_is_get() {
             // The 2A03's OUT pins follow the $4016 latch at the get-to-put transition.

@@ -280,3 +280,89 @@ fn shipped_lua_ai_plays_quadfall_for_50_lines() {
     );
     eprintln!("50 lines in {frames} frames");
 }
+
+/// Piece position, orientation, score and lines each frame from the demo's first frame on.
+fn demo_trajectory(
+    console: &mut Console,
+    scripts: Option<&mut Scripts>,
+    pads: impl Fn(u32) -> u8,
+) -> Vec<[u8; 7]> {
+    let mut scripts = scripts;
+    let mut frame = |console: &mut Console, buttons: u8| match scripts.as_deref_mut() {
+        Some(s) => {
+            s.set_pads([buttons, 0]);
+            s.run_frame(console);
+        }
+        None => {
+            console.set_buttons(0, nes::Buttons(buttons));
+            console.run_frame();
+        }
+    };
+    let mut waited = 0;
+    while console.peek(0xC0) != 5 {
+        assert!(waited < 2000, "the demo never started");
+        frame(console, 0);
+        waited += 1;
+    }
+    let mut trajectory = Vec::new();
+    let mut n = 0;
+    while console.peek(0xC0) == 5 && n < 3000 {
+        trajectory.push([0x40, 0x41, 0x42, 0x53, 0x54, 0x50, 0x48].map(|a| console.peek(a)));
+        frame(console, pads(n));
+        n += 1;
+    }
+    trajectory
+}
+
+#[test]
+fn shipped_demo_recorder_records_a_demo_the_game_replays() {
+    let rom = std::fs::read("../roms/quadfall.nes").expect("roms/quadfall.nes");
+    // Record: the player's buttons change every 6 frames, picked by a small LCG.
+    let player = |n: u32| {
+        let choice = (n / 6).wrapping_mul(1_103_515_245).wrapping_add(12_345) >> 16;
+        [
+            0,
+            nes::Buttons::LEFT,
+            nes::Buttons::RIGHT,
+            nes::Buttons::A,
+            nes::Buttons::B,
+            nes::Buttons::DOWN,
+        ][choice as usize % 6]
+    };
+    let mut s = Session::with_rom(rom.clone());
+    s.load_path("../scripts/record-demo.lua");
+    let recorded = demo_trajectory(&mut s.console, Some(&mut s.scripts), player);
+    s.frames(1);
+    let output = s.output();
+    let bytes: Vec<u8> = output
+        .lines()
+        .filter(|l| !l.starts_with("--") && !l.starts_with("recording"))
+        .flat_map(|l| {
+            l.split(' ')
+                .map(|b| u8::from_str_radix(b, 16).expect("hex byte"))
+        })
+        .collect();
+    assert!(
+        bytes.len() >= 20 && bytes.len().is_multiple_of(2),
+        "recorded {} bytes:\n{output}",
+        bytes.len()
+    );
+
+    // Replay: the bytes go into the ROM's demo table; nobody touches the pad.
+    let mut patched = rom;
+    patched[0x5D10..0x5D10 + bytes.len()].copy_from_slice(&bytes);
+    let mut console = Console::from_ines(&patched).expect("patched ROM");
+    let replayed = demo_trajectory(&mut console, None, |_| 0);
+    // The recording covers its pairs' frames; the replay follows it frame by frame.
+    let frames: usize = bytes.chunks(2).map(|pair| usize::from(pair[1]) + 1).sum();
+    let compared = frames.min(recorded.len()).min(replayed.len());
+    assert!(compared > 200, "only {compared} frames to compare");
+    if let Some(i) = (0..compared).find(|&i| recorded[i] != replayed[i]) {
+        let from = i.saturating_sub(3);
+        panic!(
+            "replay differs at demo frame {i} of {compared} (x, y, piece, score, lines, state):\nrecorded {:?}\nreplayed {:?}",
+            &recorded[from..i + 3],
+            &replayed[from..i + 3]
+        );
+    }
+}

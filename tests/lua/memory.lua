@@ -11,6 +11,11 @@ print(memory.readbyterange(0x300, 4):byte(1, -1))
 print(memory.readword(0xFFFC), rom.readbyte(0), rom.readbyte(16), rom.readbyte(0x10 + 0x3FFD))
 print(memory.readbyte(3.9 + 0x2FD), memory.readbyte("770"))
 print(string.format("%04X", memory.getregister("pc")), memory.getregister("bogus"), memory.getregister("S"))
+rom.writebyte(16 + 0x4000, 0x55) -- first CHR-ROM byte
+rom.writebyte(16 + 0x3FF0, 0xEA) -- unused PRG byte
+print(ppu.readbyte(0x0000), ppu.readbyterange(0, 2):byte(1, -1), rom.readbyte(16 + 0x4000), memory.readbyte(0xFFF0))
+print(pcall(rom.writebyte, 3, 1))
+print(#rom.gethash("md5"), #rom.gethash("base64"), rom.gethash("sha1") == "")
 memory.setregister("y", 0x1FF)
 print(memory.getregister("Y"))
 for i = 1, 5 do

@@ -1,4 +1,4 @@
-//! Plays Quadfall in the emulator with the driver: `cargo run --release -p ai --example drive -- [frames] [level] [teleport]`.
+//! Plays Quadfall in the emulator with the driver: `cargo run --release -p ai --example drive -- [frames] [level] [teleport]`
 use ai::driver::{Driver, Mode};
 use ai::eval::Profile;
 fn main() {

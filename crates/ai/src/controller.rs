@@ -6,10 +6,13 @@
 //! Shift and rotate buttons are tapped (held for one frame) no faster than the maximum tap rate.
 //! Left/Right share one cool-down and A/B another, which keeps every button within the rate.
 
-use crate::rules::{buttons::*, drop_speed, Board, Control, Piece, FIRST_ID, TYPE_OF};
+use crate::rules::{buttons::*, Board, Control, Piece, FIRST_ID, TYPE_OF};
 
 /// The tap rates the search accepts and their periods in frames.
 pub const TAP_RATES: [(u32, u8); 5] = [(30, 2), (20, 3), (15, 4), (12, 5), (10, 6)];
+
+/// The largest frames-per-row value (level 0): the fall timer never passes it during a search.
+const MAX_FALL_TIMER: u8 = 48;
 
 /// Frames between two presses of a button for a tap rate in Hz.
 pub fn tap_period(hz: u32) -> Option<u8> {
@@ -85,24 +88,29 @@ impl ControllerSearch {
         let period = tap_period(tap_hz)?;
         Some(ControllerSearch {
             nodes: Vec::new(),
-            visited: vec![0; 20 * 10 * 4 * 5 * period as usize * period as usize],
+            visited: vec![
+                0;
+                20 * 10
+                    * 4
+                    * (MAX_FALL_TIMER as usize + 1)
+                    * period as usize
+                    * period as usize
+            ],
             lock_seen: vec![0; 20 * 10 * 19],
             mark: 0,
             period,
         })
     }
 
-    /// The search state's slot in `visited`, without the tap ages. Exact at 4 frames per row and
-    /// faster; at slower speeds the fall timer is kept in quarters of a row, which can only drop
-    /// rarely useful alternatives, never make a plan wrong (plans replay real states, not keys).
-    fn slot(&self, c: &Control, speed: u8) -> usize {
+    /// The search state's slot in `visited`, without the tap ages: position, orientation and
+    /// fall timer (exact: waiting a frame must stay a new state, it is how a piece comes down).
+    fn slot(&self, c: &Control) -> usize {
         let p = c.piece;
         let rot = p.id - FIRST_ID[TYPE_OF[p.id as usize] as usize];
         let position = (p.y as usize * 10 + p.x as usize) * 4 + rot as usize;
-        let ft = c.fall_timer.min(speed);
-        let ft = if speed <= 4 { ft } else { ft * 4 / speed } as usize;
+        let ft = c.fall_timer.min(MAX_FALL_TIMER) as usize;
         let period = self.period as usize;
-        (position * 5 + ft) * period * period
+        (position * (MAX_FALL_TIMER as usize + 1) + ft) * period * period
     }
 
     /// Marks a state visited; false if it, or the same state with older (freer) tap ages, was
@@ -141,9 +149,8 @@ impl ControllerSearch {
             self.lock_seen.fill(0);
             self.mark = 1;
         }
-        let speed = drop_speed(level);
         let period = self.period;
-        let slot = self.slot(&start, speed);
+        let slot = self.slot(&start);
         self.visit(slot, &pad);
         self.nodes.push(Node {
             ctl: start,
@@ -186,7 +193,7 @@ impl ControllerSearch {
                     shift_age: age(held & (LEFT | RIGHT) != 0, pad.shift_age),
                     rotate_age: age(held & (A | B) != 0, pad.rotate_age),
                 };
-                let slot = self.slot(&ctl, speed);
+                let slot = self.slot(&ctl);
                 if self.visit(slot, &next) {
                     self.nodes.push(Node {
                         ctl,

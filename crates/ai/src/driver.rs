@@ -77,7 +77,7 @@ pub struct Driver {
 }
 
 impl Driver {
-    /// None if the tap rate is not supported.
+    /// None if the tap rate is not supported. `level` is the level chosen on the menu (0-19).
     pub fn new(profile: Profile, mode: Mode, level: u8) -> Option<Driver> {
         let kind = match mode {
             Mode::Controller { tap_hz } => SearchKind::Controller { tap_hz },
@@ -86,7 +86,7 @@ impl Driver {
         Some(Driver {
             planner: Planner::new(profile, kind)?,
             mode,
-            level: level.min(19),
+            level,
             menu: VecDeque::new(),
             menu_mode: 0xFF,
             prev_play_state: 0,
@@ -100,6 +100,28 @@ impl Driver {
             frame: 0,
             stats: DriverStats::default(),
         })
+    }
+
+    /// The driver for `nestor run --ai PROFILE --ai-mode MODE --level L --tap-hz H`, with a
+    /// one-line error for bad names.
+    pub fn from_options(
+        profile: &str,
+        mode: &str,
+        level: u8,
+        tap_hz: u32,
+    ) -> Result<Driver, String> {
+        let profile = Profile::by_name(profile)
+            .ok_or_else(|| format!("unknown AI profile '{profile}' (classic or strong)"))?;
+        let mode = match mode {
+            "controller" => Mode::Controller { tap_hz },
+            "teleport" => Mode::Teleport,
+            m => return Err(format!("unknown AI mode '{m}' (controller or teleport)")),
+        };
+        if level > 19 {
+            return Err(format!("level {level} is not on the level menu (0-19)"));
+        }
+        Driver::new(profile, mode, level)
+            .ok_or_else(|| format!("unsupported tap rate {tap_hz} Hz (30, 20, 15, 12 or 10)"))
     }
 
     /// Chooses this frame's buttons from RAM, feeds them and runs the game for one frame.

@@ -205,7 +205,7 @@ pub fn strong_features(board: &Board, placed: &[Placed]) -> [f64; STRONG_FEATURE
     }
     let aggregate: u32 = h.iter().map(|&v| v as u32).sum();
     let max_h = *h.iter().max().unwrap() as i32;
-    let danger = (max_h - 10).max(0) as f64;
+    let danger = (max_h - 8).max(0) as f64;
     // Wells in columns 0-8 (depth below the lower neighbour).
     let mut well_cells = 0u32;
     let mut deep_wells = 0u32;
@@ -232,7 +232,7 @@ pub fn strong_features(board: &Board, placed: &[Placed]) -> [f64; STRONG_FEATURE
         match p.lines {
             0 => {}
             4 => tetris += 1.0,
-            n => burn += n as f64 * (1.0 - (p.height_before as f64 / 14.0).min(1.0)),
+            n => burn += n as f64 * (1.0 - (p.height_before as f64 / 12.0).min(1.0)),
         }
         lock_height += (19 - (p.piece.y + max_dy(p.piece.id))) as f64;
     }
@@ -269,6 +269,16 @@ impl Profile {
             "classic" => Some(Profile::Classic),
             "strong" => Some(Profile::Strong(Weights::strong())),
             _ => None,
+        }
+    }
+
+    /// The profile that rates placements at `level`. `strong` plays for score below level 29
+    /// and for survival from the kill-screen speed on (1 frame per row), where the classic
+    /// function, which clears lines as they come, survives far longer than Tetris building.
+    pub fn at_level(&self, level: u8) -> &Profile {
+        match self {
+            Profile::Strong(_) if level >= 29 => &Profile::Classic,
+            p => p,
         }
     }
 

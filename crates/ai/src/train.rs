@@ -76,7 +76,7 @@ pub fn fitness(w: &Weights, o: &TrainOptions, seed: u64) -> f64 {
 pub fn train(o: &TrainOptions, start: &Weights, mut report: impl FnMut(&Generation)) -> Weights {
     let n = start.w.len();
     let mut mean = start.w.clone();
-    let mut sigma: Vec<f64> = mean.iter().map(|m| (m.abs() * 0.5).max(2.0)).collect();
+    let mut sigma: Vec<f64> = mean.iter().map(|m| (m.abs() * 0.3).max(1.0)).collect();
     let mut rand = SplitMix(o.seed);
     let elite = (o.population / 4).max(2);
     for gen in 0..o.generations {
@@ -94,7 +94,7 @@ pub fn train(o: &TrainOptions, start: &Weights, mut report: impl FnMut(&Generati
             .collect();
         scored.sort_by(|a, b| b.0.total_cmp(&a.0));
         let top = &scored[..elite];
-        let noise = (4.0 - gen as f64 * 0.5).max(0.25);
+        let noise = (1.0 - gen as f64 * 0.15).max(0.1);
         for i in 0..n {
             let m = top.iter().map(|(_, w)| w.w[i]).sum::<f64>() / elite as f64;
             let var = top.iter().map(|(_, w)| (w.w[i] - m).powi(2)).sum::<f64>() / elite as f64;

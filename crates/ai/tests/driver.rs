@@ -35,3 +35,13 @@ fn controller_mode_plays_200_lines_at_level_19_without_replans() {
 fn teleport_mode_plays_200_lines_at_level_19() {
     play_200_lines(Mode::Teleport);
 }
+
+#[test]
+fn bad_driver_options_are_one_line_errors() {
+    let err = |r: Result<Driver, String>| r.err().expect("rejected");
+    assert!(err(Driver::from_options("best", "controller", 19, 30)).contains("profile"));
+    assert!(err(Driver::from_options("strong", "fly", 19, 30)).contains("mode"));
+    assert!(err(Driver::from_options("strong", "controller", 25, 30)).contains("level"));
+    assert!(err(Driver::from_options("strong", "controller", 19, 7)).contains("tap rate"));
+    assert!(Driver::from_options("classic", "teleport", 0, 30).is_ok());
+}

@@ -127,7 +127,15 @@ fn check_plans(level: u8, hz: u32, boards: &[Board]) -> usize {
 #[test]
 fn controller_plans_land_where_promised_at_every_speed() {
     let bs = boards(6);
-    for (level, hz) in [(18, 30), (19, 30), (29, 30), (19, 10), (29, 15), (8, 20)] {
+    for (level, hz) in [
+        (0, 30),
+        (8, 20),
+        (18, 30),
+        (19, 30),
+        (29, 30),
+        (19, 10),
+        (29, 15),
+    ] {
         assert!(check_plans(level, hz, &bs) > 0);
     }
 }

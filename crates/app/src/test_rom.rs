@@ -80,7 +80,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
 fn parse_protocol(name: &str, rom: &Path) -> anyhow::Result<Protocol> {
     Ok(match name {
         "blargg-6000" => Protocol::Blargg6000,
-        "screen" => Protocol::Screen,
+        "screen" => Protocol::Screen { hold: 0 },
         "accuracycoin" => {
             let map = rom.with_file_name("RESULTS_MAP.tsv");
             Protocol::AccuracyCoin(accuracycoin::Plan::load(&map).map_err(|e| anyhow!(e))?)

@@ -11,6 +11,7 @@ mod api;
 mod bitops;
 mod colour;
 mod format;
+mod md5;
 mod overlay;
 mod script;
 mod state;
@@ -36,6 +37,10 @@ pub struct Scripts {
     /// Union of the scripts' hooked addresses.
     watch: Watch,
     events: Vec<Access>,
+    /// Instructions run and controller polls seen since the session state was last updated
+    /// (kept here so that the per-instruction loop touches no shared state).
+    instructions: u64,
+    polled: bool,
 }
 
 impl Scripts {
@@ -59,6 +64,8 @@ impl Scripts {
             scripts: Vec::new(),
             watch: Watch::default(),
             events: Vec::new(),
+            instructions: 0,
+            polled: false,
         }
     }
 
@@ -237,6 +244,16 @@ impl Scripts {
                 break;
             }
         }
+        self.sync();
+    }
+
+    /// Hands the instruction count and the lag flag to the session state scripts read.
+    fn sync(&mut self) {
+        let mut s = self.shared.borrow_mut();
+        s.instructions += std::mem::take(&mut self.instructions);
+        if std::mem::take(&mut self.polled) {
+            s.lagged = false;
+        }
     }
 
     /// One instruction, with the scripts' memory hooks.
@@ -265,14 +282,8 @@ impl Scripts {
             polled: false,
         };
         console.cpu.step(&mut bus);
-        let polled = bus.polled;
-        {
-            let mut s = self.shared.borrow_mut();
-            s.instructions += 1;
-            if polled {
-                s.lagged = false;
-            }
-        }
+        self.polled |= bus.polled;
+        self.instructions += 1;
         for access in events.drain(..) {
             self.dispatch(console, access);
         }
@@ -280,6 +291,7 @@ impl Scripts {
     }
 
     fn dispatch(&mut self, console: &mut Console, access: Access) {
+        self.sync();
         for script in &self.scripts {
             script.hook(console, access.kind, access.addr, access.value);
         }

@@ -326,6 +326,7 @@ impl Ppu {
                     val
                 };
                 self.increment_v();
+                self.drive_address_after_access(cart);
                 val
             }
             _ => self.decayed_latch(),
@@ -393,6 +394,8 @@ impl Ppu {
                 if self.w {
                     self.t = (self.t & 0x7F00) | u16::from(val);
                     self.v = self.t;
+                    // The new address appears on the PPU bus, where mappers watching A12 see it.
+                    cart.ppu_address(self.v);
                 } else {
                     self.t = (self.t & 0x00FF) | (u16::from(val & 0x3F) << 8);
                 }
@@ -406,8 +409,16 @@ impl Ppu {
                     cart.ppu_write(addr, val);
                 }
                 self.increment_v();
+                self.drive_address_after_access(cart);
             }
             _ => {}
+        }
+    }
+
+    /// Outside rendering the incremented v stays on the PPU address bus after a $2007 access.
+    fn drive_address_after_access(&self, cart: &mut Cartridge) {
+        if !self.rendering_now() {
+            cart.ppu_address(self.v);
         }
     }
 

@@ -128,8 +128,9 @@ pub enum Protocol {
     Blargg6000,
     /// blargg's 2005 runtime: a result byte in zero page, read once the ROM stops.
     ZeroPage { addr: u8 },
-    /// The verdict is only printed on screen ("Passed", "FAILED #2").
-    Screen,
+    /// The verdict is only printed on screen ("Passed", "FAILED #2"); `hold` are buttons held
+    /// on controller 1 at power-on.
+    Screen { hold: u8 },
     /// AccuracyCoin's table of result bytes.
     AccuracyCoin(accuracycoin::Plan),
 }
@@ -139,7 +140,8 @@ impl Protocol {
         match self {
             Protocol::Blargg6000 => "blargg-6000".into(),
             Protocol::ZeroPage { addr } => format!("zero-page ${addr:02X}"),
-            Protocol::Screen => "screen".into(),
+            Protocol::Screen { hold: 0 } => "screen".into(),
+            Protocol::Screen { hold } => format!("screen, buttons ${hold:02X} held at power-on"),
             Protocol::AccuracyCoin(_) => "accuracycoin-ram".into(),
         }
     }
@@ -152,7 +154,7 @@ impl Protocol {
             Protocol::Blargg6000 => 90 * SECOND,
             Protocol::ZeroPage { .. } => 30 * SECOND,
             // cpu_timing_test6 needs about 16 s.
-            Protocol::Screen => 40 * SECOND,
+            Protocol::Screen { .. } => 40 * SECOND,
             // The full run takes about a minute on an accurate machine.
             Protocol::AccuracyCoin(_) => 5 * 60 * SECOND,
         }
@@ -162,7 +164,7 @@ impl Protocol {
         match self {
             Protocol::Blargg6000 => blargg::run(machine, max_frames),
             Protocol::ZeroPage { addr } => zero_page::run(machine, *addr, max_frames),
-            Protocol::Screen => screen::run(machine, max_frames),
+            Protocol::Screen { hold } => screen::run(machine, *hold, max_frames),
             Protocol::AccuracyCoin(plan) => plan.run(machine, max_frames),
         }
     }

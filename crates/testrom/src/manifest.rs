@@ -80,7 +80,12 @@ impl Entry {
                 } else if expected.starts_with("visual") {
                     Judge::Nobody("visual: judged by looking at the picture")
                 } else if expected.contains("Passed") || expected.contains("PASSED") {
-                    Judge::Protocol(Protocol::Screen)
+                    // cpu_timing_test6 covers the unofficial opcodes too when B is held.
+                    let hold = match expected.contains("hold B at boot") {
+                        true => nes::Buttons::B,
+                        false => 0,
+                    };
+                    Judge::Protocol(Protocol::Screen { hold })
                 } else {
                     Judge::Nobody("shows board details on screen; not decoded")
                 }
@@ -117,7 +122,16 @@ mod tests {
         );
         assert_eq!(
             judge("screen", "screen \"Passed\" (old shell)"),
-            Judge::Protocol(Protocol::Screen)
+            Judge::Protocol(Protocol::Screen { hold: 0 })
+        );
+        assert_eq!(
+            judge(
+                "screen",
+                "screen \"PASSED\" (hold B at boot to include unofficial ops)"
+            ),
+            Judge::Protocol(Protocol::Screen {
+                hold: nes::Buttons::B
+            })
         );
         assert!(matches!(
             judge("screen", "screen CRC 85CF (informational, no pass/fail)"),

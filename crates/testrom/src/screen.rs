@@ -68,19 +68,25 @@ pub fn verdict_in(text: &str) -> Option<Verdict> {
     }
 }
 
-/// Runs until the ROM stops, or its verdict has stayed on screen for a second.
-pub fn run<M: Machine>(machine: &mut M, max_frames: u64) -> Report {
+/// Buttons held at power-on are let go after this long (the ROM prints its title first).
+const HOLD_FRAMES: u64 = 120;
+
+/// Runs until the ROM stops, or its verdict has stayed on screen for a second. `hold` are
+/// buttons held on controller 1 at power-on (cpu_timing_test6 picks its opcode set that way).
+pub fn run<M: Machine>(machine: &mut M, hold: u8, max_frames: u64) -> Report {
+    machine.set_pad1(hold);
     let mut looping = 0;
     let mut text = String::new();
     let mut text_since = 0;
     let mut frames = 0;
+    let mut loop_at = None;
     while frames < max_frames {
         frames += 1;
-        looping = if machine.run_frame().is_tight_loop() {
-            looping + 1
-        } else {
-            0
-        };
+        if frames == HOLD_FRAMES {
+            machine.set_pad1(0);
+        }
+        let span = machine.run_frame();
+        looping = if span.is_tight_loop() { looping + 1 } else { 0 };
         let stopped = looping == STOPPED_FRAMES;
         if stopped || frames % READ_EVERY == 0 {
             let now = screen_text(machine);
@@ -97,13 +103,19 @@ pub fn run<M: Machine>(machine: &mut M, max_frames: u64) -> Report {
                 };
             }
             if stopped {
+                loop_at = Some(span.lo);
                 break;
             }
         }
     }
+    let mut message = screen_text(machine);
+    if let Some(pc) = loop_at {
+        let newline = if message.is_empty() { "" } else { "\n" };
+        message += &format!("{newline}(stopped in a loop at ${pc:04X} without a verdict)");
+    }
     Report {
         verdict: Verdict::TimedOut,
-        message: screen_text(machine),
+        message,
         frames,
     }
 }
@@ -150,9 +162,21 @@ mod tests {
                 print(m, 0, 1, "Passed");
             }
         });
-        let r = run(&mut m, 1000);
+        let r = run(&mut m, 0, 1000);
         assert_eq!(r.verdict, Verdict::Passed);
         assert!((160..=175).contains(&r.frames), "{}", r.frames);
+    }
+
+    #[test]
+    fn holds_buttons_at_power_on_only() {
+        let mut m = FakeMachine::new(|m| {
+            let held = m.pad1 == nes::Buttons::B;
+            if m.frame == 10 && held || m.frame == 130 && !held {
+                m.mem[0x10] += 1;
+            }
+        });
+        run(&mut m, nes::Buttons::B, 150);
+        assert_eq!(m.mem[0x10], 2);
     }
 
     #[test]
@@ -161,8 +185,11 @@ mod tests {
             print(m, 0, 1, "CRC 159A7A8F");
             m.halt();
         });
-        let r = run(&mut m, 1000);
+        let r = run(&mut m, 0, 1000);
         assert_eq!(r.verdict, Verdict::TimedOut);
-        assert_eq!(r.message, "CRC 159A7A8F");
+        assert_eq!(
+            r.message,
+            "CRC 159A7A8F\n(stopped in a loop at $C123 without a verdict)"
+        );
     }
 }

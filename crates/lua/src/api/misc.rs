@@ -57,6 +57,84 @@ pub fn install(
     add(lua, &rom, &["getfilename"], |lua, ()| {
         Ok(shared(lua, |s| s.rom_name.clone()))
     })?;
+    add(
+        lua,
+        &rom,
+        &["writebyte"],
+        |lua, (offset, value): (f64, f64)| {
+            let (offset, value) = (int(offset), int(value) as u8);
+            if offset < 16 {
+                return Err(mlua::Error::runtime(
+                    "rom.writebyte() can't edit the ROM header.",
+                ));
+            }
+            // Live patch of the loaded PRG-ROM or CHR-ROM (offsets past the header, as in the file).
+            let at = offset as usize - 16;
+            machine(lua, |c| {
+                let cart = &mut c.bus.cart;
+                let prg = cart.prg_rom.len();
+                if let Some(b) = cart.prg_rom.get_mut(at) {
+                    *b = value;
+                } else if cart.header.chr_rom_size > 0 {
+                    if let Some(b) = cart.chr.get_mut(at - prg) {
+                        *b = value;
+                    }
+                }
+            });
+            shared(lua, |s| {
+                if let Some(b) = s.rom.get_mut(offset as usize) {
+                    *b = value;
+                }
+            });
+            Ok(())
+        },
+    )?;
+
+    add(lua, &rom, &["gethash"], |lua, kind: String| {
+        // The hash covers the ROM data after the 16-byte header.
+        let digest = shared(lua, |s| {
+            crate::md5::digest(s.rom.get(16..).unwrap_or_default())
+        });
+        Ok(match kind.as_str() {
+            "md5" => digest.iter().map(|b| format!("{b:02x}")).collect(),
+            "base64" => crate::md5::base64(&digest),
+            _ => String::new(),
+        })
+    })?;
+
+    let ppu = library("ppu")?;
+    let ppu_byte = |lua: &Lua, addr: i64| {
+        let addr = addr as u16 & 0x3FFF;
+        machine(lua, |c| {
+            if addr < 0x3F00 {
+                c.bus.cart.ppu_peek(addr)
+            } else {
+                // $3F10/$3F14/$3F18/$3F1C mirror the backdrop entries.
+                let index = usize::from(addr & 0x1F);
+                let index = if index & 0x13 == 0x10 {
+                    index & 0x0F
+                } else {
+                    index
+                };
+                c.bus.ppu.palette[index]
+            }
+        })
+        .unwrap_or(0)
+    };
+    add(lua, &ppu, &["readbyte"], move |lua, addr: f64| {
+        Ok(ppu_byte(lua, int(addr)))
+    })?;
+    add(
+        lua,
+        &ppu,
+        &["readbyterange"],
+        move |lua, (addr, len): (f64, f64)| {
+            let bytes: Vec<u8> = (0..int(len).max(0))
+                .map(|i| ppu_byte(lua, int(addr) + i))
+                .collect();
+            lua.create_string(&bytes)
+        },
+    )?;
 
     let movie = library("movie")?;
     add(lua, &movie, &["mode"], |_, ()| Ok(Value::Nil))?;

@@ -28,6 +28,8 @@ pub struct Dmc {
     pub irq_flag: bool,
     /// CPU cycle from which the pending DMA may halt the CPU.
     dma_from: Option<u64>,
+    /// CPU cycle on which a $4015 enable takes effect.
+    start_at: Option<u64>,
 }
 
 impl Default for Dmc {
@@ -48,6 +50,7 @@ impl Default for Dmc {
             silence: true,
             irq_flag: false,
             dma_from: None,
+            start_at: None,
         }
     }
 }
@@ -69,16 +72,29 @@ impl Dmc {
         }
     }
 
-    /// $4015 bit 4. `get_from` is the cycle from which the load DMA may
-    /// halt from (the get cycle of the second following APU cycle).
-    pub fn set_enabled(&mut self, enabled: bool, get_from: u64) {
+    /// $4015 bit 4. Disabling acts at once; enabling restarts a finished sample on cycle
+    /// `start_at`, which is the put cycle before the load DMA's get cycle. A reload DMA that
+    /// comes due before then waits for it (AccuracyCoin's DMC tests L and M).
+    pub fn set_enabled(&mut self, enabled: bool, start_at: u64) {
         if !enabled {
             self.bytes_remaining = 0;
             self.dma_from = None;
+            self.start_at = None;
         } else if self.bytes_remaining == 0 {
-            self.restart();
-            if self.buffer.is_none() {
-                self.dma_from = Some(get_from);
+            self.start_at = Some(start_at);
+        }
+    }
+
+    /// Every CPU cycle: a pending enable may take effect.
+    #[inline]
+    pub fn step(&mut self, cycle: u64) {
+        if self.start_at == Some(cycle) {
+            self.start_at = None;
+            if self.bytes_remaining == 0 {
+                self.restart();
+                if self.buffer.is_none() {
+                    self.dma_from = Some(cycle + 1);
+                }
             }
         }
     }
@@ -155,6 +171,7 @@ impl Dmc {
         self.bytes_remaining = 0;
         self.buffer = None;
         self.dma_from = None;
+        self.start_at = None;
         self.silence = true;
         self.bits_remaining = 8;
         self.irq_flag = false;

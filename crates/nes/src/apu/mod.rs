@@ -95,6 +95,7 @@ impl Apu {
     /// Advances one CPU cycle.
     pub fn step(&mut self) {
         self.cycle += 1;
+        self.dmc.step(self.cycle);
         let clocks = self.frame_counter.step(is_get_cycle(self.cycle));
         if clocks.quarter || self.length_writes {
             self.frame_clocks(clocks);
@@ -211,13 +212,14 @@ impl Apu {
         self.triangle.length.set_enabled(val & 0x04 != 0);
         self.noise.length.set_enabled(val & 0x08 != 0);
         self.dmc.irq_flag = false;
-        // The load DMA halts on the get cycle of the second following APU cycle.
-        let get_from = if is_get_cycle(self.cycle + 3) {
-            self.cycle + 3
+        // The load DMA halts on the get cycle of the second following APU cycle (3 or 4 cycles
+        // on); the DMC starts the cycle before.
+        let start_at = if is_get_cycle(self.cycle + 3) {
+            self.cycle + 2
         } else {
-            self.cycle + 4
+            self.cycle + 3
         };
-        self.dmc.set_enabled(val & 0x10 != 0, get_from);
+        self.dmc.set_enabled(val & 0x10 != 0, start_at);
     }
 
     /// Frame-counter and DMC interrupt output (true = asserted).

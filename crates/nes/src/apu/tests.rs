@@ -424,6 +424,7 @@ fn dmc_playing(flags: u8, length_reg: u8) -> Apu {
     apu.write_register(0x4012, 0x00);
     apu.write_register(0x4013, length_reg);
     apu.write_register(0x4015, 0x10);
+    run(&mut apu, 3); // the DMC starts 2 or 3 cycles after the write
     apu
 }
 
@@ -453,6 +454,19 @@ fn dmc_load_dma_starts_on_a_get_cycle_three_or_four_cycles_after_4015() {
         }
         assert!(apu.next_cycle_is_get());
         assert!((2..=3).contains(&waited), "waited {waited}");
+        assert_eq!(apu.dmc_dma_request(), Some(0xC000));
+    }
+}
+
+#[test]
+fn dmc_enable_lands_on_the_put_cycle_before_the_load_dma() {
+    for start in [20, 21] {
+        let mut apu = apu_at(start);
+        apu.write_register(0x4013, 0);
+        apu.write_register(0x4015, 0x10);
+        let waited = cycles_until(&mut apu, 10, |a| a.peek_status() & 0x10 != 0);
+        assert!((2..=3).contains(&waited), "waited {waited}");
+        assert!(apu.next_cycle_is_get());
         assert_eq!(apu.dmc_dma_request(), Some(0xC000));
     }
 }

@@ -1,7 +1,7 @@
 //! CNROM (mapper 3): fixed 16 or 32 KiB PRG, an 8 KiB CHR bank selected by any write to
 //! $8000-$FFFF.
 
-use super::{CpuTarget, Mirroring};
+use super::Mirroring;
 use crate::cartridge::Header;
 
 #[derive(Clone, Debug)]
@@ -15,14 +15,6 @@ impl Cnrom {
         Cnrom {
             chr_bank: 0,
             mirroring: Mirroring::hardwired(header),
-        }
-    }
-
-    pub fn map_cpu(&self, addr: u16) -> CpuTarget {
-        match addr {
-            0x8000..=0xFFFF => CpuTarget::PrgRom(usize::from(addr - 0x8000)),
-            0x6000..=0x7FFF => CpuTarget::PrgRam(usize::from(addr - 0x6000)),
-            _ => CpuTarget::None,
         }
     }
 

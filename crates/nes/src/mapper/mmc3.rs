@@ -6,6 +6,12 @@ use crate::cartridge::Header;
 
 const BANK_8K: usize = 8 * 1024;
 
+/// A rising edge of A12 clocks the counter only after A12 stayed low this many CPU cycles. The
+/// 8-9 dot low gap between the last prefetch and the next line's first pattern fetch (about three
+/// cycles) must not count when the background uses $1000, while $2006 toggles four cycles apart
+/// must: mmc3_test_2's A12 and scanline-timing ROMs pin it between the two.
+const A12_FILTER_CYCLES: u8 = 4;
+
 #[derive(Clone, Debug)]
 pub struct Mmc3 {
     bank_select: u8,
@@ -22,7 +28,7 @@ pub struct Mmc3 {
     /// MMC3A (NES 2.0 submapper 4): a counter reloaded to zero by itself raises no IRQ.
     old_irq_behaviour: bool,
     a12_high: bool,
-    /// M2 falling edges seen while A12 was low; a rising edge counts only after three.
+    /// CPU cycles (M2 falling edges) seen while A12 was low, for the filter.
     a12_low_cycles: u8,
 }
 
@@ -122,7 +128,7 @@ impl Mmc3 {
     /// The PPU put `addr` on its address bus.
     pub fn ppu_address(&mut self, addr: u16) {
         let high = addr & 0x1000 != 0;
-        if high && !self.a12_high && self.a12_low_cycles >= 3 {
+        if high && !self.a12_high && self.a12_low_cycles >= A12_FILTER_CYCLES {
             self.clock_irq_counter();
         }
         if high != self.a12_high {
@@ -160,7 +166,7 @@ mod tests {
     /// A scanline's worth of A12 activity: low long enough, then a rise.
     fn scanline(m: &mut Mmc3) {
         m.ppu_address(0x0000);
-        for _ in 0..3 {
+        for _ in 0..A12_FILTER_CYCLES {
             m.cpu_clock();
         }
         m.ppu_address(0x1000);
@@ -188,8 +194,11 @@ mod tests {
         scanline(&mut m); // reload to 2
         scanline(&mut m); // 1
         assert!(!m.irq);
-        // A12 toggling without three M2 cycles low is filtered out.
+        // A12 toggling without enough M2 cycles low is filtered out.
         m.ppu_address(0x0000);
+        for _ in 1..A12_FILTER_CYCLES {
+            m.cpu_clock();
+        }
         m.ppu_address(0x1000);
         assert!(!m.irq);
         scanline(&mut m); // 0: IRQ

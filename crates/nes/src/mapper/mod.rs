@@ -87,10 +87,9 @@ impl Mapper {
 
     pub fn map_cpu(&self, addr: u16) -> CpuTarget {
         match self {
-            Mapper::Nrom(m) => m.map_cpu(addr),
+            Mapper::Nrom(_) | Mapper::Cnrom(_) => Nrom::map_cpu(addr),
             Mapper::Mmc1(m) => m.map_cpu(addr),
             Mapper::Uxrom(m) => m.map_cpu(addr),
-            Mapper::Cnrom(m) => m.map_cpu(addr),
             Mapper::Axrom(m) => m.map_cpu(addr),
             Mapper::Mmc3(m) => m.map_cpu(addr),
         }

@@ -15,9 +15,10 @@ impl Nrom {
         }
     }
 
-    pub fn map_cpu(&self, addr: u16) -> CpuTarget {
+    /// Fixed PRG at $8000 (NROM-128 mirrors its 16 KiB: the cartridge reduces the offset modulo
+    /// the ROM size) and PRG-RAM at $6000; CNROM wires PRG the same way.
+    pub fn map_cpu(addr: u16) -> CpuTarget {
         match addr {
-            // NROM-128 mirrors its 16 KiB: the cartridge reduces the offset modulo the ROM size.
             0x8000..=0xFFFF => CpuTarget::PrgRom(usize::from(addr - 0x8000)),
             0x6000..=0x7FFF => CpuTarget::PrgRam(usize::from(addr - 0x6000)),
             _ => CpuTarget::None,

@@ -1,0 +1,686 @@
+//! The window's event loop: pacing, controls, and the glue between console, picture, sound and
+//! input.
+
+use crate::audio::Audio;
+use crate::config::Config;
+use crate::files;
+use crate::input::Input;
+use crate::video::{picture_size, Video};
+use nes::ppu::palette::Palette;
+use nes::ppu::{HEIGHT, WIDTH};
+use nes::Console;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use winit::application::ApplicationHandler;
+use winit::dpi::PhysicalSize;
+use winit::event::{ElementState, KeyEvent, WindowEvent};
+use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
+use winit::keyboard::{KeyCode, ModifiersState, PhysicalKey};
+use winit::window::{Fullscreen, Window, WindowId};
+
+/// NTSC frame rate: the 2C02's 5.369318 MHz dot clock over 89341.5 dots per frame (one dot is
+/// skipped on odd frames while rendering).
+pub const FRAME_RATE: f64 = 60.098_814;
+/// Speeds the speed key (T) cycles through.
+const SPEEDS: [f64; 3] = [1.0, 2.0, 0.5];
+/// Speed while Tab is held.
+const FAST_FORWARD: f64 = 4.0;
+/// Most frames run at one wake-up to catch up; further behind (a slow machine, a stall), the
+/// emulator drops the debt instead of racing.
+const MAX_LAG_FRAMES: u32 = 8;
+/// How long a status message stays in the title.
+const MESSAGE_TIME: Duration = Duration::from_secs(3);
+const SAVE_SLOTS: usize = 9;
+/// Colour of the AI's planned-placement outline.
+const OUTLINE_RGB: [u8; 3] = [255, 40, 200];
+
+/// A ROM to play: the name shown in the title and used for state and screenshot files.
+pub struct Rom {
+    pub name: String,
+    pub bytes: Vec<u8>,
+}
+
+impl Rom {
+    pub fn from_file(path: &Path) -> Result<Rom, String> {
+        let bytes =
+            std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let name = path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into(),
+        );
+        Ok(Rom { name, bytes })
+    }
+
+    /// File-name stem for states and screenshots.
+    fn stem(&self) -> String {
+        let stem = Path::new(&self.name)
+            .file_stem()
+            .map_or("rom".into(), |s| s.to_string_lossy());
+        stem.chars()
+            .map(|c| {
+                if c.is_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect()
+    }
+}
+
+/// A rectangle in NES pixels to outline over the picture.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Outline {
+    pub x: u16,
+    pub y: u16,
+    pub width: u16,
+    pub height: u16,
+}
+
+/// An automatic player (the Tetris AI) that can be switched on and off at any moment.
+pub trait Player {
+    /// Called before each frame while the AI is on: sets the controller buttons it wants.
+    fn before_frame(&mut self, console: &mut Console);
+    /// What the overlay shows (the planned lock position), in NES pixels.
+    fn overlay(&self, _console: &Console) -> Vec<Outline> {
+        Vec::new()
+    }
+}
+
+/// Called before every frame, after the players' buttons are set (Lua scripts).
+pub type FrameHook = Box<dyn FnMut(&mut Console)>;
+
+pub struct Options {
+    pub rom: Rom,
+    pub ai: Option<Box<dyn Player>>,
+    /// Whether the AI plays from the start.
+    pub ai_enabled: bool,
+    pub hook: Option<FrameHook>,
+    /// Config file; `None` is `<config dir>/nestor/config.toml`.
+    pub config_path: Option<PathBuf>,
+}
+
+impl Options {
+    pub fn new(rom: Rom) -> Options {
+        Options {
+            rom,
+            ai: None,
+            ai_enabled: false,
+            hook: None,
+            config_path: None,
+        }
+    }
+}
+
+#[derive(Debug)]
+pub enum RunError {
+    /// No display to open a window on.
+    NoDisplay(String),
+    BadRom(String),
+    /// The window or the renderer could not be set up.
+    Window(String),
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunError::NoDisplay(why) => write!(
+                f,
+                "cannot open a window: {why} (no display? use --headless to run without one)"
+            ),
+            RunError::BadRom(why) => write!(f, "{why}"),
+            RunError::Window(why) => write!(f, "cannot open a window: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+/// Opens the window and plays until the user quits (Esc or closing the window).
+pub fn run(options: Options) -> Result<(), RunError> {
+    let console = Console::from_ines(&options.rom.bytes)
+        .map_err(|e| RunError::BadRom(format!("{}: {e}", options.rom.name)))?;
+    let event_loop = EventLoop::new().map_err(|e| RunError::NoDisplay(e.to_string()))?;
+    let config = match options.config_path.clone().or_else(Config::default_path) {
+        Some(path) => Config::load_or_create(&path),
+        None => Config::default(),
+    };
+    let mut app = App::new(options, console, config);
+    event_loop
+        .run_app(&mut app)
+        .map_err(|e| RunError::Window(e.to_string()))?;
+    app.error.map_or(Ok(()), Err)
+}
+
+struct App {
+    rom: Rom,
+    console: Console,
+    ai: Option<Box<dyn Player>>,
+    ai_enabled: bool,
+    overlay_enabled: bool,
+    hook: Option<FrameHook>,
+    config: Config,
+    palette: Palette,
+    window: Option<Arc<Window>>,
+    video: Option<Video>,
+    audio: Option<Audio>,
+    input: Input,
+    modifiers: ModifiersState,
+    paused: bool,
+    speed: usize,
+    fast_forward: bool,
+    next_frame: Instant,
+    slots: Vec<Option<Console>>,
+    message: Option<(String, Instant)>,
+    title: String,
+    /// Frames emulated per second, measured over the last second.
+    fps: Option<f64>,
+    fps_frames: u32,
+    fps_since: Instant,
+    /// The frame as packed RGB at the NES's resolution (what F12 saves).
+    rgb: Vec<u8>,
+    /// The frame's sound.
+    samples: Vec<i16>,
+    error: Option<RunError>,
+}
+
+impl App {
+    fn new(options: Options, console: Console, config: Config) -> App {
+        let audio = match Audio::open(&config.audio.device) {
+            Ok(mut audio) => {
+                audio.volume = config.audio.volume;
+                audio.muted = config.audio.muted;
+                Some(audio)
+            }
+            Err(err) => {
+                eprintln!("nestor: no sound ({err}); playing silently");
+                None
+            }
+        };
+        App {
+            rom: options.rom,
+            console,
+            ai_enabled: options.ai_enabled && options.ai.is_some(),
+            ai: options.ai,
+            overlay_enabled: false,
+            hook: options.hook,
+            config,
+            palette: Palette::default(),
+            window: None,
+            video: None,
+            audio,
+            input: Input::new(),
+            modifiers: ModifiersState::empty(),
+            paused: false,
+            speed: 0,
+            fast_forward: false,
+            next_frame: Instant::now(),
+            slots: vec![None; SAVE_SLOTS],
+            message: None,
+            title: String::new(),
+            fps: None,
+            fps_frames: 0,
+            fps_since: Instant::now(),
+            rgb: Vec::new(),
+            samples: Vec::new(),
+            error: None,
+        }
+    }
+
+    fn speed(&self) -> f64 {
+        if self.fast_forward {
+            FAST_FORWARD
+        } else {
+            SPEEDS[self.speed]
+        }
+    }
+
+    fn frame_period(&self) -> Duration {
+        Duration::from_secs_f64(1.0 / (FRAME_RATE * self.speed()))
+    }
+
+    /// Runs one frame: players' buttons, AI, hook, then the machine; its sound goes out.
+    fn emulate_frame(&mut self) {
+        for port in 0..2 {
+            let bindings = [&self.config.player1, &self.config.player2][port];
+            let bits = self.input.buttons(port, bindings);
+            self.console.set_buttons(port, nes::Buttons(bits));
+        }
+        if self.ai_enabled {
+            if let Some(ai) = &mut self.ai {
+                ai.before_frame(&mut self.console);
+            }
+        }
+        if let Some(hook) = &mut self.hook {
+            hook(&mut self.console);
+        }
+        if let Some(audio) = &self.audio {
+            self.console.bus.apu.set_sample_rate(audio.steered_rate());
+        }
+        self.console.run_frame();
+        self.fps_frames += 1;
+        self.samples.clear();
+        self.console.bus.apu.take_samples(&mut self.samples);
+        // Sound only at normal speed; faster or slower it would be noise.
+        if self.speed() == 1.0 {
+            if let Some(audio) = &mut self.audio {
+                audio.push(&self.samples);
+            }
+        }
+        if let Some(window) = &self.window {
+            window.request_redraw();
+        }
+    }
+
+    fn show(&mut self, message: String) {
+        println!("nestor: {message}");
+        self.message = Some((message, Instant::now()));
+    }
+
+    fn update_title(&mut self) {
+        let elapsed = self.fps_since.elapsed();
+        if elapsed >= Duration::from_secs(1) {
+            self.fps = Some(f64::from(self.fps_frames) / elapsed.as_secs_f64());
+            self.fps_frames = 0;
+            self.fps_since = Instant::now();
+        }
+        let mut title = format!("nestor - {}", self.rom.name);
+        if self.paused {
+            title += " - paused";
+        } else {
+            if self.fast_forward {
+                title += " - fast-forward";
+            } else {
+                title += &format!(" - {}%", (self.speed() * 100.0).round());
+            }
+            if let Some(fps) = self.fps {
+                title += &format!(" - {fps:.0} fps");
+            }
+        }
+        if self.ai_enabled {
+            title += " - AI";
+        }
+        if let Some((message, since)) = &self.message {
+            if since.elapsed() < MESSAGE_TIME {
+                title += " - ";
+                title += message;
+            } else {
+                self.message = None;
+            }
+        }
+        if title != self.title {
+            if let Some(window) = &self.window {
+                window.set_title(&title);
+            }
+            self.title = title;
+        }
+    }
+
+    fn redraw(&mut self) {
+        self.palette
+            .to_rgb(&self.console.bus.ppu.frame_buffer, &mut self.rgb);
+        let mut picture = self.rgb.clone();
+        if self.overlay_enabled && self.ai_enabled {
+            if let Some(ai) = &self.ai {
+                for outline in ai.overlay(&self.console) {
+                    draw_outline(&mut picture, outline);
+                }
+            }
+        }
+        if let Some(video) = &mut self.video {
+            if let Err(err) = video.draw(&picture) {
+                eprintln!("nestor: drawing failed: {err}");
+            }
+        }
+    }
+
+    fn key(&mut self, event_loop: &ActiveEventLoop, key: KeyCode) {
+        let shift = self.modifiers.shift_key();
+        match key {
+            KeyCode::Escape => event_loop.exit(),
+            KeyCode::KeyP => self.set_paused(!self.paused),
+            KeyCode::KeyN => {
+                if self.paused {
+                    self.emulate_frame();
+                } else {
+                    self.set_paused(true);
+                }
+            }
+            KeyCode::Tab => self.fast_forward = true,
+            KeyCode::KeyT => self.speed = (self.speed + 1) % SPEEDS.len(),
+            KeyCode::KeyR if shift => {
+                self.console = Console::from_ines(&self.rom.bytes).expect("the ROM loaded before");
+                self.show("power cycled".into());
+            }
+            KeyCode::KeyR => {
+                self.console.reset();
+                self.show("reset".into());
+            }
+            KeyCode::KeyI => match self.ai {
+                Some(_) => {
+                    self.ai_enabled = !self.ai_enabled;
+                    let state = if self.ai_enabled { "on" } else { "off" };
+                    self.show(format!("AI {state}"));
+                }
+                None => self.show("no AI for this game".into()),
+            },
+            KeyCode::KeyO => {
+                self.overlay_enabled = !self.overlay_enabled;
+                let state = if self.overlay_enabled { "on" } else { "off" };
+                self.show(format!("AI overlay {state}"));
+            }
+            KeyCode::KeyM => {
+                if let Some(audio) = &mut self.audio {
+                    audio.muted = !audio.muted;
+                    let state = if audio.muted { "muted" } else { "sound on" };
+                    self.show(state.into());
+                }
+            }
+            KeyCode::Minus | KeyCode::Equal => {
+                if let Some(audio) = &mut self.audio {
+                    let step = if key == KeyCode::Equal { 0.1 } else { -0.1 };
+                    audio.volume = (audio.volume + step).clamp(0.0, 1.0);
+                    let percent = (audio.volume * 100.0).round();
+                    self.show(format!("volume {percent}%"));
+                }
+            }
+            KeyCode::F10 => self.toggle_aspect(),
+            KeyCode::F11 => self.toggle_fullscreen(),
+            KeyCode::Enter if self.modifiers.alt_key() => self.toggle_fullscreen(),
+            KeyCode::F12 => self.screenshot(),
+            _ => {
+                if let Some(slot) = function_key_slot(key) {
+                    if shift {
+                        self.save_state(slot);
+                    } else {
+                        self.load_state(slot);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Pausing or resuming restarts the clocks: no catching up on the time spent paused.
+    fn set_paused(&mut self, paused: bool) {
+        self.paused = paused;
+        self.next_frame = Instant::now();
+        self.fps = None;
+        self.fps_frames = 0;
+        self.fps_since = Instant::now();
+    }
+
+    fn save_state(&mut self, slot: usize) {
+        self.slots[slot - 1] = Some(self.console.clone());
+        self.show(format!("saved state {slot}"));
+    }
+
+    fn load_state(&mut self, slot: usize) {
+        match &self.slots[slot - 1] {
+            Some(state) => {
+                self.console = state.clone();
+                self.show(format!("loaded state {slot}"));
+                if let Some(window) = &self.window {
+                    window.request_redraw();
+                }
+            }
+            None => self.show(format!("state {slot} is empty")),
+        }
+    }
+
+    fn screenshot(&mut self) {
+        self.palette
+            .to_rgb(&self.console.bus.ppu.frame_buffer, &mut self.rgb);
+        let png = files::encode_png(&self.rgb, WIDTH as u32, HEIGHT as u32);
+        let Some(dir) = files::data_dir().map(|d| d.join("screenshots")) else {
+            return self.show("screenshot failed: no data directory".into());
+        };
+        let path = files::next_screenshot_path(&dir, &self.rom.stem());
+        let message = match files::write_atomic(&path, &png) {
+            Ok(()) => format!("screenshot {}", path.display()),
+            Err(err) => format!("screenshot failed: {}: {err}", path.display()),
+        };
+        self.show(message);
+    }
+
+    fn toggle_fullscreen(&mut self) {
+        if let Some(window) = &self.window {
+            let next = match window.fullscreen() {
+                Some(_) => None,
+                None => Some(Fullscreen::Borderless(None)),
+            };
+            window.set_fullscreen(next);
+        }
+    }
+
+    fn toggle_aspect(&mut self) {
+        if let (Some(video), Some(window)) = (&mut self.video, &self.window) {
+            let on = !video.aspect_8_7();
+            if let Err(err) = video.set_aspect_8_7(on, window.inner_size()) {
+                eprintln!("nestor: {err}");
+            }
+            window.request_redraw();
+            let shape = if on { "8:7 pixels" } else { "square pixels" };
+            self.show(shape.into());
+        }
+    }
+
+    /// Loads a dropped ROM file; a bad one leaves the current game running.
+    fn load_rom(&mut self, path: &Path) {
+        match open_rom(path) {
+            Ok((rom, console)) => {
+                self.rom = rom;
+                self.console = console;
+                self.slots = vec![None; SAVE_SLOTS];
+                // The AI knows one game; it would only press random buttons in another.
+                self.ai_enabled = false;
+                self.set_paused(false);
+                self.show(format!("loaded {}", self.rom.name));
+            }
+            Err(err) => {
+                eprintln!("nestor: {err}");
+                self.message = Some((format!("error: {err}"), Instant::now()));
+            }
+        }
+    }
+
+    fn open_window(&mut self, event_loop: &ActiveEventLoop) -> Result<(), RunError> {
+        let (width, height) =
+            picture_size(self.config.video.scale, self.config.video.pixel_aspect_8_7);
+        let attributes = Window::default_attributes()
+            .with_title(format!("nestor - {}", self.rom.name))
+            .with_inner_size(PhysicalSize::new(width, height))
+            .with_min_inner_size(PhysicalSize::new(WIDTH as u32, HEIGHT as u32));
+        let window = Arc::new(
+            event_loop
+                .create_window(attributes)
+                .map_err(|e| RunError::Window(e.to_string()))?,
+        );
+        let video = Video::new(Arc::clone(&window), self.config.video.pixel_aspect_8_7)
+            .map_err(RunError::Window)?;
+        self.window = Some(window);
+        self.video = Some(video);
+        self.next_frame = Instant::now();
+        Ok(())
+    }
+}
+
+impl ApplicationHandler for App {
+    fn resumed(&mut self, event_loop: &ActiveEventLoop) {
+        if self.window.is_none() {
+            if let Err(err) = self.open_window(event_loop) {
+                self.error = Some(err);
+                event_loop.exit();
+            }
+        }
+    }
+
+    fn window_event(&mut self, event_loop: &ActiveEventLoop, _: WindowId, event: WindowEvent) {
+        match event {
+            WindowEvent::CloseRequested => event_loop.exit(),
+            WindowEvent::Resized(size) => {
+                if let Some(video) = &mut self.video {
+                    if let Err(err) = video.resize(size) {
+                        eprintln!("nestor: resize failed: {err}");
+                    }
+                }
+            }
+            WindowEvent::RedrawRequested => self.redraw(),
+            WindowEvent::ModifiersChanged(modifiers) => self.modifiers = modifiers.state(),
+            WindowEvent::Focused(false) => {
+                self.input.release_keys();
+                self.fast_forward = false;
+            }
+            WindowEvent::DroppedFile(path) => self.load_rom(&path),
+            WindowEvent::KeyboardInput {
+                event:
+                    KeyEvent {
+                        physical_key: PhysicalKey::Code(key),
+                        state,
+                        repeat,
+                        ..
+                    },
+                ..
+            } => {
+                let pressed = state == ElementState::Pressed;
+                self.input.key(key, pressed);
+                if key == KeyCode::Tab && !pressed {
+                    self.fast_forward = false;
+                } else if pressed && !repeat {
+                    self.key(event_loop, key);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
+        self.input.poll_gamepads();
+        if self.window.is_some() && !self.paused {
+            // Every frame that is due runs, even when drawing is slow (software rendering): the
+            // picture may skip frames, the game and its sound never do.
+            let now = Instant::now();
+            let period = self.frame_period();
+            let mut due = 0;
+            while now >= self.next_frame && due < MAX_LAG_FRAMES {
+                self.emulate_frame();
+                self.next_frame += period;
+                due += 1;
+            }
+            if now >= self.next_frame {
+                self.next_frame = now + period;
+            }
+            event_loop.set_control_flow(ControlFlow::WaitUntil(self.next_frame));
+        } else {
+            // Paused: wake only to clear the status message (and for gamepad hot-plug).
+            let wake = Instant::now() + Duration::from_millis(250);
+            event_loop.set_control_flow(ControlFlow::WaitUntil(wake));
+        }
+        self.update_title();
+    }
+}
+
+/// Reads a ROM file and plugs it into a new console; the error names the file.
+fn open_rom(path: &Path) -> Result<(Rom, Console), String> {
+    let rom = Rom::from_file(path)?;
+    let console = Console::from_ines(&rom.bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok((rom, console))
+}
+
+/// F1-F9 as slot numbers 1-9.
+fn function_key_slot(key: KeyCode) -> Option<usize> {
+    use KeyCode::*;
+    [F1, F2, F3, F4, F5, F6, F7, F8, F9]
+        .iter()
+        .position(|&k| k == key)
+        .map(|i| i + 1)
+}
+
+/// Draws a one-pixel rectangle outline into packed RGB at the NES's resolution, clipped.
+fn draw_outline(rgb: &mut [u8], outline: Outline) {
+    let (x0, y0) = (usize::from(outline.x), usize::from(outline.y));
+    let x1 = (x0 + usize::from(outline.width))
+        .min(WIDTH)
+        .saturating_sub(1);
+    let y1 = (y0 + usize::from(outline.height))
+        .min(HEIGHT)
+        .saturating_sub(1);
+    if outline.width == 0 || outline.height == 0 || x0 > x1 || y0 > y1 {
+        return;
+    }
+    let mut plot = |x: usize, y: usize| {
+        rgb[(y * WIDTH + x) * 3..][..3].copy_from_slice(&OUTLINE_RGB);
+    };
+    for x in x0..=x1 {
+        plot(x, y0);
+        plot(x, y1);
+    }
+    for y in y0..=y1 {
+        plot(x0, y);
+        plot(x1, y);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outline_is_a_clipped_frame() {
+        let mut rgb = vec![0u8; WIDTH * HEIGHT * 3];
+        draw_outline(
+            &mut rgb,
+            Outline {
+                x: 250,
+                y: 10,
+                width: 20,
+                height: 3,
+            },
+        );
+        let lit = |x: usize, y: usize| rgb[(y * WIDTH + x) * 3] == OUTLINE_RGB[0];
+        assert!(lit(250, 10) && lit(255, 10) && lit(250, 11) && lit(255, 12));
+        assert!(!lit(251, 11) && !lit(249, 10) && !lit(250, 13));
+    }
+
+    #[test]
+    fn function_keys_name_slots_one_to_nine() {
+        assert_eq!(function_key_slot(KeyCode::F1), Some(1));
+        assert_eq!(function_key_slot(KeyCode::F9), Some(9));
+        assert_eq!(function_key_slot(KeyCode::F10), None);
+    }
+
+    #[test]
+    fn dropped_files_load_or_say_why_not() {
+        let dir = std::env::temp_dir().join(format!("nestor-drop-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let missing = open_rom(&dir.join("missing.nes")).err().unwrap();
+        assert!(missing.starts_with("cannot read"), "{missing}");
+
+        let junk = dir.join("notes.txt");
+        std::fs::write(&junk, b"not a ROM").unwrap();
+        let bad = open_rom(&junk).err().unwrap();
+        assert!(bad.starts_with(&junk.display().to_string()), "{bad}");
+
+        // NROM: 16 KiB of PRG (NOPs, reset vector $8000), 8 KiB of CHR.
+        let mut ines = vec![b'N', b'E', b'S', 0x1A, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+        let mut prg = vec![0xEA; 0x4000];
+        prg[0x3FFC..0x3FFE].copy_from_slice(&[0x00, 0x80]);
+        ines.extend_from_slice(&prg);
+        ines.extend_from_slice(&[0; 0x2000]);
+        let good = dir.join("good.nes");
+        std::fs::write(&good, &ines).unwrap();
+        let (rom, _) = open_rom(&good).unwrap();
+        assert_eq!(rom.name, "good.nes");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn rom_stems_are_safe_file_names() {
+        let rom = Rom {
+            name: "My Game (U).nes".into(),
+            bytes: Vec::new(),
+        };
+        assert_eq!(rom.stem(), "My_Game__U_");
+    }
+}

@@ -1,0 +1,93 @@
+//! Files the front end writes: save states and screenshots in the data directory.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Writes `bytes` to `path` so that a reader sees the old file or the whole new one, never a
+/// torn write: the bytes go to a temporary file beside it, which is then renamed over it.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut temp = path.as_os_str().to_owned();
+    temp.push(".tmp");
+    let temp = PathBuf::from(temp);
+    let mut file = std::fs::File::create(&temp)?;
+    file.write_all(bytes)?;
+    file.sync_all()?;
+    drop(file);
+    std::fs::rename(&temp, path)
+}
+
+/// `<data dir>/nestor`, where states and screenshots go.
+pub fn data_dir() -> Option<PathBuf> {
+    dirs::data_dir().map(|dir| dir.join("nestor"))
+}
+
+/// The first `<dir>/<stem>-<n>.png` that does not exist yet, counting from 1.
+pub fn next_screenshot_path(dir: &Path, stem: &str) -> PathBuf {
+    (1..)
+        .map(|n| dir.join(format!("{stem}-{n}.png")))
+        .find(|path| !path.exists())
+        .expect("some number is free")
+}
+
+/// Encodes packed RGB rows as a PNG.
+pub fn encode_png(rgb: &[u8], width: u32, height: u32) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut encoder = png::Encoder::new(&mut out, width, height);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    let mut writer = encoder.write_header().expect("PNG header to memory");
+    writer.write_image_data(rgb).expect("PNG data to memory");
+    writer.finish().expect("PNG end to memory");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atomic_write_replaces_the_file_and_leaves_no_temp() {
+        let dir = std::env::temp_dir().join(format!("nestor-files-{}", std::process::id()));
+        let path = dir.join("states").join("game.1.state");
+        write_atomic(&path, b"first").unwrap();
+        write_atomic(&path, b"second").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"second");
+        let names: Vec<_> = std::fs::read_dir(path.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["game.1.state"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn screenshots_count_up() {
+        let dir = std::env::temp_dir().join(format!("nestor-shots-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        assert_eq!(
+            next_screenshot_path(&dir, "tetris"),
+            dir.join("tetris-1.png")
+        );
+        std::fs::write(dir.join("tetris-1.png"), b"").unwrap();
+        assert_eq!(
+            next_screenshot_path(&dir, "tetris"),
+            dir.join("tetris-2.png")
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn png_decodes_back_to_the_same_pixels() {
+        let rgb: Vec<u8> = (0..4 * 3 * 3).map(|i| i as u8 * 7).collect();
+        let png_bytes = encode_png(&rgb, 4, 3);
+        let decoder = png::Decoder::new(png_bytes.as_slice());
+        let mut reader = decoder.read_info().unwrap();
+        let mut buf = vec![0; reader.output_buffer_size()];
+        let info = reader.next_frame(&mut buf).unwrap();
+        assert_eq!((info.width, info.height), (4, 3));
+        assert_eq!(&buf[..info.buffer_size()], rgb.as_slice());
+    }
+}

@@ -1,0 +1,108 @@
+//! The players' controllers: keys held on the keyboard and gamepads through gilrs.
+//!
+//! Gamepads are hot-plugged: the first one connected is player 1's, the next player 2's; when
+//! one is unplugged its slot is free for the next one plugged in.
+
+use crate::config::PlayerBindings;
+use gilrs::{Axis, EventType, GamepadId, Gilrs};
+use std::collections::HashSet;
+use winit::keyboard::KeyCode;
+
+/// How far a stick must lean to count as a d-pad press.
+const STICK_THRESHOLD: f32 = 0.5;
+
+pub struct Input {
+    gilrs: Option<Gilrs>,
+    /// The gamepad of player 1 and player 2.
+    pads: [Option<GamepadId>; 2],
+    keys_held: HashSet<KeyCode>,
+}
+
+impl Input {
+    pub fn new() -> Input {
+        let gilrs = Gilrs::new()
+            .map_err(|err| eprintln!("nestor: gamepads unavailable: {err}"))
+            .ok();
+        let mut input = Input {
+            gilrs,
+            pads: [None; 2],
+            keys_held: HashSet::new(),
+        };
+        let present: Vec<GamepadId> = input
+            .gilrs
+            .iter()
+            .flat_map(|g| g.gamepads().map(|(id, _)| id))
+            .collect();
+        present.into_iter().for_each(|id| input.plug(id));
+        input
+    }
+
+    pub fn key(&mut self, key: KeyCode, pressed: bool) {
+        if pressed {
+            self.keys_held.insert(key);
+        } else {
+            self.keys_held.remove(&key);
+        }
+    }
+
+    /// Forgets held keys, e.g. when the window loses focus and will not see them released.
+    pub fn release_keys(&mut self) {
+        self.keys_held.clear();
+    }
+
+    /// Takes gamepad events: connections, disconnections (button state is read in `buttons`).
+    pub fn poll_gamepads(&mut self) {
+        let mut events = Vec::new();
+        if let Some(gilrs) = &mut self.gilrs {
+            while let Some(event) = gilrs.next_event() {
+                events.push(event);
+            }
+        }
+        for event in events {
+            match event.event {
+                EventType::Connected => self.plug(event.id),
+                EventType::Disconnected => {
+                    for slot in self.pads.iter_mut().filter(|s| **s == Some(event.id)) {
+                        *slot = None;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn plug(&mut self, id: GamepadId) {
+        if !self.pads.contains(&Some(id)) {
+            if let Some(slot) = self.pads.iter_mut().find(|s| s.is_none()) {
+                *slot = Some(id);
+            }
+        }
+    }
+
+    /// The controller byte for `player` (0 or 1): keyboard and gamepad together.
+    pub fn buttons(&self, player: usize, bindings: &PlayerBindings) -> u8 {
+        let keys = bindings
+            .keyboard
+            .buttons(|key| self.keys_held.contains(key));
+        let pad = match (&self.gilrs, self.pads[player]) {
+            (Some(gilrs), Some(id)) => {
+                let gamepad = gilrs.gamepad(id);
+                let stick = |axis: Axis, sign: f32| gamepad.value(axis) * sign > STICK_THRESHOLD;
+                let mut bits = bindings.gamepad.buttons(|&b| gamepad.is_pressed(b));
+                for (axis, sign, bit) in [
+                    (Axis::LeftStickY, 1.0, nes::Buttons::UP),
+                    (Axis::LeftStickY, -1.0, nes::Buttons::DOWN),
+                    (Axis::LeftStickX, -1.0, nes::Buttons::LEFT),
+                    (Axis::LeftStickX, 1.0, nes::Buttons::RIGHT),
+                ] {
+                    if stick(axis, sign) {
+                        bits |= bit;
+                    }
+                }
+                bits
+            }
+            _ => 0,
+        };
+        keys | pad
+    }
+}

@@ -1,0 +1,15 @@
+//! nestor's desktop front end: a window showing the picture (winit + pixels), sound (cpal),
+//! keyboard and gamepads (gilrs), and the controls people expect from an emulator: pause, frame
+//! advance, fast-forward, save states, screenshots, an AI that can take over and hand back.
+//!
+//! The caller gives a ROM and, optionally, an AI player and a per-frame hook (Lua), then calls
+//! [`run`]. The emulator sets the pace (60.0988 frames per second), never the display.
+
+mod app;
+pub mod audio;
+pub mod config;
+mod files;
+mod input;
+mod video;
+
+pub use app::{run, FrameHook, Options, Outline, Player, Rom, RunError, FRAME_RATE};

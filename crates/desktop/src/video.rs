@@ -1,0 +1,145 @@
+//! The picture: the NES frame scaled by a whole number into the window, centred, aspect kept.
+//!
+//! Scaling is done here on the CPU (nearest neighbour) into a buffer the size of the picture, so
+//! the GPU only copies it: that keeps square pixels exact and lets the 8:7 mode stretch columns
+//! without a custom shader. pixels centres the buffer in the window with black bars around it.
+
+use nes::ppu::{HEIGHT, WIDTH};
+use pixels::{Pixels, PixelsBuilder, SurfaceTexture};
+use std::sync::Arc;
+use winit::dpi::PhysicalSize;
+use winit::window::Window;
+
+/// Width over height of one NES pixel on a TV.
+const TV_PIXEL_ASPECT: f64 = 8.0 / 7.0;
+
+/// Size of the picture at a whole-number `scale`.
+pub fn picture_size(scale: u32, aspect_8_7: bool) -> (u32, u32) {
+    let width = WIDTH as f64 * f64::from(scale);
+    let width = if aspect_8_7 {
+        (width * TV_PIXEL_ASPECT).round()
+    } else {
+        width
+    };
+    (width as u32, HEIGHT as u32 * scale)
+}
+
+/// The largest scale whose picture fits in `window` (at least 1).
+pub fn fitting_scale(window: PhysicalSize<u32>, aspect_8_7: bool) -> u32 {
+    (1..=64)
+        .take_while(|&scale| {
+            let (w, h) = picture_size(scale, aspect_8_7);
+            w <= window.width && h <= window.height
+        })
+        .last()
+        .unwrap_or(1)
+}
+
+/// Nearest-neighbour scaling of packed RGB (`WIDTH` x `HEIGHT`) into RGBA of `width` x `height`.
+pub fn scale_into(rgb: &[u8], width: u32, height: u32, rgba: &mut [u8]) {
+    let (width, height) = (width as usize, height as usize);
+    let columns: Vec<usize> = (0..width).map(|x| x * WIDTH / width).collect();
+    for (y, row) in rgba.chunks_exact_mut(width * 4).enumerate() {
+        let source = &rgb[(y * HEIGHT / height) * WIDTH * 3..][..WIDTH * 3];
+        for (out, &x) in row.chunks_exact_mut(4).zip(&columns) {
+            out[..3].copy_from_slice(&source[x * 3..x * 3 + 3]);
+            out[3] = 255;
+        }
+    }
+}
+
+pub struct Video {
+    pixels: Pixels<'static>,
+    aspect_8_7: bool,
+    picture: (u32, u32),
+}
+
+impl Video {
+    pub fn new(window: Arc<Window>, aspect_8_7: bool) -> Result<Video, String> {
+        let size = window.inner_size();
+        let surface = SurfaceTexture::new(size.width.max(1), size.height.max(1), window);
+        let scale = fitting_scale(size, aspect_8_7);
+        let picture = picture_size(scale, aspect_8_7);
+        // The emulator paces frames itself; presenting must never wait for a vertical blank.
+        let pixels = PixelsBuilder::new(picture.0, picture.1, surface)
+            .enable_vsync(false)
+            .build()
+            .map_err(|e| format!("cannot start the renderer: {e}"))?;
+        Ok(Video {
+            pixels,
+            aspect_8_7,
+            picture,
+        })
+    }
+
+    pub fn aspect_8_7(&self) -> bool {
+        self.aspect_8_7
+    }
+
+    /// Follows a window resize: the picture takes the largest whole scale that fits.
+    pub fn resize(&mut self, window: PhysicalSize<u32>) -> Result<(), String> {
+        if window.width == 0 || window.height == 0 {
+            return Ok(()); // minimised
+        }
+        self.pixels
+            .resize_surface(window.width, window.height)
+            .map_err(|e| e.to_string())?;
+        self.fit(window)
+    }
+
+    pub fn set_aspect_8_7(&mut self, on: bool, window: PhysicalSize<u32>) -> Result<(), String> {
+        self.aspect_8_7 = on;
+        self.fit(window)
+    }
+
+    fn fit(&mut self, window: PhysicalSize<u32>) -> Result<(), String> {
+        let picture = picture_size(fitting_scale(window, self.aspect_8_7), self.aspect_8_7);
+        if picture != self.picture {
+            self.picture = picture;
+            self.pixels
+                .resize_buffer(picture.0, picture.1)
+                .map_err(|e| e.to_string())?;
+        }
+        Ok(())
+    }
+
+    /// Shows one frame given as packed RGB at the NES's resolution.
+    pub fn draw(&mut self, rgb: &[u8]) -> Result<(), String> {
+        let (width, height) = self.picture;
+        scale_into(rgb, width, height, self.pixels.frame_mut());
+        self.pixels.render().map_err(|e| e.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_scale_fits_exactly_and_8_7_widens() {
+        assert_eq!(picture_size(3, false), (768, 720));
+        assert_eq!(picture_size(3, true), (878, 720));
+        assert_eq!(fitting_scale(PhysicalSize::new(768, 720), false), 3);
+        assert_eq!(fitting_scale(PhysicalSize::new(877, 720), true), 2);
+        assert_eq!(fitting_scale(PhysicalSize::new(1920, 1080), false), 4);
+        assert_eq!(fitting_scale(PhysicalSize::new(100, 100), false), 1);
+    }
+
+    #[test]
+    fn scaling_repeats_each_pixel_scale_times() {
+        let mut rgb = vec![0u8; WIDTH * HEIGHT * 3];
+        // One red pixel at (1, 2).
+        rgb[(2 * WIDTH + 1) * 3] = 255;
+        let (w, h) = picture_size(2, false);
+        let mut rgba = vec![0u8; (w * h * 4) as usize];
+        scale_into(&rgb, w, h, &mut rgba);
+        let red = |x: usize, y: usize| rgba[(y * w as usize + x) * 4];
+        for (x, y) in [(2, 4), (3, 4), (2, 5), (3, 5)] {
+            assert_eq!(red(x, y), 255, "({x}, {y})");
+        }
+        for (x, y) in [(1, 4), (4, 4), (2, 3), (2, 6)] {
+            assert_eq!(red(x, y), 0, "({x}, {y})");
+        }
+        assert!(rgba.chunks_exact(4).all(|p| p[3] == 255));
+    }
+}

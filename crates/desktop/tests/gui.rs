@@ -1,0 +1,884 @@
+//! The real window under Xvfb (software Vulkan: Mesa's lavapipe), driven the way a person would:
+//! keys from xdotool, pictures from ImageMagick's `import`.
+//!
+//! This file is its own test harness: run plainly it is the test; run with `--child ROM` (as
+//! the test does, inside Xvfb) it is the program under test, calling `desktop::run` exactly as
+//! `nestor` does.
+//!
+//! Needs the Debian packages xvfb, xdotool, imagemagick and mesa-vulkan-drivers. Without them
+//! the test fails and says so; NESTOR_SKIP_GUI=1 skips it (reported as skipped, not passed).
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Window pixels per NES pixel at the default scale.
+const SCALE: usize = 3;
+const WIDTH: usize = 256 * SCALE;
+const HEIGHT: usize = 240 * SCALE;
+/// Generous: lavapipe start-up on a loaded 2-core machine can take seconds.
+const START_TIMEOUT: Duration = Duration::from_secs(90);
+const STEP_TIMEOUT: Duration = Duration::from_secs(20);
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == "--child") {
+        child(Path::new(&args[i + 1]));
+    }
+    if args.iter().any(|a| a == "--audio-child") {
+        audio_child();
+    }
+    // `cargo test` passes filters and flags meant for libtest; this harness has one test.
+    if std::env::var_os("NESTOR_SKIP_GUI").is_some() {
+        println!("gui: skipped because NESTOR_SKIP_GUI is set");
+        println!("0 passed, 0 failed, 4 skipped");
+        return;
+    }
+    let tests: [(&str, fn()); 4] = [
+        ("no_display_scenario", no_display_scenario),
+        ("gui_scenario", gui_scenario),
+        ("game_scenario", game_scenario),
+        ("audio_scenario", audio_scenario),
+    ];
+    let mut failed = 0;
+    for (name, test) in tests {
+        let started = Instant::now();
+        let ok = std::panic::catch_unwind(test).is_ok();
+        let verdict = if ok { "ok" } else { "FAILED" };
+        println!(
+            "test {name} ... {verdict} ({:.1} s)",
+            started.elapsed().as_secs_f64()
+        );
+        failed += usize::from(!ok);
+    }
+    println!("{} passed, {failed} failed", tests.len() - failed);
+    if failed > 0 {
+        std::process::exit(1);
+    }
+}
+
+/// The program under test.
+fn child(rom_path: &Path) -> ! {
+    let rom = desktop::Rom::from_file(rom_path).unwrap_or_else(|err| {
+        eprintln!("nestor: {err}");
+        std::process::exit(2)
+    });
+    match desktop::run(desktop::Options::new(rom)) {
+        Ok(()) => std::process::exit(0),
+        Err(err) => {
+            eprintln!("nestor: {err}");
+            std::process::exit(2)
+        }
+    }
+}
+
+/// Feeds the default audio device a 440 Hz tone at the emulator's frame rate, one frame's worth
+/// of samples per frame, and prints what the device took.
+fn audio_child() -> ! {
+    let mut audio = desktop::audio::Audio::open("").unwrap_or_else(|err| {
+        eprintln!("nestor: {err}");
+        std::process::exit(2)
+    });
+    let rate = f64::from(audio.rate);
+    let period = Duration::from_secs_f64(1.0 / desktop::FRAME_RATE);
+    let (mut t, mut owed) = (0usize, 0.0);
+    let mut next = Instant::now();
+    // PulseAudio takes a while to start a stream (over a second here): the measurement starts
+    // half a second after the device first takes samples.
+    let mut started: Option<Instant> = None;
+    let mut measuring: Option<(Instant, u64)> = None;
+    let (mut frames, mut full, mut dry) = (0, 0, 0);
+    while frames < 4 * 60 {
+        // One frame's worth at the rate the emulator's APU would be told to make.
+        owed += audio.steered_rate() / desktop::FRAME_RATE;
+        let count = owed as usize;
+        owed -= count as f64;
+        let tone: Vec<i16> = (t..t + count)
+            .map(|i| ((i as f64 * 440.0 * std::f64::consts::TAU / rate).sin() * 6000.0) as i16)
+            .collect();
+        t += count;
+        audio.push(&tone);
+        match (started, measuring) {
+            // Past the first buffer the server takes in one go.
+            (None, _) if audio.consumed() > 3 * audio.capacity() as u64 => {
+                started = Some(Instant::now())
+            }
+            (Some(since), None) if since.elapsed() > Duration::from_millis(500) => {
+                measuring = Some((Instant::now(), audio.consumed()));
+            }
+            (_, Some(_)) => {
+                frames += 1;
+                full += usize::from(audio.buffered() >= audio.capacity());
+                dry += usize::from(audio.buffered() == 0);
+            }
+            _ => {}
+        }
+        next += period;
+        std::thread::sleep(next.saturating_duration_since(Instant::now()));
+    }
+    let (measured_from, consumed_from) = measuring.unwrap();
+    let seconds = measured_from.elapsed().as_secs_f64();
+    let consumed = (audio.consumed() - consumed_from) as f64 / seconds;
+    println!("rate {rate} consumed_per_second {consumed:.0} frames {frames} full {full} dry {dry}");
+    std::process::exit(0)
+}
+
+/// A 16 KiB NROM program that shows its controller: each frame it reads pad 1 and, if any
+/// button is held, makes the held buttons' byte (A in bit 7 ... Right in bit 0, masked to six
+/// bits) the backdrop colour. Rendering stays off, so the whole picture is that colour.
+fn button_colour_rom() -> Vec<u8> {
+    #[rustfmt::skip]
+    let program: [u8; 0x58] = [
+        0x78,             // C000 SEI
+        0xD8,             // C001 CLD
+        0xA2, 0xFF,       // C002 LDX #$FF
+        0x9A,             // C004 TXS
+        0xA9, 0x00,       // C005 LDA #0
+        0x8D, 0x00, 0x20, // C007 STA $2000     NMI off
+        0x8D, 0x01, 0x20, // C00A STA $2001     rendering off
+        0x85, 0x00,       // C00D STA $00       colour = 0
+        0x2C, 0x02, 0x20, // C00F BIT $2002     wait for the PPU to warm up
+        0x10, 0xFB,       // C012 BPL $C00F
+        0x2C, 0x02, 0x20, // C014 BIT $2002
+        0x10, 0xFB,       // C017 BPL $C014
+        0xA9, 0x01,       // C019 LDA #1        loop: strobe pad 1
+        0x8D, 0x16, 0x40, // C01B STA $4016
+        0xA9, 0x00,       // C01E LDA #0
+        0x8D, 0x16, 0x40, // C020 STA $4016
+        0x85, 0x01,       // C023 STA $01
+        0xA2, 0x08,       // C025 LDX #8
+        0xAD, 0x16, 0x40, // C027 LDA $4016     read 8 buttons into $01
+        0x4A,             // C02A LSR A
+        0x26, 0x01,       // C02B ROL $01
+        0xCA,             // C02D DEX
+        0xD0, 0xF7,       // C02E BNE $C027
+        0xA5, 0x01,       // C030 LDA $01
+        0xF0, 0x02,       // C032 BEQ $C036     nothing held: keep the colour
+        0x85, 0x00,       // C034 STA $00
+        0x2C, 0x02, 0x20, // C036 BIT $2002     wait for vblank
+        0x10, 0xFB,       // C039 BPL $C036
+        0xA9, 0x3F,       // C03B LDA #$3F      backdrop colour at $3F00
+        0x8D, 0x06, 0x20, // C03D STA $2006
+        0xA9, 0x00,       // C040 LDA #0
+        0x8D, 0x06, 0x20, // C042 STA $2006
+        0xA5, 0x00,       // C045 LDA $00
+        0x29, 0x3F,       // C047 AND #$3F
+        0x8D, 0x07, 0x20, // C049 STA $2007
+        0xA9, 0x00,       // C04C LDA #0
+        0x8D, 0x06, 0x20, // C04E STA $2006
+        0x8D, 0x06, 0x20, // C051 STA $2006
+        0x4C, 0x19, 0xC0, // C054 JMP $C019
+        0x40,             // C057 RTI           NMI and IRQ
+    ];
+    let mut prg = vec![0xEA; 0x4000];
+    prg[..program.len()].copy_from_slice(&program);
+    prg[0x3FFA..].copy_from_slice(&[0x57, 0xC0, 0x00, 0xC0, 0x57, 0xC0]);
+    let mut rom = vec![b'N', b'E', b'S', 0x1A, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+    rom.extend_from_slice(&prg);
+    rom.extend_from_slice(&[0; 0x2000]);
+    rom
+}
+
+/// Everything the scenario started, stopped when it ends however it ends.
+struct Session {
+    xvfb: Child,
+    display: String,
+    app: Option<Child>,
+    dir: PathBuf,
+    pulse: Option<Pulse>,
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        if let Some(app) = &mut self.app {
+            let _ = app.kill();
+            let _ = app.wait();
+        }
+        // SIGTERM, not SIGKILL: Xvfb then removes its socket and lock file.
+        // SAFETY: signals our own child, which has not been waited for yet.
+        unsafe { libc::kill(self.xvfb.id() as i32, libc::SIGTERM) };
+        let _ = self.xvfb.wait();
+    }
+}
+
+fn require_tool(name: &str, package: &str) {
+    let found = std::env::var_os("PATH")
+        .map(|paths| std::env::split_paths(&paths).any(|dir| dir.join(name).is_file()))
+        .unwrap_or(false);
+    assert!(
+        found,
+        "`{name}` not found: install the Debian package {package} (or set NESTOR_SKIP_GUI=1)"
+    );
+}
+
+/// Starts Xvfb on a free display and waits until it answers a client. Numbers start high
+/// (from the process id), away from the displays people and other test runs use.
+fn start_xvfb() -> (Child, String) {
+    let base = 100 + std::process::id() % 500;
+    for number in base..base + 100 {
+        if Path::new(&format!("/tmp/.X{number}-lock")).exists() {
+            continue;
+        }
+        let display = format!(":{number}");
+        let mut xvfb = Command::new("Xvfb")
+            .args([&display, "-screen", "0", "1024x768x24", "-nolisten", "tcp"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("cannot start Xvfb");
+        let start = Instant::now();
+        while start.elapsed() < START_TIMEOUT {
+            if xvfb.try_wait().unwrap().is_some() {
+                break; // the display was taken after all: try the next one
+            }
+            let probe = Command::new("xdotool")
+                .arg("getdisplaygeometry")
+                .env("DISPLAY", &display)
+                .stderr(Stdio::null())
+                .output();
+            if probe.is_ok_and(|out| out.status.success()) {
+                return (xvfb, display);
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let _ = xvfb.kill();
+        let _ = xvfb.wait();
+    }
+    panic!("could not start Xvfb on any display from :{base}");
+}
+
+impl Session {
+    fn start(rom: &[u8]) -> Session {
+        require_tool("Xvfb", "xvfb");
+        require_tool("xdotool", "xdotool");
+        require_tool("import", "imagemagick");
+        let dir = std::env::temp_dir().join(format!("nestor-gui-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("buttons.nes"), rom).unwrap();
+        let (xvfb, display) = start_xvfb();
+        Session {
+            xvfb,
+            display,
+            app: None,
+            dir,
+            pulse: None,
+        }
+    }
+
+    fn command(&self, program: &str) -> Command {
+        let mut command = Command::new(program);
+        command
+            .env("DISPLAY", &self.display)
+            .env_remove("WAYLAND_DISPLAY")
+            .env("XDG_CONFIG_HOME", self.dir.join("config"))
+            .env("XDG_DATA_HOME", self.dir.join("data"));
+        if let Some(pulse) = &self.pulse {
+            pulse.client(&mut command);
+        }
+        command
+    }
+
+    fn launch(&mut self) {
+        self.launch_rom(&self.dir.join("buttons.nes"));
+    }
+
+    fn launch_rom(&mut self, rom: &Path) {
+        let app = self
+            .command(std::env::current_exe().unwrap().to_str().unwrap())
+            .arg("--child")
+            .arg(rom)
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(self.dir.join("stderr.txt")).unwrap())
+            .spawn()
+            .expect("cannot start the program under test");
+        self.app = Some(app);
+    }
+
+    fn stderr(&self) -> String {
+        std::fs::read_to_string(self.dir.join("stderr.txt")).unwrap_or_default()
+    }
+
+    fn xdotool(&self, args: &[&str]) -> String {
+        let out = self
+            .command("xdotool")
+            .args(args)
+            .output()
+            .expect("xdotool runs");
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    }
+
+    /// Polls `check` until it gives a value, failing with `what` and the app's stderr.
+    fn wait_for<T>(
+        &mut self,
+        what: &str,
+        timeout: Duration,
+        mut check: impl FnMut(&Self) -> Option<T>,
+    ) -> T {
+        let start = Instant::now();
+        loop {
+            if let Some(value) = check(self) {
+                return value;
+            }
+            if let Some(status) = self.app.as_mut().and_then(|a| a.try_wait().unwrap()) {
+                panic!(
+                    "the program exited ({status}) while waiting for {what} on display {}; \
+                     stderr:\n{}",
+                    self.display,
+                    self.stderr()
+                );
+            }
+            assert!(
+                start.elapsed() < timeout,
+                "timed out after {timeout:?} waiting for {what}; stderr:\n{}",
+                self.stderr()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    fn window(&mut self) -> String {
+        self.wait_for("the window", START_TIMEOUT, |s| {
+            let ids = s.xdotool(&["search", "--name", "^nestor - "]);
+            ids.lines().next().map(str::to_string)
+        })
+    }
+
+    fn title(&self, window: &str) -> String {
+        self.xdotool(&["getwindowname", window])
+    }
+
+    fn wait_title(&mut self, window: &str, part: &str) -> String {
+        let what = format!("the title to contain {part:?}");
+        self.wait_for(&what, STEP_TIMEOUT, |s| {
+            Some(s.title(window)).filter(|t| t.contains(part))
+        })
+    }
+
+    /// The window's picture: RGB rows, width, height.
+    fn screenshot(&self, window: &str) -> Image {
+        let out = self
+            .command("import")
+            .args(["-window", window, "png24:-"])
+            .output()
+            .expect("import runs");
+        assert!(
+            out.status.success(),
+            "import failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        Image::from_png(&out.stdout)
+    }
+
+    fn key(&self, window: &str, keys: &str) {
+        self.xdotool(&["windowfocus", "--sync", window]);
+        // No --window: that would send synthetic events, which X clients may ignore.
+        self.xdotool(&["key", keys]);
+    }
+
+    /// Presses N (frame advance) `frames` times, holding `held` throughout. The window is
+    /// focused once: focusing again could drop the held key (focus loss releases all keys),
+    /// and xdotool commands chained after a window command send synthetic events instead.
+    fn advance(&self, window: &str, held: Option<&str>, frames: usize) {
+        self.xdotool(&["windowfocus", "--sync", window]);
+        if let Some(key) = held {
+            self.xdotool(&["keydown", key]);
+        }
+        let mut args = vec!["key", "--delay", "100"];
+        args.extend(std::iter::repeat_n("n", frames));
+        self.xdotool(&args);
+        if let Some(key) = held {
+            self.xdotool(&["keyup", key]);
+        }
+        std::thread::sleep(Duration::from_millis(300));
+    }
+
+    /// Holds a key long enough for several frames to see it.
+    fn hold(&self, window: &str, key: &str) {
+        self.xdotool(&["windowfocus", "--sync", window]);
+        self.xdotool(&["keydown", key]);
+        std::thread::sleep(Duration::from_millis(250));
+        self.xdotool(&["keyup", key]);
+    }
+
+    /// Waits for a picture that `accept`s and that stays the same for half a second (a screen
+    /// being drawn, or a cursor sliding, is not there yet).
+    fn wait_settled(&mut self, window: &str, what: &str, accept: impl Fn(&Image) -> bool) -> Image {
+        let mut last = self.wait_picture(window, what, &accept);
+        self.wait_for(what, STEP_TIMEOUT, |s| {
+            std::thread::sleep(Duration::from_millis(500));
+            let again = s.screenshot(window);
+            let settled = accept(&again) && again == last;
+            last = again.clone();
+            settled.then_some(again)
+        })
+    }
+
+    /// Waits for a picture that `accept`s, returning it.
+    fn wait_picture(&mut self, window: &str, what: &str, accept: impl Fn(&Image) -> bool) -> Image {
+        self.wait_for(what, STEP_TIMEOUT, |s| {
+            Some(s.screenshot(window)).filter(&accept)
+        })
+    }
+}
+
+#[derive(Clone, PartialEq)]
+struct Image {
+    width: usize,
+    height: usize,
+    rgb: Vec<u8>,
+}
+
+impl std::fmt::Debug for Image {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}x{} image, top-left {:?}",
+            self.width,
+            self.height,
+            self.pixel(0, 0)
+        )
+    }
+}
+
+impl Image {
+    fn from_png(bytes: &[u8]) -> Image {
+        let mut decoder = png::Decoder::new(bytes);
+        decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
+        let mut reader = decoder.read_info().expect("a PNG");
+        let mut buf = vec![0; reader.output_buffer_size()];
+        let info = reader.next_frame(&mut buf).expect("PNG data");
+        let channels = info.color_type.samples();
+        let rgb = buf[..info.buffer_size()]
+            .chunks_exact(channels)
+            .flat_map(|p| match p.len() {
+                1 | 2 => [p[0], p[0], p[0]],
+                _ => [p[0], p[1], p[2]],
+            })
+            .collect();
+        Image {
+            width: info.width as usize,
+            height: info.height as usize,
+            rgb,
+        }
+    }
+
+    fn pixel(&self, x: usize, y: usize) -> [u8; 3] {
+        let i = (y * self.width + x) * 3;
+        [self.rgb[i], self.rgb[i + 1], self.rgb[i + 2]]
+    }
+
+    /// The single colour of a uniform picture.
+    fn uniform(&self) -> Option<[u8; 3]> {
+        let first = self.pixel(0, 0);
+        self.rgb
+            .chunks_exact(3)
+            .all(|p| p == first)
+            .then_some(first)
+    }
+
+    fn is_scaled_from(&self, native: &Image) -> bool {
+        (self.width, self.height) == (WIDTH, HEIGHT)
+            && (0..HEIGHT)
+                .all(|y| (0..WIDTH).all(|x| self.pixel(x, y) == native.pixel(x / SCALE, y / SCALE)))
+    }
+
+    /// Asserts that this window picture is `native` (256x240) with each pixel `SCALE` x `SCALE`.
+    fn assert_scaled_from(&self, native: &Image) {
+        assert_eq!(
+            (native.width, native.height),
+            (256, 240),
+            "native screenshot size"
+        );
+        assert_eq!(
+            (self.width, self.height),
+            (WIDTH, HEIGHT),
+            "window picture size"
+        );
+        for y in 0..HEIGHT {
+            for x in 0..WIDTH {
+                let (want, got) = (native.pixel(x / SCALE, y / SCALE), self.pixel(x, y));
+                assert_eq!(
+                    got, want,
+                    "window pixel ({x}, {y}) differs from the frame at scale {SCALE}"
+                );
+            }
+        }
+    }
+}
+
+fn gui_scenario() {
+    let mut s = Session::start(&button_colour_rom());
+    s.launch();
+    let window = s.window();
+    let title = s.wait_title(&window, "100%");
+    assert!(title.starts_with("nestor - buttons.nes"), "title {title:?}");
+    assert!(
+        s.dir.join("config/nestor/config.toml").is_file(),
+        "the first run writes the default config"
+    );
+
+    // Nothing held yet: the backdrop is colour $00 everywhere, at 3x the NES's size.
+    let start = s.wait_picture(&window, "the first frame", |p| {
+        p.width == WIDTH && p.uniform().is_some()
+    });
+    assert_eq!((start.width, start.height), (WIDTH, HEIGHT));
+
+    // The game reacts to the keyboard: Right (bit 0) makes the colour $01.
+    s.hold(&window, "Right");
+    let right = s.wait_picture(&window, "the picture to change after Right", |p| {
+        p.uniform().is_some() && p.uniform() != start.uniform()
+    });
+
+    // Save state, change the game, load: the picture is the saved one again.
+    s.key(&window, "shift+F1");
+    s.wait_title(&window, "saved state 1");
+    s.hold(&window, "Left");
+    let left = s.wait_picture(&window, "the picture to change after Left", |p| {
+        p.uniform().is_some() && p.uniform() != right.uniform()
+    });
+    assert_ne!(left.uniform(), start.uniform());
+    s.key(&window, "F1");
+    s.wait_title(&window, "loaded state 1");
+    s.wait_picture(&window, "the saved picture after loading", |p| *p == right);
+
+    // Pause: input no longer changes anything; frame advance (N) runs it frame by frame.
+    s.key(&window, "p");
+    s.wait_title(&window, "paused");
+    s.hold(&window, "Up");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(s.screenshot(&window), right, "a paused game must not react");
+    s.advance(&window, Some("Up"), 3);
+    let up = s.wait_picture(&window, "frame advance to show Up", |p| {
+        p.uniform().is_some() && p.uniform() != right.uniform()
+    });
+    assert!(
+        s.title(&window).contains("paused"),
+        "frame advance keeps the game paused"
+    );
+
+    // F12 saves the frame as a PNG; the window shows exactly that frame at 3x.
+    s.key(&window, "F12");
+    let title = s.wait_title(&window, "screenshot ");
+    let path = title.split("screenshot ").nth(1).unwrap().trim();
+    let native = Image::from_png(&std::fs::read(path).expect("the screenshot file"));
+    up.assert_scaled_from(&native);
+
+    // A smaller window: the largest whole scale that fits (2x), centred, black around it.
+    s.xdotool(&["windowsize", &window, "600", "560"]);
+    let resized = s.wait_picture(&window, "the picture at 2x after a resize", |p| {
+        (p.width, p.height) == (600, 560)
+            && p.pixel(300, 280) == native.pixel(128, 120)
+            && p.pixel(0, 0) == [0, 0, 0]
+    });
+    let (left, top) = ((600 - 512) / 2, (560 - 480) / 2);
+    for y in 0..560 {
+        for x in 0..600 {
+            let inside = (left..left + 512).contains(&x) && (top..top + 480).contains(&y);
+            let want = if inside {
+                native.pixel((x - left) / 2, (y - top) / 2)
+            } else {
+                [0, 0, 0]
+            };
+            assert_eq!(resized.pixel(x, y), want, "resized window pixel ({x}, {y})");
+        }
+    }
+
+    // Esc quits with exit code 0.
+    s.key(&window, "Escape");
+    let mut app = s.app.take().unwrap();
+    let status = wait_exit(&mut app);
+    assert!(
+        status.success(),
+        "Esc must exit with 0, got {status}; stderr:\n{}",
+        s.stderr()
+    );
+    assert!(!s.stderr().contains("panicked"), "stderr:\n{}", s.stderr());
+}
+
+/// The project's own game, as `nestor` embeds it.
+const QUADFALL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../roms/quadfall.nes");
+
+/// Quadfall's title screen as the machine draws it headless: power on, Start once the legal
+/// screen accepts it, then a few frames for the title to be drawn.
+fn quadfall_title() -> Image {
+    let mut console = nes::Console::from_ines(&std::fs::read(QUADFALL).unwrap()).unwrap();
+    for frame in 0..160 {
+        let start = (130..135).contains(&frame);
+        let buttons = if start { nes::Buttons::START } else { 0 };
+        console.set_buttons(0, nes::Buttons(buttons));
+        console.run_frame();
+    }
+    assert_eq!(
+        console.peek(0xC0),
+        1,
+        "headless Quadfall is on its title screen (game mode 1)"
+    );
+    let mut rgb = Vec::new();
+    nes::ppu::palette::Palette::default().to_rgb(&console.bus.ppu.frame_buffer, &mut rgb);
+    Image {
+        width: 256,
+        height: 240,
+        rgb,
+    }
+}
+
+/// The embedded game in the window: its title screen pixel-exact at 3x, the menus follow the
+/// keyboard, a piece moves, and a saved state comes back exactly.
+fn game_scenario() {
+    let title = quadfall_title();
+    let mut s = Session::start(&button_colour_rom());
+    s.launch_rom(Path::new(QUADFALL));
+    let window = s.window();
+    s.wait_title(&window, "quadfall.nes - 100%");
+
+    // The legal screen takes Start only after two seconds: press until the title shows.
+    let start = Instant::now();
+    let on_title = loop {
+        s.hold(&window, "Return");
+        let deadline = Instant::now() + Duration::from_millis(1500);
+        let shot = loop {
+            let shot = s.screenshot(&window);
+            if shot.is_scaled_from(&title) || Instant::now() > deadline {
+                break shot;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        };
+        if shot.is_scaled_from(&title) {
+            break shot;
+        }
+        assert!(
+            start.elapsed() < START_TIMEOUT,
+            "the title screen never matched the headless one at 3x; last picture {shot:?}"
+        );
+    };
+    on_title.assert_scaled_from(&title);
+
+    // Start: the game-type menu; Start again: the level menu; Right moves the level cursor.
+    s.hold(&window, "Return");
+    let type_menu = s.wait_settled(&window, "the game-type menu", |p| *p != on_title);
+    s.hold(&window, "Return");
+    let level_menu = s.wait_settled(&window, "the level menu", |p| *p != type_menu);
+    s.hold(&window, "Right");
+    let level_one = s.wait_settled(&window, "the level cursor to move", |p| *p != level_menu);
+
+    // Start the game, then work frame by frame from a saved state: the same frames with Left
+    // held and without differ (the piece moved), and loading gives back the saved picture.
+    s.hold(&window, "Return");
+    // In play the piece falls every 43 frames: the picture never stays for long.
+    s.wait_picture(&window, "the game to start", |p| {
+        *p != level_one && *p != level_menu
+    });
+    std::thread::sleep(Duration::from_millis(1500)); // the first piece enters
+    s.key(&window, "p");
+    s.wait_title(&window, "paused");
+    let saved = s.screenshot(&window);
+    s.key(&window, "shift+F1");
+    s.wait_title(&window, "saved state 1");
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(s.screenshot(&window), saved, "a paused game must not move");
+
+    s.advance(&window, Some("Left"), 8);
+    let with_left = s.screenshot(&window);
+    assert_ne!(with_left, saved, "frame advance changed nothing");
+
+    s.key(&window, "F1");
+    s.wait_title(&window, "loaded state 1");
+    s.wait_picture(&window, "the saved picture after loading", |p| *p == saved);
+    s.advance(&window, None, 8);
+    let without_left = s.screenshot(&window);
+    assert_ne!(
+        with_left, without_left,
+        "holding Left did not move the piece"
+    );
+
+    s.key(&window, "Escape");
+    let mut app = s.app.take().unwrap();
+    let status = wait_exit(&mut app);
+    assert!(
+        status.success(),
+        "Esc must exit with 0, got {status}; stderr:\n{}",
+        s.stderr()
+    );
+}
+
+fn wait_exit(app: &mut Child) -> std::process::ExitStatus {
+    let start = Instant::now();
+    loop {
+        if let Some(status) = app.try_wait().unwrap() {
+            return status;
+        }
+        if start.elapsed() > STEP_TIMEOUT {
+            let _ = app.kill();
+            panic!("the program did not exit within {STEP_TIMEOUT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// A PulseAudio server with only a null sink: a sound device that plays in real time to nowhere.
+struct Pulse {
+    server: Child,
+    dir: PathBuf,
+}
+
+impl Drop for Pulse {
+    fn drop(&mut self) {
+        let _ = self.server.kill();
+        let _ = self.server.wait();
+    }
+}
+
+impl Pulse {
+    fn start(dir: &Path) -> Pulse {
+        require_tool(
+            "pulseaudio",
+            "pulseaudio (and libasound2-plugins for ALSA's pulse device)",
+        );
+        let home = dir.join("home");
+        let runtime = dir.join("run");
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::create_dir_all(&runtime).unwrap();
+        std::fs::write(
+            home.join(".asoundrc"),
+            "pcm.!default { type pulse }\nctl.!default { type pulse }\n",
+        )
+        .unwrap();
+        let server = Command::new("pulseaudio")
+            .args([
+                "-n",
+                "--daemonize=no",
+                "--exit-idle-time=-1",
+                "--use-pid-file=no",
+                "--disable-shm=yes",
+                // The machine may be busy (CI, parallel builds): keep the sound server on time.
+                "--high-priority=yes",
+                "--realtime=yes",
+                "--load=module-native-protocol-unix",
+                "--load=module-null-sink sink_name=nestor_null",
+            ])
+            .env("HOME", &home)
+            .env("XDG_RUNTIME_DIR", &runtime)
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(dir.join("pulse.txt")).unwrap())
+            .spawn()
+            .expect("cannot start pulseaudio");
+        let pulse = Pulse {
+            server,
+            dir: dir.to_path_buf(),
+        };
+        let start = Instant::now();
+        while !runtime.join("pulse/native").exists() {
+            assert!(
+                start.elapsed() < STEP_TIMEOUT,
+                "pulseaudio did not start: {}",
+                std::fs::read_to_string(dir.join("pulse.txt")).unwrap_or_default()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        pulse
+    }
+
+    /// Points a client at this server.
+    fn client(&self, command: &mut Command) {
+        command
+            .env("HOME", self.dir.join("home"))
+            .env("XDG_RUNTIME_DIR", self.dir.join("run"));
+    }
+}
+
+/// Against a real-time null sink: the stream opens, takes samples at its rate while the
+/// emulator's frame clock feeds it, and the window keeps 60 frames per second with sound on.
+fn audio_scenario() {
+    let dir = std::env::temp_dir().join(format!("nestor-audio-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let pulse = Pulse::start(&dir);
+
+    let mut probe = Command::new(std::env::current_exe().unwrap());
+    probe.arg("--audio-child");
+    pulse.client(&mut probe);
+    let out = probe.output().expect("the audio probe runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "audio probe failed: {stdout}{stderr}");
+    println!("audio: {}", stdout.trim());
+    let numbers: Vec<f64> = stdout
+        .split_whitespace()
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    let [rate, consumed, frames, full, dry] = numbers[..] else {
+        panic!("unexpected probe output {stdout:?}")
+    };
+    assert!(
+        (consumed - rate).abs() < rate * 0.05,
+        "the device took {consumed} samples/s; its rate is {rate}"
+    );
+    // Dynamic rate control keeps the buffer from running dry or overflowing; a loaded machine
+    // may stall the sound server now and then, so a few frames either way are tolerated.
+    assert!(
+        full + dry <= frames * 0.05,
+        "buffer full in {full} and dry in {dry} of {frames} frames"
+    );
+
+    // The window with sound on: it keeps the NES's 60 frames per second.
+    let mut s = Session::start(&button_colour_rom());
+    s.pulse = Some(pulse);
+    s.launch();
+    let window = s.window();
+    s.wait_title(&window, " fps");
+    std::thread::sleep(Duration::from_secs(3));
+    let title = s.title(&window);
+    let fps: f64 = title
+        .split(" - ")
+        .find_map(|part| part.strip_suffix(" fps")?.parse().ok())
+        .unwrap_or_else(|| panic!("no fps in the title {title:?}"));
+    let headless = headless_fps(&button_colour_rom());
+    println!("audio: window at {fps} fps with sound; headless the machine runs {headless:.0} fps");
+    assert!(
+        !s.stderr().contains("no sound"),
+        "sound did not open:\n{}",
+        s.stderr()
+    );
+    // On a machine too busy to emulate 60 frames a second at all, sound must not slow the
+    // window down further; otherwise it must hold the NES's rate.
+    let expected = 60.0f64.min(headless * 0.9) - 3.0;
+    assert!(
+        (expected..=63.0).contains(&fps),
+        "{fps} fps with sound; expected {expected:.0} to 63 ({title:?})"
+    );
+}
+
+/// How many frames a second this machine emulates right now, with no window and no pacing.
+fn headless_fps(rom: &[u8]) -> f64 {
+    let mut console = nes::Console::from_ines(rom).unwrap();
+    let start = Instant::now();
+    let mut frames = 0;
+    while start.elapsed() < Duration::from_secs(2) {
+        console.run_frame();
+        frames += 1;
+    }
+    f64::from(frames) / start.elapsed().as_secs_f64()
+}
+
+/// Without a display the window cannot open: one clear error line and a failing exit code.
+fn no_display_scenario() {
+    let dir = std::env::temp_dir().join(format!("nestor-nodisplay-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let rom = dir.join("buttons.nes");
+    std::fs::write(&rom, button_colour_rom()).unwrap();
+    let out = Command::new(std::env::current_exe().unwrap())
+        .arg("--child")
+        .arg(&rom)
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .env("XDG_CONFIG_HOME", dir.join("config"))
+        .env("XDG_DATA_HOME", dir.join("data"))
+        .output()
+        .expect("the program runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr:\n{stderr}");
+    assert!(stderr.contains("cannot open a window"), "stderr:\n{stderr}");
+    assert!(!stderr.contains("panicked"), "stderr:\n{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,0 +1,66 @@
+//! Cost of a script that reads 200 bytes a frame, against the bare machine running the same
+//! frames of the project's game (target: under 5% of frame time).
+//!
+//! `cargo bench -p lua`
+
+use lua::Scripts;
+use nes::Console;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+const FRAMES: u32 = 1200;
+const ROUNDS: usize = 5;
+
+fn rom() -> Vec<u8> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../roms/quadfall.nes");
+    std::fs::read(path).expect("roms/quadfall.nes")
+}
+
+/// Fastest of several rounds of `FRAMES` frames.
+fn best(mut round: impl FnMut() -> Duration) -> Duration {
+    (0..ROUNDS).map(|_| round()).min().expect("rounds")
+}
+
+fn main() {
+    let rom = rom();
+    let bare = best(|| {
+        let mut console = Console::from_ines(&rom).expect("rom");
+        let start = Instant::now();
+        for _ in 0..FRAMES {
+            console.run_frame();
+        }
+        start.elapsed()
+    });
+    let scripted = |script: Option<&str>| {
+        best(|| {
+            let mut console = Console::from_ines(&rom).expect("rom");
+            let mut scripts = Scripts::new(rom.clone(), "quadfall");
+            if let Some(script) = script {
+                let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("benches")
+                    .join(script);
+                scripts.load(&mut console, &path).expect("bench script");
+            }
+            let start = Instant::now();
+            for _ in 0..FRAMES {
+                scripts.run_frame(&mut console);
+            }
+            start.elapsed()
+        })
+    };
+    let host = scripted(None);
+    let reads = scripted(Some("read200.lua"));
+    let per_frame = |d: Duration| d.as_secs_f64() * 1e6 / f64::from(FRAMES);
+    let overhead = |d: Duration| (d.as_secs_f64() / bare.as_secs_f64() - 1.0) * 100.0;
+    println!("bare machine:           {:8.1} us/frame", per_frame(bare));
+    println!(
+        "scripting host, no script: {:8.1} us/frame ({:+.1}%)",
+        per_frame(host),
+        overhead(host)
+    );
+    println!(
+        "script reading 200 bytes:  {:8.1} us/frame ({:+.1}%)",
+        per_frame(reads),
+        overhead(reads)
+    );
+}

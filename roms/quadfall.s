@@ -516,6 +516,8 @@ game_type_menu:
   lda #<game_type_text
   ldx #>game_type_text
   jsr show_screen
+  lda #RENDER_MENUS
+  sta render_mode
   lda #0
   sta game_type
   rts
@@ -542,6 +544,8 @@ level_menu:
   lda #<level_text
   ldx #>level_text
   jsr show_screen
+  lda #RENDER_MENUS
+  sta render_mode
   lda start_level
   cmp #10
   bcc @keep
@@ -2224,7 +2228,9 @@ play_note:
 
 ; ---------------------------------------------------------------------------------------------
 .segment "DEMO"
-.include "demo.s"
+.include "demo_buttons.s"   ; $DD00: (buttons, frames) pairs
+.segment "DEMOPIECES"
+.include "demo_pieces.s"    ; $DF00: piece types
 
 ; ---------------------------------------------------------------------------------------------
 .segment "RODATA"

@@ -237,3 +237,26 @@ fn sound_effects_play_through_the_apu() {
         "rotate: {rotate} against silence {quiet}"
     );
 }
+
+#[test]
+fn the_recorded_demo_replays_and_returns_to_the_title() {
+    let mut game = Game::at_level_menu();
+    back_to_title(&mut game);
+    game.until(700, "the demo", |g| g.peek(GAME_MODE) == 5);
+    let mut lines = 0;
+    for _ in 0..20_000 {
+        game.frame(0);
+        if game.peek(GAME_MODE) != 5 {
+            break;
+        }
+        assert_ne!(game.peek(PLAY_STATE), 0x0A, "the demo topped out");
+        lines = game.lines();
+    }
+    assert_eq!(
+        game.peek(GAME_MODE),
+        MODE_TITLE,
+        "the demo ends at the end of its table"
+    );
+    assert_eq!(game.peek(0xD2), 0xDD, "table pointer reset");
+    assert!(lines > 0, "the demo clears lines");
+}

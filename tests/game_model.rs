@@ -7,8 +7,8 @@
 //! written out below from /work/notes/game-rom.md.
 
 mod quadfall;
-use ai::eval::holes;
-use ai::rules::{Board, Control, Picker, Piece, Progress, FULL_ROW, SPAWN_ID, TYPE_OF};
+use ai::rules::{Board, Control, Picker, Progress, FULL_ROW, SPAWN_ID, TYPE_OF};
+use quadfall::player::Player;
 use quadfall::*;
 
 const FRAMES: usize = 10_000;
@@ -41,22 +41,10 @@ enum Outcome {
 
 impl Model {
     fn from_ram(game: &Game) -> Model {
-        let mut board = Board::default();
-        for y in 0..20 {
-            for x in 0..10 {
-                if game.cell(x, y) != EMPTY {
-                    board.set(x as i8, y as i8);
-                }
-            }
-        }
         Model {
-            board,
+            board: game.board(),
             control: Control {
-                piece: Piece {
-                    x: game.peek(X) as i8,
-                    y: game.peek(Y) as i8,
-                    id: game.peek(PIECE),
-                },
+                piece: game.piece(),
                 fall_timer: game.peek(FALL_TIMER),
                 autorepeat_x: game.peek(AUTOREPEAT_X),
                 autorepeat_y: game.peek(AUTOREPEAT_Y),
@@ -256,99 +244,11 @@ impl Model {
 
 const SPAWN_ID_ADDR: u16 = 0x19;
 
-/// Random play: each piece gets a column and a number of turns (mostly a greedy choice), reached
-/// by tapping, then is soft-dropped or left to fall; one frame in 40 is random buttons instead.
-/// Reproducible (a small LCG), never Start or Select.
-struct Inputs {
-    state: u64,
-    target: i8,
-    turns: u8,
-    drop: bool,
-    previous: u8,
-}
-
-impl Inputs {
-    fn new(seed: u64) -> Inputs {
-        Inputs {
-            state: seed,
-            target: 5,
-            turns: 0,
-            drop: false,
-            previous: 0,
-        }
-    }
-
-    fn random(&mut self) -> u32 {
-        self.state = self
-            .state
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (self.state >> 33) as u32
-    }
-
-    /// Picks a placement for a new piece: usually the greedy best (few holes, low landing, a flat
-    /// surface, lines cleared) for a straight drop after 0-3 clockwise turns, sometimes a random one.
-    fn new_piece(&mut self, board: &Board, piece: &Piece) {
-        let mut best = (i64::MAX, 5, 0);
-        let mut id = piece.id;
-        for turns in 0..4u8 {
-            for x in 0..10i8 {
-                if !board.fits(id, x, 0) {
-                    continue;
-                }
-                let mut y = 0;
-                while board.fits(id, x, y + 1) {
-                    y += 1;
-                }
-                let mut after = *board;
-                let cleared = after.lock(id, x, y);
-                let h = after.heights();
-                let bumpiness: i64 = h.windows(2).map(|w| i64::from(w[0].abs_diff(w[1]))).sum();
-                let cost = i64::from(holes(&after)) * 10 + i64::from(20 - y) * 3 + bumpiness
-                    - i64::from(cleared) * 20
-                    + i64::from(self.random() % 3);
-                if cost < best.0 {
-                    best = (cost, x, turns);
-                }
-            }
-            id = ai::rules::ROTATION[usize::from(id)][1];
-        }
-        (self.target, self.turns) = (best.1, best.2);
-        if self.random().is_multiple_of(16) {
-            self.target = (self.random() % 10) as i8;
-            self.turns = (self.random() % 4) as u8;
-        }
-        self.drop = !self.random().is_multiple_of(8);
-    }
-
-    fn next(&mut self, piece: &Piece) -> u8 {
-        const NOISE: [u8; 8] = [0, LEFT, RIGHT, DOWN, A, B, LEFT | A, RIGHT | B];
-        let buttons = if self.random().is_multiple_of(40) {
-            NOISE[(self.random() % 8) as usize]
-        } else if self.previous != 0 && self.previous != DOWN {
-            0 // release between taps
-        } else if self.turns > 0 {
-            self.turns -= 1;
-            A
-        } else if piece.x > self.target {
-            LEFT
-        } else if piece.x < self.target {
-            RIGHT
-        } else if self.drop {
-            DOWN
-        } else {
-            0
-        };
-        self.previous = buttons;
-        buttons
-    }
-}
-
 /// Compares `FRAMES` frames of play at `level` (over as many games as it takes).
 fn compare_for(level: u8, seed: u64) {
     let mut game = Game::start(level);
     let mut model = Model::from_ram(&game);
-    let mut inputs = Inputs::new(seed);
+    let mut inputs = Player::new(seed, true);
     let (mut compared, mut games, mut lines) = (0, 1, 0);
     while compared < FRAMES {
         let state = model.state;

@@ -136,6 +136,34 @@ fn menus_lead_to_a_falling_piece() {
 }
 
 #[test]
+fn render_mode_follows_the_screens() {
+    let mut game = Game::power_on();
+    game.frames_with(5, 0);
+    assert_eq!(
+        (game.peek(GAME_MODE), game.peek(0xBD)),
+        (0, 0),
+        "legal screen"
+    );
+    let game = Game::at_level_menu();
+    assert_eq!(
+        (game.peek(GAME_MODE), game.peek(0xBD)),
+        (MODE_LEVEL_MENU, 1),
+        "menus"
+    );
+    let game = Game::start(0);
+    assert_eq!(
+        (game.peek(GAME_MODE), game.peek(0xBD)),
+        (MODE_PLAY, 3),
+        "play"
+    );
+    assert_eq!(
+        (game.peek(0xBE), game.peek(0xC1)),
+        (1, 0),
+        "one player, A-type"
+    );
+}
+
+#[test]
 fn level_menu_adds_ten_with_a_held() {
     assert_eq!(Game::start(7).peek(LEVEL), 7);
     assert_eq!(Game::start(17).peek(LEVEL), 17);
@@ -144,4 +172,27 @@ fn level_menu_adds_ten_with_a_held() {
 pub fn step_rng(value: u16) -> u16 {
     let feedback = ((value >> 9) ^ (value >> 1)) & 1;
     (feedback << 15) | (value >> 1)
+}
+
+/// The committed image is exactly what its sources build to (needs cc65's ca65/ld65, which
+/// README lists among the packages the tests need).
+#[test]
+fn committed_image_matches_its_sources() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let out = std::env::temp_dir().join(format!("quadfall-rebuild-{}.nes", std::process::id()));
+    let status = std::process::Command::new("sh")
+        .arg(format!("{root}/scripts/build-rom.sh"))
+        .arg(&out)
+        .status()
+        .expect("sh runs");
+    assert!(
+        status.success(),
+        "scripts/build-rom.sh failed (is cc65 installed?)"
+    );
+    let rebuilt = std::fs::read(&out).expect("rebuilt image");
+    let _ = std::fs::remove_file(&out);
+    assert!(
+        rebuilt == ROM,
+        "roms/quadfall.nes differs from what roms/*.s build to: rebuild and commit it"
+    );
 }

@@ -2,6 +2,8 @@
 //! only, one game frame at a time, and reads its RAM (the NES Tetris RAM map).
 #![allow(dead_code)] // each test target uses its own subset
 
+pub mod player;
+
 use nes::controller::Buttons;
 use nes::Console;
 use std::sync::OnceLock;
@@ -181,6 +183,28 @@ impl Game {
         self.frame(0);
         assert_eq!(self.peek(LEVEL), level);
         self
+    }
+
+    /// The playfield ($0400, rows 0-19) as the rules model's board.
+    pub fn board(&self) -> ai::rules::Board {
+        let mut board = ai::rules::Board::default();
+        for y in 0..20 {
+            for x in 0..10 {
+                if self.cell(x, y) != EMPTY {
+                    board.set(x as i8, y as i8);
+                }
+            }
+        }
+        board
+    }
+
+    /// The active piece ($40-$42).
+    pub fn piece(&self) -> ai::rules::Piece {
+        ai::rules::Piece {
+            x: self.peek(X) as i8,
+            y: self.peek(Y) as i8,
+            id: self.peek(PIECE),
+        }
     }
 
     pub fn cell(&self, x: u8, y: u8) -> u8 {

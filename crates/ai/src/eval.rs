@@ -256,6 +256,9 @@ pub fn strong_features(board: &Board, placed: &[Placed]) -> [f64; STRONG_FEATURE
     ]
 }
 
+/// Stack height from which the strong profile stops building and burns.
+pub const BURN_HEIGHT: u8 = 12;
+
 /// The evaluation profiles.
 #[derive(Clone, Debug)]
 pub enum Profile {
@@ -272,12 +275,13 @@ impl Profile {
         }
     }
 
-    /// The profile that rates placements at `level`. `strong` plays for score below level 29
-    /// and for survival from the kill-screen speed on (1 frame per row), where the classic
-    /// function, which clears lines as they come, survives far longer than Tetris building.
-    pub fn at_level(&self, level: u8) -> &Profile {
+    /// The profile that rates placements at `level` with a stack `height` rows high. `strong`
+    /// plays for score (Tetrises) while the stack is low, and for survival (the classic function,
+    /// which clears lines as they come) when the stack is high or from the kill-screen speed on
+    /// (1 frame per row), where it survives far longer than Tetris building.
+    pub fn at(&self, level: u8, height: u8) -> &Profile {
         match self {
-            Profile::Strong(_) if level >= 29 => &Profile::Classic,
+            Profile::Strong(_) if level >= 29 || height >= BURN_HEIGHT => &Profile::Classic,
             p => p,
         }
     }

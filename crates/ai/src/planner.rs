@@ -132,7 +132,7 @@ impl Planner {
                 height_before: height,
             }];
             self.ranked
-                .push((self.profile.at_level(level).evaluate(&b1, &placed), i));
+                .push((self.profile.at(level, height).evaluate(&b1, &placed), i));
         }
         let mut best = self
             .ranked
@@ -190,7 +190,7 @@ impl Planner {
                             height_before: h1,
                         },
                     ];
-                    let v = self.profile.at_level(level).evaluate(&b2, &placed);
+                    let v = self.profile.at(level, height).evaluate(&b2, &placed);
                     if v < best_value {
                         best_value = v;
                         best = i;

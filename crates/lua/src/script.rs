@@ -1,7 +1,9 @@
 //! One loaded script: its Lua state, the main coroutine, and how errors are reported.
 
 use crate::format::error_message as message;
-use crate::state::{lend, shared, state, PadOverride, ScriptState, Shared, SpeedMode, Stream};
+use crate::state::{
+    lend, shared, state, Lent, PadOverride, ScriptState, Shared, SpeedMode, Stream,
+};
 use crate::watch::Kind;
 use mlua::{
     Error, Function, HookTriggers, Lua, LuaOptions, StdLib, Thread, ThreadStatus, Value, VmState,
@@ -90,6 +92,7 @@ impl Script {
         let lua = unsafe { Lua::unsafe_new_with(StdLib::ALL, LuaOptions::default()) };
         let budget = shared_state.borrow().instruction_limit;
         lua.set_app_data(ScriptState::new(shared_state));
+        lua.set_app_data(Lent::default());
         let dir = path
             .parent()
             .filter(|d| !d.as_os_str().is_empty())

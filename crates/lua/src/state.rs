@@ -3,14 +3,17 @@
 
 use crate::overlay::Overlay;
 use crate::watch::Watch;
-use mlua::{AnyUserData, Lua};
+use mlua::Lua;
 use nes::Console;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
+use std::ptr::NonNull;
 use std::rc::Rc;
 
-/// Registry slot of the console userdata; it expires when the call into Lua returns.
-const CONSOLE: &str = "nestor.console";
+/// The console lent to Lua for the duration of one call into it (null otherwise). Kept as its
+/// own app data so it never conflicts with a borrow of the script state.
+#[derive(Default)]
+pub struct Lent(Cell<Option<NonNull<Console>>>);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stream {
@@ -185,19 +188,37 @@ pub fn shared<R>(lua: &Lua, f: impl FnOnce(&mut Shared) -> R) -> R {
 
 /// Runs `f` with the console; `None` when Lua runs outside an emulation call (no machine).
 pub fn machine<R>(lua: &Lua, f: impl FnOnce(&mut Console) -> R) -> Option<R> {
-    let ud: AnyUserData = lua.named_registry_value(CONSOLE).ok()?;
-    ud.borrow_mut_scoped::<Console, R>(f).ok()
+    let lent = lua.app_data_ref::<Lent>()?;
+    // Taken out while `f` runs, so a nested call finds no machine instead of a second `&mut`.
+    let mut console = lent.0.take()?;
+    // SAFETY: the pointer comes from the `&mut Console` that `lend` holds for as long as it is
+    // set, and it is out of the cell while this reference lives: no other reference exists.
+    let result = f(unsafe { console.as_mut() });
+    lent.0.set(Some(console));
+    Some(result)
 }
 
-/// Lends the console to Lua while `f` runs.
+/// Lends the console to Lua while `f` runs (the machine is passed in explicitly; Lua never
+/// keeps it beyond the call).
 pub fn lend<R>(
     lua: &Lua,
     console: &mut Console,
     f: impl FnOnce() -> mlua::Result<R>,
 ) -> mlua::Result<R> {
-    lua.scope(|scope| {
-        let ud = scope.create_any_userdata_ref_mut(console)?;
-        lua.set_named_registry_value(CONSOLE, ud)?;
-        f()
-    })
+    /// Puts the previous loan back even if `f` unwinds.
+    struct Restore<'a>(&'a Lua, Option<NonNull<Console>>);
+    impl Drop for Restore<'_> {
+        fn drop(&mut self) {
+            if let Some(lent) = self.0.app_data_ref::<Lent>() {
+                lent.0.set(self.1);
+            }
+        }
+    }
+    let previous = lua
+        .app_data_ref::<Lent>()
+        .expect("console slot")
+        .0
+        .replace(Some(NonNull::from(console)));
+    let _restore = Restore(lua, previous);
+    f()
 }

@@ -248,6 +248,7 @@ struct OamDma {
 }
 
 impl CpuBus for Bus {
+    #[inline]
     fn read(&mut self, addr: u16) -> u8 {
         // DMA can only halt the CPU on a read cycle.
         self.dma_halted = self.oam_dma.is_some() || self.apu.dmc_dma_request().is_some();
@@ -257,6 +258,7 @@ impl CpuBus for Bus {
         self.read_cycle(addr)
     }
 
+    #[inline]
     fn write(&mut self, addr: u16, val: u8) {
         self.write_cycle(addr, val);
     }

@@ -1,0 +1,153 @@
+//! Bad input never crashes `nestor`: each broken image gives one line naming the problem and
+//! exit code 2 ("could not run").
+
+use std::process::Command;
+
+fn nestor_on(bytes: &[u8], name: &str) -> (i32, String) {
+    let dir = std::env::temp_dir().join(format!("nestor-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    run(&["test-rom", path.to_str().unwrap()])
+}
+
+fn run(args: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_nestor"))
+        .args(args)
+        .output()
+        .expect("nestor runs");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out.status.code().expect("exited, not killed"), stderr)
+}
+
+/// A 16-byte iNES header: `prg` 16 KiB banks, `chr` 8 KiB banks, mapper number.
+fn header(prg: u8, chr: u8, mapper: u8) -> Vec<u8> {
+    let mut h = vec![b'N', b'E', b'S', 0x1A, prg, chr, mapper << 4, mapper & 0xF0];
+    h.resize(16, 0);
+    h
+}
+
+fn assert_one_line_error(bytes: &[u8], name: &str, problem: &str) {
+    let (code, stderr) = nestor_on(bytes, name);
+    assert_eq!(code, 2, "{name}: {stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{name}: {stderr}");
+    assert!(stderr.contains(problem), "{name}: {stderr}");
+    assert!(!stderr.contains("panicked"), "{name}: {stderr}");
+}
+
+#[test]
+fn empty_file() {
+    assert_one_line_error(&[], "empty.nes", "the file is empty");
+}
+
+#[test]
+fn shorter_than_header_claims() {
+    let mut image = header(2, 1, 0);
+    image.resize(16 + 1000, 0xEA);
+    assert_one_line_error(&image, "short.nes", "truncated");
+}
+
+#[test]
+fn wrong_magic() {
+    let mut image = header(1, 1, 0);
+    image[0] = b'X';
+    image.resize(16 + 0x4000 + 0x2000, 0);
+    assert_one_line_error(&image, "magic.nes", "magic");
+}
+
+#[test]
+fn zero_prg_banks() {
+    let mut image = header(0, 1, 0);
+    image.resize(16 + 0x2000, 0);
+    assert_one_line_error(&image, "noprg.nes", "zero PRG-ROM banks");
+}
+
+#[test]
+fn unsupported_mapper() {
+    let mut image = header(2, 1, 5);
+    image.resize(16 + 0x8000 + 0x2000, 0);
+    assert_one_line_error(&image, "mmc5.nes", "mapper 5");
+}
+
+#[test]
+fn missing_file() {
+    let (code, stderr) = run(&["test-rom", "/nonexistent/rom.nes"]);
+    assert_eq!(code, 2);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("cannot read /nonexistent/rom.nes"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn run_and_bench_report_bad_images_too() {
+    let path = std::env::temp_dir().join(format!("nestor-cli-run-{}.nes", std::process::id()));
+    std::fs::write(&path, b"NES").unwrap();
+    for args in [
+        vec!["run", path.to_str().unwrap(), "--headless", "--frames", "1"],
+        vec!["bench", path.to_str().unwrap(), "--frames", "1"],
+    ] {
+        let (code, stderr) = run(&args);
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.contains("shorter than the 16-byte iNES header"),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
+fn bad_input_script_names_the_line() {
+    let script = std::env::temp_dir().join(format!("nestor-cli-in-{}.txt", std::process::id()));
+    std::fs::write(&script, "10 start\n20 jump\n").unwrap();
+    let (code, stderr) = run(&[
+        "run",
+        "--headless",
+        "--frames",
+        "1",
+        "--input",
+        script.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("input line 2: unknown button \"jump\""),
+        "{stderr}"
+    );
+}
+
+const TEST_ROMS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/test-roms");
+
+#[test]
+fn test_rom_verdict_and_json() {
+    let rom = format!("{TEST_ROMS}/instr_test-v5/rom_singles/01-basics.nes");
+    let out = Command::new(env!("CARGO_BIN_EXE_nestor"))
+        .args(["test-rom", &rom, "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let json = String::from_utf8(out.stdout).unwrap();
+    assert!(json.contains("\"passed\":true"), "{json}");
+    assert!(json.contains("\"protocol\":\"blargg-6000\""), "{json}");
+    assert!(json.contains("Passed"), "{json}");
+}
+
+#[test]
+fn screenshot_has_the_scaled_size() {
+    let shot = std::env::temp_dir().join(format!("nestor-cli-shot-{}.png", std::process::id()));
+    let (code, stderr) = run(&[
+        "run",
+        "--headless",
+        "--frames",
+        "30",
+        "--scale",
+        "2",
+        "--screenshot",
+        shot.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let decoder = png::Decoder::new(std::fs::File::open(&shot).unwrap());
+    let info = decoder.read_info().unwrap().info().clone();
+    assert_eq!((info.width, info.height), (512, 480));
+}

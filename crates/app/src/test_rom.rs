@@ -85,11 +85,17 @@ fn parse_protocol(name: &str, rom: &Path) -> anyhow::Result<Protocol> {
             let map = rom.with_file_name("RESULTS_MAP.tsv");
             Protocol::AccuracyCoin(accuracycoin::Plan::load(&map).map_err(|e| anyhow!(e))?)
         }
+        _ if name.starts_with("board-report:") => {
+            let mapper = name["board-report:".len()..]
+                .parse()
+                .map_err(|_| anyhow!("board-report:<mapper number> (e.g. board-report:004)"))?;
+            Protocol::BoardReport { mapper }
+        }
         _ => {
             let addr = name
                 .strip_prefix("zero-page:")
                 .and_then(|hex| u8::from_str_radix(hex.trim_start_matches('$'), 16).ok())
-                .ok_or_else(|| anyhow!("unknown protocol {name:?} (blargg-6000, zero-page:F8, screen, accuracycoin)"))?;
+                .ok_or_else(|| anyhow!("unknown protocol {name:?} (blargg-6000, zero-page:F8, screen, board-report:NNN, accuracycoin)"))?;
             Protocol::ZeroPage { addr }
         }
     })

@@ -6,6 +6,7 @@
 
 pub mod accuracycoin;
 pub mod blargg;
+pub mod board_report;
 pub mod manifest;
 pub mod nestest;
 pub mod screen;
@@ -131,6 +132,8 @@ pub enum Protocol {
     /// The verdict is only printed on screen ("Passed", "FAILED #2"); `hold` are buttons held
     /// on controller 1 at power-on.
     Screen { hold: u8 },
+    /// Holy Diver Batman's on-screen board report, which must name this mapper.
+    BoardReport { mapper: u16 },
     /// AccuracyCoin's table of result bytes.
     AccuracyCoin(accuracycoin::Plan),
 }
@@ -142,6 +145,7 @@ impl Protocol {
             Protocol::ZeroPage { addr } => format!("zero-page ${addr:02X}"),
             Protocol::Screen { hold: 0 } => "screen".into(),
             Protocol::Screen { hold } => format!("screen, buttons ${hold:02X} held at power-on"),
+            Protocol::BoardReport { mapper } => format!("board report, mapper {mapper:03}"),
             Protocol::AccuracyCoin(_) => "accuracycoin-ram".into(),
         }
     }
@@ -155,6 +159,7 @@ impl Protocol {
             Protocol::ZeroPage { .. } => 30 * SECOND,
             // cpu_timing_test6 needs about 16 s.
             Protocol::Screen { .. } => 40 * SECOND,
+            Protocol::BoardReport { .. } => 20 * SECOND,
             // The full run takes about a minute on an accurate machine.
             Protocol::AccuracyCoin(_) => 5 * 60 * SECOND,
         }
@@ -165,6 +170,7 @@ impl Protocol {
             Protocol::Blargg6000 => blargg::run(machine, max_frames),
             Protocol::ZeroPage { addr } => zero_page::run(machine, *addr, max_frames),
             Protocol::Screen { hold } => screen::run(machine, *hold, max_frames),
+            Protocol::BoardReport { mapper } => board_report::run(machine, *mapper, max_frames),
             Protocol::AccuracyCoin(plan) => plan.run(machine, max_frames),
         }
     }

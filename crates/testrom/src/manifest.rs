@@ -86,13 +86,25 @@ impl Entry {
                         false => 0,
                     };
                     Judge::Protocol(Protocol::Screen { hold })
+                } else if let Some(mapper) = reported_mapper(expected) {
+                    Judge::Protocol(Protocol::BoardReport { mapper })
                 } else {
-                    Judge::Nobody("shows board details on screen; not decoded")
+                    return Err(format!("{}: no verdict in {expected:?}", self.path));
                 }
             }
             other => return Err(format!("{}: unknown result protocol {other}", self.path)),
         })
     }
+}
+
+/// "mapper shown as 066" or "mapper 001, ... detail code 0000": Holy Diver Batman's report.
+fn reported_mapper(expected: &str) -> Option<u16> {
+    if !expected.contains("detail code 0000") {
+        return None;
+    }
+    let after = expected.split("mapper ").nth(1)?;
+    let digits = after.strip_prefix("shown as ").unwrap_or(after).get(..3)?;
+    digits.parse().ok()
 }
 
 /// "final zero-page $F8 == $01" names the 2005 runtime's result byte.
@@ -138,5 +150,19 @@ mod tests {
             Judge::Nobody(_)
         ));
         assert_eq!(judge("nestest-log", "trace"), Judge::NestestLog);
+        assert_eq!(
+            judge(
+                "screen",
+                "screen: mapper shown as 066 (README) board NROM; 4-digit detail code 0000"
+            ),
+            Judge::Protocol(Protocol::BoardReport { mapper: 66 })
+        );
+        assert_eq!(
+            judge(
+                "screen",
+                "screen: mapper 004, PRG 128K; 4-digit detail code 0000 (WRAM,PRG,IRQ,CHR)"
+            ),
+            Judge::Protocol(Protocol::BoardReport { mapper: 4 })
+        );
     }
 }

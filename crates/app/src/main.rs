@@ -1,6 +1,8 @@
-//! The `nestor` command: runs ROMs headless, judges test ROMs.
+//! The `nestor` command: plays ROMs in a window or headless (the AI playing Quadfall when given
+//! no command), judges test ROMs.
 
 mod ai_bench;
+mod ai_play;
 mod bench;
 mod input_script;
 mod nestest;
@@ -12,10 +14,23 @@ use std::path::Path;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "nestor", version, about = "A cycle-accurate NES emulator")]
+#[command(
+    name = "nestor",
+    version,
+    about = "A cycle-accurate NES emulator",
+    long_about = "A cycle-accurate NES emulator.\n\n\
+        With no command it plays: `nestor` opens a window where the native AI plays Quadfall, the \
+        built-in game (level 18, strong profile, controller mode; I toggles the AI); \
+        `nestor game.nes` lets you play a ROM; `nestor --headless` lets the AI play without a \
+        window and prints a summary. The options below are those of `nestor run`.",
+    args_conflicts_with_subcommands = true
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+    /// With no command: play (`nestor run` options).
+    #[command(flatten)]
+    play: run::Args,
 }
 
 #[derive(Subcommand)]
@@ -24,7 +39,8 @@ enum Command {
     TestRom(test_rom::Args),
     /// Runs nestest.nes from $C000 and compares its CPU trace with nestest.log.
     Nestest(nestest::Args),
-    /// Runs a ROM for a number of frames, optionally with scripted input and a screenshot.
+    /// Plays a ROM in a window (keyboard, gamepad or --ai), or headless for a number of frames
+    /// with scripted input or the AI, with a summary and a screenshot.
     Run(run::Args),
     /// Measures emulation speed (frames per second), headless.
     Bench(bench::Args),
@@ -34,15 +50,14 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let Some(command) = cli.command else {
-        // The main job, the AI playing Quadfall in a window, is not wired into this command yet.
-        println!(
-            "nestor: the window with the AI playing Quadfall is not wired in yet.\n\
-             Meanwhile: nestor run --headless --frames 600 --screenshot quadfall.png\n\
-             (nestor --help lists the commands)"
-        );
-        return ExitCode::SUCCESS;
-    };
+    let command = cli.command.unwrap_or_else(|| {
+        // The main job: the AI plays the built-in game unless a ROM of one's own is given.
+        let mut play = cli.play;
+        if play.rom.rom.is_none() && play.ai.ai.is_none() {
+            play.ai.ai = Some("strong".into());
+        }
+        Command::Run(play)
+    });
     let result = match command {
         Command::TestRom(args) => test_rom::run(&args),
         Command::Nestest(args) => nestest::run(&args),
@@ -65,21 +80,31 @@ const GAME_ROM: &[u8] = include_bytes!("../../../roms/quadfall.nes");
 
 /// The ROM argument of the commands that run a game.
 #[derive(clap::Args)]
-struct RomArg {
+pub struct RomArg {
     /// iNES file to run (default: Quadfall, the built-in game ROM).
-    rom: Option<std::path::PathBuf>,
+    pub rom: Option<std::path::PathBuf>,
 }
 
 /// Loads the ROM argument (or the built-in game) and powers on; returns a name for messages.
 fn load_console(arg: &RomArg) -> anyhow::Result<(String, nes::Console)> {
-    let (name, bytes) = match &arg.rom {
+    let (name, bytes) = load_rom(arg)?;
+    let console = power_on(&name, &bytes)?;
+    Ok((name, console))
+}
+
+/// The ROM argument's bytes (or the built-in game's) and a name for messages.
+fn load_rom(arg: &RomArg) -> anyhow::Result<(String, Vec<u8>)> {
+    Ok(match &arg.rom {
         Some(path) => (path.display().to_string(), read_rom(path)?),
         None => ("quadfall.nes (built in)".to_string(), GAME_ROM.to_vec()),
-    };
-    let console = testrom::contain_panics(|| nes::Console::from_ines(&bytes))
+    })
+}
+
+/// A console with the ROM inserted, powered on; a bad image is an error naming the ROM.
+fn power_on(name: &str, bytes: &[u8]) -> anyhow::Result<nes::Console> {
+    testrom::contain_panics(|| nes::Console::from_ines(bytes))
         .map_err(|e| anyhow::anyhow!("{name}: {e}"))?
-        .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
-    Ok((name, console))
+        .map_err(|e| anyhow::anyhow!("{name}: {e}"))
 }
 
 /// Reads a ROM file; the error names the file.

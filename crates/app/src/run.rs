@@ -1,41 +1,53 @@
-//! `nestor run`: runs a ROM headless for a number of frames, with scripted input, and saves
-//! the last frame as a PNG.
+//! `nestor run` (and `nestor` with no command): plays a ROM in the window, or runs it headless
+//! for a number of frames with scripted input or the AI, and saves the last frame as a PNG.
 
+use crate::ai_play::{AiArgs, AiPlayer};
 use crate::input_script::InputScript;
-use crate::{load_console, RomArg};
-use anyhow::{bail, Context};
+use crate::{load_rom, RomArg};
+use anyhow::Context;
+use indicatif::{ProgressBar, ProgressStyle};
 use nes::ppu::palette::Palette;
 use nes::ppu::{HEIGHT, WIDTH};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+/// Frames of a headless run without --frames: five minutes of play.
+const DEFAULT_FRAMES: u64 = 18_000;
+
 #[derive(clap::Args)]
 pub struct Args {
     #[command(flatten)]
-    rom: RomArg,
-    /// Run without a window (the only mode of this command for now).
+    pub rom: RomArg,
+    #[command(flatten)]
+    pub ai: AiArgs,
+    /// Run without a window, as fast as possible, and print a summary.
     #[arg(long)]
     headless: bool,
-    /// Frames to run.
-    #[arg(long)]
-    frames: u64,
-    /// Save the last frame here as a PNG.
-    #[arg(long, value_name = "FILE")]
+    /// Frames to run headless [default: 18000, five minutes].
+    #[arg(long, requires = "headless")]
+    frames: Option<u64>,
+    /// Save the last frame here as a PNG (headless).
+    #[arg(long, value_name = "FILE", requires = "headless")]
     screenshot: Option<PathBuf>,
     /// Scale the screenshot by this whole factor.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=16))]
     scale: u32,
-    /// Controller 1 input script (`frame buttons` lines, see README).
-    #[arg(long, value_name = "FILE")]
+    /// Controller 1 input script (`frame buttons` lines, see README; headless).
+    #[arg(long, value_name = "FILE", requires = "headless")]
     input: Option<PathBuf>,
-    /// A 64- or 512-colour .pal file instead of the built-in 2C02 palette.
-    #[arg(long, value_name = "FILE")]
+    /// A 64- or 512-colour .pal file instead of the built-in 2C02 palette (headless).
+    #[arg(long, value_name = "FILE", requires = "headless")]
     palette: Option<PathBuf>,
+    /// Print the headless summary as one JSON object.
+    #[arg(long, requires = "headless")]
+    json: bool,
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    // Options first: a bad value is reported before a window opens or a frame runs.
+    let driver = args.ai.driver()?;
     if !args.headless {
-        bail!("`nestor run` needs --headless (the window front end is not wired into it yet)");
+        return play_in_window(args, driver);
     }
     let script = match &args.input {
         Some(path) => {
@@ -53,23 +65,80 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         }
         None => Palette::default(),
     };
-    let (name, mut console) = load_console(&args.rom)?;
+    let (name, bytes) = load_rom(&args.rom)?;
+    let mut console = crate::power_on(&name, &bytes)?;
+    let mut driver = args.ai.ai.is_some().then_some(driver);
+    let frames = args.frames.unwrap_or(DEFAULT_FRAMES);
+    // Hidden when stderr is not a terminal.
+    let progress = ProgressBar::new(frames).with_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} frames {msg}").expect("valid template"),
+    );
     testrom::contain_panics(|| {
-        for frame in 0..args.frames {
+        for frame in 0..frames {
             if let Some(buttons) = script.change_at(frame) {
                 console.set_buttons(0, buttons);
             }
+            // The same frame as in the window: the AI presses, then the machine runs.
+            if let Some(driver) = &mut driver {
+                driver.press(&mut console);
+                if frame % 60 == 0 {
+                    progress.set_message(format!("{} lines", driver.stats.lines));
+                }
+            }
             console.run_frame();
+            progress.inc(1);
         }
     })
     .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
-    println!("{name}: ran {} frames", args.frames);
+    progress.finish_and_clear();
+    let mut summary = serde_json::json!({ "rom": name, "frames": frames });
+    if let Some(driver) = &driver {
+        let s = &driver.stats;
+        summary["games"] = s.games.into();
+        summary["pieces"] = s.pieces.into();
+        summary["lines"] = s.lines.into();
+        summary["score"] = ai::driver::score(&console).into();
+        summary["replans"] = s.replans.into();
+    }
+    if args.json {
+        println!("{summary}");
+    } else if let Some(driver) = &driver {
+        let s = &driver.stats;
+        println!(
+            "{name}: {frames} frames, AI: {} games, {} pieces, {} lines, score {}, {} replans",
+            s.games,
+            s.pieces,
+            s.lines,
+            ai::driver::score(&console),
+            s.replans
+        );
+    } else {
+        println!("{name}: ran {frames} frames");
+    }
     if let Some(path) = &args.screenshot {
         let mut rgb = Vec::new();
         palette.to_rgb(&console.bus.ppu.frame_buffer, &mut rgb);
         write_png(path, &rgb, args.scale)?;
-        println!("screenshot: {}", path.display());
+        if !args.json {
+            println!("screenshot: {}", path.display());
+        }
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Opens the window; the AI plays from the start if --ai was given, and I toggles it anyway.
+fn play_in_window(args: &Args, driver: ai::driver::Driver) -> anyhow::Result<ExitCode> {
+    let rom = match &args.rom.rom {
+        Some(path) => desktop::Rom::from_file(path).map_err(anyhow::Error::msg)?,
+        None => desktop::Rom {
+            name: "quadfall.nes".into(),
+            bytes: crate::GAME_ROM.to_vec(),
+        },
+    };
+    let mut options = desktop::Options::new(rom);
+    options.ai = Some(Box::new(AiPlayer(driver)));
+    options.ai_enabled = args.ai.ai.is_some();
+    desktop::run(options)?;
     Ok(ExitCode::SUCCESS)
 }
 

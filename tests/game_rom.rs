@@ -173,3 +173,26 @@ pub fn step_rng(value: u16) -> u16 {
     let feedback = ((value >> 9) ^ (value >> 1)) & 1;
     (feedback << 15) | (value >> 1)
 }
+
+/// The committed image is exactly what its sources build to (needs cc65's ca65/ld65, which
+/// README lists among the packages the tests need).
+#[test]
+fn committed_image_matches_its_sources() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let out = std::env::temp_dir().join(format!("quadfall-rebuild-{}.nes", std::process::id()));
+    let status = std::process::Command::new("sh")
+        .arg(format!("{root}/scripts/build-rom.sh"))
+        .arg(&out)
+        .status()
+        .expect("sh runs");
+    assert!(
+        status.success(),
+        "scripts/build-rom.sh failed (is cc65 installed?)"
+    );
+    let rebuilt = std::fs::read(&out).expect("rebuilt image");
+    let _ = std::fs::remove_file(&out);
+    assert!(
+        rebuilt == ROM,
+        "roms/quadfall.nes differs from what roms/*.s build to: rebuild and commit it"
+    );
+}

@@ -127,16 +127,6 @@ impl Driver {
 
     /// Chooses this frame's buttons from RAM, feeds them and runs the game for one frame.
     pub fn step(&mut self, console: &mut Console) {
-        self.press(console);
-        run_game_frame(console);
-    }
-
-    /// Chooses this frame's buttons from RAM and sets port 0, for a caller that runs the video
-    /// frame itself (the window), once per frame. At a video frame's start the game is still
-    /// busy with the logic the NMI started, so that logic is finished first: the buttons are
-    /// chosen between two frames of logic, as in `step`, and the video frame keeps its length.
-    pub fn press(&mut self, console: &mut Console) {
-        finish_logic(console);
         let held = self.buttons(console);
         console.set_buttons(0, Buttons(held.reverse_bits()));
         self.pad = Pad {
@@ -153,6 +143,7 @@ impl Driver {
             },
         };
         self.held = held;
+        run_game_frame(console);
         self.frame += 1;
     }
 
@@ -350,15 +341,6 @@ pub fn score(console: &Console) -> u32 {
         let b = console.peek(addr) as u32;
         acc * 100 + (b >> 4) * 10 + (b & 0x0F)
     })
-}
-
-/// Runs the machine until the game has finished the frame of logic in progress ($33 back to
-/// 0), at most to the end of the current video frame.
-fn finish_logic(console: &mut Console) {
-    let frame = console.bus.ppu.frame;
-    while console.peek(VBLANK_FLAG) != 0 && console.bus.ppu.frame == frame {
-        console.step();
-    }
 }
 
 /// Runs the machine until the game has finished one frame's logic: the NMI sets $33 to 1 and

@@ -38,12 +38,12 @@ impl AiArgs {
     }
 }
 
-/// The driver as the window's AI: the window runs each frame, the driver only presses buttons.
+/// The driver as the window's automatic player.
 pub struct AiPlayer(pub Driver);
 
 impl Player for AiPlayer {
-    fn before_frame(&mut self, console: &mut Console) {
-        self.0.press(console);
+    fn step(&mut self, console: &mut Console) {
+        self.0.step(console);
     }
 
     /// The squares of the planned lock position.

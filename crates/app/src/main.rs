@@ -20,7 +20,7 @@ use std::process::ExitCode;
     about = "A cycle-accurate NES emulator",
     long_about = "A cycle-accurate NES emulator.\n\n\
         With no command it plays: `nestor` opens a window where the native AI plays Quadfall, the \
-        built-in game (level 18, strong profile, controller mode; I toggles the AI); \
+        built-in game (strong profile, controller mode, level 18; I toggles the AI); \
         `nestor game.nes` lets you play a ROM; `nestor --headless` lets the AI play without a \
         window and prints a summary. The options below are those of `nestor run`.",
     args_conflicts_with_subcommands = true
@@ -40,7 +40,7 @@ enum Command {
     /// Runs nestest.nes from $C000 and compares its CPU trace with nestest.log.
     Nestest(nestest::Args),
     /// Plays a ROM in a window (keyboard, gamepad or --ai), or headless for a number of frames
-    /// with scripted input or the AI, with a summary and a screenshot.
+    /// with scripted input, Lua or the AI, with a summary and a screenshot.
     Run(run::Args),
     /// Measures emulation speed (frames per second), headless.
     Bench(bench::Args),
@@ -65,6 +65,10 @@ fn main() -> ExitCode {
         Command::Run(args) => run::run(&args),
         Command::Bench(args) => bench::run(&args),
     };
+    report(result)
+}
+
+fn report(result: anyhow::Result<ExitCode>) -> ExitCode {
     match result {
         Ok(code) => code,
         Err(err) => {
@@ -87,24 +91,19 @@ pub struct RomArg {
 
 /// Loads the ROM argument (or the built-in game) and powers on; returns a name for messages.
 fn load_console(arg: &RomArg) -> anyhow::Result<(String, nes::Console)> {
-    let (name, bytes) = load_rom(arg)?;
-    let console = power_on(&name, &bytes)?;
+    let (name, bytes) = rom_bytes(arg)?;
+    let console = testrom::contain_panics(|| nes::Console::from_ines(&bytes))
+        .map_err(|e| anyhow::anyhow!("{name}: {e}"))?
+        .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
     Ok((name, console))
 }
 
-/// The ROM argument's bytes (or the built-in game's) and a name for messages.
-fn load_rom(arg: &RomArg) -> anyhow::Result<(String, Vec<u8>)> {
+/// The ROM argument's file image (or the built-in game's) and a name for messages.
+fn rom_bytes(arg: &RomArg) -> anyhow::Result<(String, Vec<u8>)> {
     Ok(match &arg.rom {
         Some(path) => (path.display().to_string(), read_rom(path)?),
         None => ("quadfall.nes (built in)".to_string(), GAME_ROM.to_vec()),
     })
-}
-
-/// A console with the ROM inserted, powered on; a bad image is an error naming the ROM.
-fn power_on(name: &str, bytes: &[u8]) -> anyhow::Result<nes::Console> {
-    testrom::contain_panics(|| nes::Console::from_ines(bytes))
-        .map_err(|e| anyhow::anyhow!("{name}: {e}"))?
-        .map_err(|e| anyhow::anyhow!("{name}: {e}"))
 }
 
 /// Reads a ROM file; the error names the file.

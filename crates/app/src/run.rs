@@ -1,10 +1,10 @@
 //! `nestor run` (and `nestor` with no command): plays a ROM in the window, or runs it headless
-//! for a number of frames with scripted input or the AI, and saves the last frame as a PNG.
+//! for a number of frames with scripted input, Lua or the AI, and saves the last frame as a PNG.
 
 use crate::ai_play::{AiArgs, AiPlayer};
 use crate::input_script::InputScript;
-use crate::{load_rom, RomArg};
-use anyhow::Context;
+use crate::{load_console, RomArg};
+use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressStyle};
 use nes::ppu::palette::Palette;
 use nes::ppu::{HEIGHT, WIDTH};
@@ -20,7 +20,8 @@ pub struct Args {
     pub rom: RomArg,
     #[command(flatten)]
     pub ai: AiArgs,
-    /// Run without a window, as fast as possible, and print a summary.
+    /// Run without a window, as fast as possible, and print a summary (otherwise the game
+    /// opens in a window to play).
     #[arg(long)]
     headless: bool,
     /// Frames to run headless [default: 18000, five minutes].
@@ -38,6 +39,9 @@ pub struct Args {
     /// A 64- or 512-colour .pal file instead of the built-in 2C02 palette (headless).
     #[arg(long, value_name = "FILE", requires = "headless")]
     palette: Option<PathBuf>,
+    /// FCEUX Lua script to run alongside (repeatable; see scripts/README.md).
+    #[arg(long = "lua", value_name = "SCRIPT")]
+    lua: Vec<PathBuf>,
     /// Print the headless summary as one JSON object.
     #[arg(long, requires = "headless")]
     json: bool,
@@ -49,6 +53,11 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     if !args.headless {
         return play_in_window(args, driver);
     }
+    let mut driver = args.ai.ai.is_some().then_some(driver);
+    if driver.is_some() && !args.lua.is_empty() {
+        bail!("--lua and the AI cannot play together (the AI runs its own frames)");
+    }
+    let frame_count = args.frames.unwrap_or(DEFAULT_FRAMES);
     let script = match &args.input {
         Some(path) => {
             let text = std::fs::read_to_string(path)
@@ -65,29 +74,51 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         }
         None => Palette::default(),
     };
-    let (name, bytes) = load_rom(&args.rom)?;
-    let mut console = crate::power_on(&name, &bytes)?;
-    let mut driver = args.ai.ai.is_some().then_some(driver);
-    let frames = args.frames.unwrap_or(DEFAULT_FRAMES);
+    let (name, mut console) = load_console(&args.rom)?;
+    let mut scripts = if args.lua.is_empty() {
+        None
+    } else {
+        let mut scripts = lua::Scripts::new(crate::rom_bytes(&args.rom)?.1, &name);
+        for path in &args.lua {
+            scripts
+                .load(&mut console, path)
+                .map_err(anyhow::Error::msg)?;
+        }
+        Some(scripts)
+    };
     // Hidden when stderr is not a terminal.
-    let progress = ProgressBar::new(frames).with_style(
+    let progress = ProgressBar::new(frame_count).with_style(
         ProgressStyle::with_template("{bar:30} {pos}/{len} frames {msg}").expect("valid template"),
     );
-    testrom::contain_panics(|| {
-        for frame in 0..frames {
+    let frames = testrom::contain_panics(|| {
+        let mut pad = nes::Buttons::default();
+        for frame in 0..frame_count {
             if let Some(buttons) = script.change_at(frame) {
+                pad = buttons;
                 console.set_buttons(0, buttons);
             }
-            // The same frame as in the window: the AI presses, then the machine runs.
+            progress.inc(1);
             if let Some(driver) = &mut driver {
-                driver.press(&mut console);
+                // The AI presses its buttons (over the script's) and runs the game's frame.
+                driver.step(&mut console);
                 if frame % 60 == 0 {
                     progress.set_message(format!("{} lines", driver.stats.lines));
                 }
+                continue;
             }
-            console.run_frame();
-            progress.inc(1);
+            match &mut scripts {
+                // Scripts run the frame in FCEUX's order, the pad going through joypad.set.
+                Some(scripts) => {
+                    scripts.set_pads([pad.0, 0]);
+                    scripts.run_frame(&mut console);
+                    if scripts.exit_code().is_some() {
+                        return frame + 1;
+                    }
+                }
+                None => console.run_frame(),
+            }
         }
+        frame_count
     })
     .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
     progress.finish_and_clear();
@@ -118,12 +149,21 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     if let Some(path) = &args.screenshot {
         let mut rgb = Vec::new();
         palette.to_rgb(&console.bus.ppu.frame_buffer, &mut rgb);
+        if let Some(scripts) = &scripts {
+            scripts.composite(&mut rgb, 3);
+        }
         write_png(path, &rgb, args.scale)?;
         if !args.json {
             println!("screenshot: {}", path.display());
         }
     }
-    Ok(ExitCode::SUCCESS)
+    let Some(mut scripts) = scripts else {
+        return Ok(ExitCode::SUCCESS);
+    };
+    let exit = scripts.exit_code();
+    scripts.stop_all(&mut console);
+    // os.exit(n) ends nestor with n, as it ends FCEUX.
+    Ok(ExitCode::from(exit.unwrap_or(0) as u8))
 }
 
 /// Opens the window; the AI plays from the start if --ai was given, and I toggles it anyway.

@@ -81,15 +81,17 @@ pub struct Outline {
 
 /// An automatic player (the Tetris AI) that can be switched on and off at any moment.
 pub trait Player {
-    /// Called before each frame while the AI is on: sets the controller buttons it wants.
-    fn before_frame(&mut self, console: &mut Console);
+    /// Plays one frame while the AI is on, in place of `Console::run_frame`: sets the buttons
+    /// it wants and runs the machine to the next frame.
+    fn step(&mut self, console: &mut Console);
     /// What the overlay shows (the planned lock position), in NES pixels.
     fn overlay(&self, _console: &Console) -> Vec<Outline> {
         Vec::new()
     }
 }
 
-/// Called before every frame, after the players' buttons are set (Lua scripts).
+/// Called before every frame, after the players' buttons are set and before the AI plays
+/// (Lua scripts).
 pub type FrameHook = Box<dyn FnMut(&mut Console)>;
 
 pub struct Options {
@@ -142,7 +144,7 @@ impl std::error::Error for RunError {}
 pub fn run(options: Options) -> Result<(), RunError> {
     let console = Console::from_ines(&options.rom.bytes)
         .map_err(|e| RunError::BadRom(format!("{}: {e}", options.rom.name)))?;
-    let event_loop = EventLoop::new().map_err(|e| RunError::NoDisplay(e.to_string()))?;
+    let event_loop = EventLoop::new().map_err(|e| RunError::NoDisplay(without_location(e)))?;
     let config = match options.config_path.clone().or_else(Config::default_path) {
         Some(path) => Config::load_or_create(&path),
         None => Config::default(),
@@ -248,18 +250,16 @@ impl App {
             let bits = self.input.buttons(port, bindings);
             self.console.set_buttons(port, nes::Buttons(bits));
         }
-        if self.ai_enabled {
-            if let Some(ai) = &mut self.ai {
-                ai.before_frame(&mut self.console);
-            }
-        }
         if let Some(hook) = &mut self.hook {
             hook(&mut self.console);
         }
         if let Some(audio) = &self.audio {
             self.console.bus.apu.set_sample_rate(audio.steered_rate());
         }
-        self.console.run_frame();
+        match self.ai.as_mut().filter(|_| self.ai_enabled) {
+            Some(ai) => ai.step(&mut self.console),
+            None => self.console.run_frame(),
+        }
         self.fps_frames += 1;
         self.samples.clear();
         self.console.bus.apu.take_samples(&mut self.samples);
@@ -581,6 +581,15 @@ impl ApplicationHandler for App {
     }
 }
 
+/// winit's message without the source location it starts with ("os error at src/x.rs:9: ").
+fn without_location(err: impl fmt::Display) -> String {
+    let text = err.to_string();
+    match text.split_once(".rs:") {
+        Some((_, rest)) => rest.split_once(": ").map_or(rest, |(_, m)| m).to_string(),
+        None => text,
+    }
+}
+
 /// Reads a ROM file and plugs it into a new console; the error names the file.
 fn open_rom(path: &Path) -> Result<(Rom, Console), String> {
     let rom = Rom::from_file(path)?;
@@ -641,6 +650,13 @@ mod tests {
         let lit = |x: usize, y: usize| rgb[(y * WIDTH + x) * 3] == OUTLINE_RGB[0];
         assert!(lit(250, 10) && lit(255, 10) && lit(250, 11) && lit(255, 12));
         assert!(!lit(251, 11) && !lit(249, 10) && !lit(250, 13));
+    }
+
+    #[test]
+    fn winit_errors_lose_their_source_location() {
+        let err = "os error at /src/platform_impl/linux/mod.rs:765: DISPLAY is not set.";
+        assert_eq!(without_location(err), "DISPLAY is not set.");
+        assert_eq!(without_location("plain"), "plain");
     }
 
     #[test]

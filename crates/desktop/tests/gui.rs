@@ -221,7 +221,17 @@ fn start_xvfb() -> (Child, String) {
         }
         let display = format!(":{number}");
         let mut xvfb = Command::new("Xvfb")
-            .args([&display, "-screen", "0", "1024x768x24", "-nolisten", "tcp"])
+            // -noreset: by default the server resets when its last client leaves (the probe
+            // below), refusing connections meanwhile.
+            .args([
+                &display,
+                "-screen",
+                "0",
+                "1024x768x24",
+                "-nolisten",
+                "tcp",
+                "-noreset",
+            ])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -548,10 +558,20 @@ fn gui_scenario() {
     s.hold(&window, "Up");
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(s.screenshot(&window), right, "a paused game must not react");
-    s.advance(&window, Some("Up"), 3);
-    let up = s.wait_picture(&window, "frame advance to show Up", |p| {
-        p.uniform().is_some() && p.uniform() != right.uniform()
-    });
+    // Frame advance with Up held: a few frames each round, a few rounds at most.
+    let mut up = None;
+    for _ in 0..3 {
+        s.advance(&window, Some("Up"), 3);
+        let start = Instant::now();
+        while up.is_none() && start.elapsed() < Duration::from_secs(5) {
+            let shot = s.screenshot(&window);
+            up = (shot.uniform().is_some() && shot.uniform() != right.uniform()).then_some(shot);
+        }
+        if up.is_some() {
+            break;
+        }
+    }
+    let up = up.unwrap_or_else(|| panic!("frame advance never showed Up; stderr:\n{}", s.stderr()));
     assert!(
         s.title(&window).contains("paused"),
         "frame advance keeps the game paused"

@@ -25,10 +25,21 @@ pub struct Bus {
     pub pads: [Controller; 2],
     /// CPU cycles since power-on.
     pub cycles: u64,
-    /// The data-bus latch: what a read of an undriven address returns.
+    /// The external data-bus latch: what a read of an undriven address returns.
     pub open_bus: u8,
+    /// The 2A03's internal data bus, which alone sees $4015 reads (its bit 5 is open bus).
+    internal_bus: u8,
     /// Source page of an OAM DMA requested by a $4014 write and not started yet.
     oam_dma: Option<u8>,
+    /// A DMA ran right before the CPU's last read.
+    dma_halted: bool,
+    /// Bit 0 of the last $4016 write; it reaches the pads' strobe pins only on put cycles.
+    joypad_out: bool,
+    /// The joypad port whose output enable this cycle asserts, and the one of the cycle before.
+    joypad_oe: Option<usize>,
+    joypad_oe_before: Option<usize>,
+    /// The serial bit each port put on the bus at its last clocking read.
+    pad_bits: [u8; 2],
 }
 
 impl Bus {
@@ -41,12 +52,25 @@ impl Bus {
             pads: Default::default(),
             cycles: 0,
             open_bus: 0,
+            internal_bus: 0,
             oam_dma: None,
+            dma_halted: false,
+            joypad_out: false,
+            joypad_oe: None,
+            joypad_oe_before: None,
+            pad_bits: [0; 2],
         }
     }
 
-    /// One CPU cycle of the whole machine ending in one memory access (see the module notes).
+    /// One CPU cycle of the whole machine around one memory access (see the module notes).
     fn tick<R>(&mut self, access: impl FnOnce(&mut Bus) -> R) -> R {
+        if !self.apu.next_cycle_is_get() {
+            // The 2A03's OUT pins follow the $4016 latch at the get-to-put transition.
+            for pad in &mut self.pads {
+                pad.write_strobe(self.joypad_out);
+            }
+        }
+        self.joypad_oe_before = self.joypad_oe.take();
         self.cycles += 1;
         self.cart.cpu_clock();
         self.ppu.step(&mut self.cart);
@@ -57,12 +81,6 @@ impl Bus {
         result
     }
 
-    /// DMA reads and writes on alternating "get" and "put" cycles (the two halves of an APU
-    /// cycle); this tells whether the next cycle is a get cycle.
-    fn next_is_get(&self) -> bool {
-        self.cycles % 2 == 1
-    }
-
     /// A read cycle as the CPU does it: the value lands on the data bus.
     fn read_cycle(&mut self, addr: u16) -> u8 {
         self.tick(|bus| {
@@ -71,6 +89,7 @@ impl Bus {
             if addr != 0x4015 {
                 bus.open_bus = val;
             }
+            bus.internal_bus = val;
             val
         })
     }
@@ -78,34 +97,111 @@ impl Bus {
     fn write_cycle(&mut self, addr: u16, val: u8) {
         self.tick(|bus| {
             bus.open_bus = val;
+            bus.internal_bus = val;
             bus.write_mem(addr, val);
         });
     }
 
-    /// OAM DMA: it halts the CPU on the read the CPU was about to do (the read still happens),
-    /// waits for a get cycle, then copies 256 bytes to $2004 in get/put pairs.
-    fn oam_dma(&mut self, page: u8, cpu_addr: u16) {
-        self.read_cycle(cpu_addr);
-        if !self.next_is_get() {
-            self.read_cycle(cpu_addr);
+    /// The 2A03's DMA unit, entered when the CPU is about to read `cpu_addr` and the OAM or
+    /// the DMC unit wants the bus (DMA can only halt the CPU on a read cycle). Each pass of the
+    /// loop is one cycle. Gets (reads) happen on get cycles and puts (writes) on put cycles, as
+    /// the APU clock alternates them; a cycle where no unit can move repeats the CPU's read,
+    /// side effects included (halt, DMC dummy and alignment cycles).
+    /// - OAM: halt, then 256 get/put pairs from page `$xx00-$xxFF` to $2004 (513/514 cycles).
+    /// - DMC: halt, dummy, then one get (3/4 cycles). Its halt and dummy cycles overlap OAM
+    ///   cycles; its get takes priority over an OAM get.
+    fn dma(&mut self, cpu_addr: u16) {
+        let mut oam = self.oam_dma.take().map(|page| OamDma {
+            addr: u16::from(page) << 8,
+            halted: false,
+            latch: None,
+        });
+        // Cycles the DMC unit has held the CPU for its pending request.
+        let mut dmc_waited = 0;
+        loop {
+            let dmc = self.apu.dmc_dma_request();
+            if dmc.is_none() && oam.is_none() {
+                break;
+            }
+            let get = self.apu.next_cycle_is_get();
+            if let Some(sample_addr) = dmc {
+                if get && dmc_waited >= 2 {
+                    let byte = self.dma_read_cycle(sample_addr, cpu_addr);
+                    self.apu.dmc_dma_complete(byte);
+                    dmc_waited = 0;
+                    continue;
+                }
+                dmc_waited += 1;
+            }
+            let Some(o) = oam.as_mut().filter(|o| o.halted) else {
+                if let Some(o) = &mut oam {
+                    o.halted = true;
+                }
+                self.read_cycle(cpu_addr);
+                continue;
+            };
+            match (get, o.latch) {
+                (true, None) => o.latch = Some(self.dma_read_cycle(o.addr, cpu_addr)),
+                (false, Some(val)) => {
+                    self.write_cycle(0x2004, val);
+                    o.latch = None;
+                    o.addr = o.addr.wrapping_add(1);
+                    if o.addr & 0xFF == 0 {
+                        oam = None;
+                    }
+                }
+                // Alignment: the OAM unit waits for the other half of the APU cycle.
+                _ => {
+                    self.read_cycle(cpu_addr);
+                }
+            }
         }
-        let base = u16::from(page) << 8;
-        for i in 0..256 {
-            let val = self.read_cycle(base + i);
-            self.write_cycle(0x2004, val);
+    }
+
+    /// A read that selects joypad `port`: D0 is its serial bit, D5-D7 stay `external`.
+    /// The pad's output enable stays asserted over back-to-back cycles reading the same port,
+    /// so such a run sees one bit and clocks the shift register once.
+    fn read_joypad(&mut self, port: usize, external: u8) -> u8 {
+        if self.joypad_oe_before != Some(port) {
+            self.pad_bits[port] = self.pads[port].read();
         }
+        self.joypad_oe = Some(port);
+        (external & 0xE0) | self.pad_bits[port]
+    }
+
+    /// A DMA get cycle reading `addr` while the halted CPU holds `cpu_addr` on its address bus.
+    /// The APU and joypad registers decode only when the CPU's address is in $4000-$401F, and
+    /// then they answer to the low five bits of the DMA address, whatever its page; the external
+    /// bus is read as well, and $4015 only drives the internal bus.
+    fn dma_read_cycle(&mut self, addr: u16, cpu_addr: u16) -> u8 {
+        self.tick(|bus| {
+            let external = if (0x4000..=0x401F).contains(&addr) {
+                bus.open_bus
+            } else {
+                bus.read_mem(addr)
+            };
+            bus.open_bus = external;
+            let val = match addr & 0x1F {
+                _ if cpu_addr & 0xFFE0 != 0x4000 => external,
+                0x15 => bus.apu.read_status() | (bus.internal_bus & 0x20),
+                0x16 | 0x17 => {
+                    // The pad drives the external bus too.
+                    bus.open_bus = bus.read_joypad(usize::from(addr & 1), external);
+                    bus.open_bus
+                }
+                _ => external,
+            };
+            bus.internal_bus = val;
+            val
+        })
     }
 
     fn read_mem(&mut self, addr: u16) -> u8 {
         match addr {
             0x0000..=0x1FFF => self.ram[usize::from(addr & 0x7FF)],
             0x2000..=0x3FFF => self.ppu.read_register(addr & 7, &mut self.cart),
-            0x4015 => self.apu.read_status() | (self.open_bus & 0x20),
-            0x4016 | 0x4017 => {
-                let port = usize::from(addr & 1);
-                // Only D0-D4 are driven; the upper bits keep the open-bus value.
-                (self.open_bus & 0xE0) | self.pads[port].read()
-            }
+            0x4015 => self.apu.read_status() | (self.internal_bus & 0x20),
+            0x4016 | 0x4017 => self.read_joypad(usize::from(addr & 1), self.open_bus),
             0x4000..=0x401F => self.open_bus,
             _ => self.cart.cpu_read(addr).unwrap_or(self.open_bus),
         }
@@ -116,11 +212,7 @@ impl Bus {
             0x0000..=0x1FFF => self.ram[usize::from(addr & 0x7FF)] = val,
             0x2000..=0x3FFF => self.ppu.write_register(addr & 7, val, &mut self.cart),
             0x4014 => self.oam_dma = Some(val),
-            0x4016 => {
-                for pad in &mut self.pads {
-                    pad.write_strobe(val & 1 != 0);
-                }
-            }
+            0x4016 => self.joypad_out = val & 1 != 0,
             0x4000..=0x4017 => self.apu.write_register(addr, val),
             0x4018..=0x401F => {}
             _ => self.cart.cpu_write(addr, val, self.cycles),
@@ -132,7 +224,7 @@ impl Bus {
         match addr {
             0x0000..=0x1FFF => self.ram[usize::from(addr & 0x7FF)],
             0x2000..=0x3FFF => self.ppu.peek_register(addr & 7, &self.cart),
-            0x4015 => self.apu.peek_status() | (self.open_bus & 0x20),
+            0x4015 => self.apu.peek_status() | (self.internal_bus & 0x20),
             0x4016 | 0x4017 => (self.open_bus & 0xE0) | self.pads[usize::from(addr & 1)].peek(),
             0x4000..=0x401F => self.open_bus,
             _ => self.cart.cpu_peek(addr).unwrap_or(self.open_bus),
@@ -145,12 +237,23 @@ impl Bus {
     }
 }
 
+/// Progress of an OAM DMA.
+struct OamDma {
+    /// Next source address.
+    addr: u16,
+    /// The halt cycle is done.
+    halted: bool,
+    /// Byte read on the last get, waiting for its put.
+    latch: Option<u8>,
+}
+
 impl CpuBus for Bus {
     #[inline]
     fn read(&mut self, addr: u16) -> u8 {
         // DMA can only halt the CPU on a read cycle.
-        if let Some(page) = self.oam_dma.take() {
-            self.oam_dma(page, addr);
+        self.dma_halted = self.oam_dma.is_some() || self.apu.dmc_dma_request().is_some();
+        if self.dma_halted {
+            self.dma(addr);
         }
         self.read_cycle(addr)
     }
@@ -166,5 +269,9 @@ impl CpuBus for Bus {
 
     fn irq_line(&self) -> bool {
         self.apu.irq_line() || self.cart.irq()
+    }
+
+    fn dma_halted_last_read(&self) -> bool {
+        self.dma_halted
     }
 }

@@ -20,6 +20,10 @@ pub trait CpuBus {
     fn nmi_line(&self) -> bool;
     /// The wired-OR /IRQ line after the last cycle (true = asserted).
     fn irq_line(&self) -> bool;
+    /// Whether a DMA halted the CPU (pulled RDY low) just before the last read.
+    fn dma_halted_last_read(&self) -> bool {
+        false
+    }
 }
 
 /// Processor status flags.
@@ -388,8 +392,9 @@ impl Cpu {
         if !taken {
             return;
         }
-        // Interrupts are polled before the operand fetch; a taken branch that stays in its
-        // page does not poll again, so an interrupt arriving now waits one more instruction.
+        // Interrupts are polled before the operand fetch and, on a page cross, again before
+        // the fix-up cycle; either poll counts. A taken branch that stays in its page does not
+        // poll again, so an interrupt arriving now waits one more instruction.
         let poll_before_operand = self.prev_poll;
         self.read(bus, self.pc);
         let target = self.pc.wrapping_add(offset as u16);
@@ -398,12 +403,14 @@ impl Cpu {
             self.prev_poll = poll_before_operand;
         } else {
             self.read(bus, uncarried);
+            self.prev_poll |= poll_before_operand;
         }
         self.pc = target;
     }
 
     /// SHA, SHX, SHY, TAS: the stored value is ANDed with the base address's high byte + 1,
-    /// and on a page cross that value also replaces the high byte of the address.
+    /// and on a page cross that value also replaces the high byte of the address. When a DMA
+    /// halts the CPU on the cycle before the write, the high-byte term drops out.
     fn unstable_store<B: CpuBus>(&mut self, bus: &mut B, op: Op, mode: Mode) {
         let (base, index) = match mode {
             Mode::AbsX => (self.fetch16(bus), self.x),
@@ -416,6 +423,11 @@ impl Cpu {
         let addr = base.wrapping_add(u16::from(index));
         let uncarried = (base & 0xFF00) | (addr & 0x00FF);
         self.read(bus, uncarried);
+        let high_term = if bus.dma_halted_last_read() {
+            0xFF
+        } else {
+            ((base >> 8) as u8).wrapping_add(1)
+        };
         let reg = match op {
             SHA => self.a & self.x,
             SHX => self.x,
@@ -425,7 +437,7 @@ impl Cpu {
                 self.s
             }
         };
-        let val = reg & ((base >> 8) as u8).wrapping_add(1);
+        let val = reg & high_term;
         let addr = if addr == uncarried {
             addr
         } else {
@@ -576,3 +588,6 @@ impl Cpu {
         self.p = (val & !B) | U;
     }
 }
+
+#[cfg(test)]
+mod tests;

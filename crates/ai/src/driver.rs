@@ -24,6 +24,7 @@ const PLAY_STATE: u16 = 0x48;
 const AUTOREPEAT_Y: u16 = 0x4E;
 const HOLD_DOWN_POINTS: u16 = 0x4F;
 const LINES: u16 = 0x50;
+const SCORE: u16 = 0x53;
 const CURTAIN_ROW: u16 = 0x58;
 const PLAYER1_COPY: u16 = 0x60;
 const NEXT_PIECE: u16 = 0xBF;
@@ -68,7 +69,7 @@ pub struct Driver {
     expected: Option<Control>,
     board: Board,
     planned_level: u8,
-    /// Teleport mode: where the piece must lock.
+    /// Where the piece must lock.
     target: Option<Piece>,
     held: u8,
     pad: Pad,
@@ -144,6 +145,11 @@ impl Driver {
         self.held = held;
         run_game_frame(console);
         self.frame += 1;
+    }
+
+    /// Where the current piece is planned to lock (for the window's overlay).
+    pub fn target(&self) -> Option<Piece> {
+        self.target
     }
 
     /// The buttons for the next frame.
@@ -258,6 +264,7 @@ impl Driver {
         else {
             return;
         };
+        self.target = Some(decision.target);
         match self.mode {
             Mode::Controller { .. } => {
                 self.plan = decision.inputs.into();
@@ -270,7 +277,6 @@ impl Driver {
                     console.write(base + 1, t.y as u8);
                     console.write(base + 2, t.id);
                 }
-                self.target = Some(t);
                 if (current.autorepeat_y as i8) < 0 {
                     // The first piece hangs until Down is pressed.
                     self.plan.push_back(DOWN);
@@ -327,6 +333,14 @@ fn read_board(console: &Console) -> Board {
 pub fn lines(console: &Console) -> u32 {
     let lo = console.peek(LINES);
     console.peek(LINES + 1) as u32 * 100 + (lo >> 4) as u32 * 10 + (lo & 0x0F) as u32
+}
+
+/// Score as a number ($53-$55 packed BCD, low byte first).
+pub fn score(console: &Console) -> u32 {
+    (SCORE..SCORE + 3).rev().fold(0, |acc, addr| {
+        let b = console.peek(addr) as u32;
+        acc * 100 + (b >> 4) * 10 + (b & 0x0F)
+    })
 }
 
 /// Runs the machine until the game has finished one frame's logic: the NMI sets $33 to 1 and

@@ -1,6 +1,8 @@
-//! The `nestor` command: runs ROMs headless, judges test ROMs.
+//! The `nestor` command: plays ROMs in a window or headless (the AI playing Quadfall when given
+//! no command), judges test ROMs.
 
 mod ai_bench;
+mod ai_play;
 mod bench;
 mod input_script;
 mod nestest;
@@ -12,10 +14,23 @@ use std::path::Path;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "nestor", version, about = "A cycle-accurate NES emulator")]
+#[command(
+    name = "nestor",
+    version,
+    about = "A cycle-accurate NES emulator",
+    long_about = "A cycle-accurate NES emulator.\n\n\
+        With no command it plays: `nestor` opens a window where the native AI plays Quadfall, the \
+        built-in game (strong profile, controller mode, level 18; I toggles the AI); \
+        `nestor game.nes` lets you play a ROM; `nestor --headless` lets the AI play without a \
+        window and prints a summary. The options below are those of `nestor run`.",
+    args_conflicts_with_subcommands = true
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+    /// With no command: play (`nestor run` options).
+    #[command(flatten)]
+    play: run::Args,
 }
 
 #[derive(Subcommand)]
@@ -24,7 +39,8 @@ enum Command {
     TestRom(test_rom::Args),
     /// Runs nestest.nes from $C000 and compares its CPU trace with nestest.log.
     Nestest(nestest::Args),
-    /// Runs a ROM for a number of frames, optionally with scripted input and a screenshot.
+    /// Plays a ROM in a window (keyboard, gamepad or --ai), or headless for a number of frames
+    /// with scripted input, Lua or the AI, with a summary and a screenshot.
     Run(run::Args),
     /// Measures emulation speed (frames per second), headless.
     Bench(bench::Args),
@@ -34,10 +50,14 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let Some(command) = cli.command else {
-        // The main job: the AI playing Quadfall in a window.
-        return report(window(&RomArg { rom: None }, true));
-    };
+    let command = cli.command.unwrap_or_else(|| {
+        // The main job: the AI plays the built-in game unless a ROM of one's own is given.
+        let mut play = cli.play;
+        if play.rom.rom.is_none() && play.ai.ai.is_none() {
+            play.ai.ai = Some("strong".into());
+        }
+        Command::Run(play)
+    });
     let result = match command {
         Command::TestRom(args) => test_rom::run(&args),
         Command::Nestest(args) => nestest::run(&args),
@@ -59,38 +79,14 @@ fn report(result: anyhow::Result<ExitCode>) -> ExitCode {
     }
 }
 
-/// Plays in a window (crates/desktop) until the player quits; `ai` puts the Quadfall AI at the
-/// controls (I hands them back).
-fn window(rom: &RomArg, ai: bool) -> anyhow::Result<ExitCode> {
-    let (name, bytes) = rom_bytes(rom)?;
-    let mut options = desktop::Options::new(desktop::Rom { name, bytes });
-    if ai {
-        let driver = ai::driver::Driver::from_options("strong", "controller", 9, 30)
-            .map_err(anyhow::Error::msg)?;
-        options.ai = Some(Box::new(WindowAi(driver)));
-        options.ai_enabled = true;
-    }
-    desktop::run(options)?;
-    Ok(ExitCode::SUCCESS)
-}
-
-/// The AI driver as the window's automatic player.
-struct WindowAi(ai::driver::Driver);
-
-impl desktop::Player for WindowAi {
-    fn step(&mut self, console: &mut nes::Console) {
-        self.0.step(console);
-    }
-}
-
 /// Quadfall, the project's own game: the ROM commands run when given none.
 const GAME_ROM: &[u8] = include_bytes!("../../../roms/quadfall.nes");
 
 /// The ROM argument of the commands that run a game.
 #[derive(clap::Args)]
-struct RomArg {
+pub struct RomArg {
     /// iNES file to run (default: Quadfall, the built-in game ROM).
-    rom: Option<std::path::PathBuf>,
+    pub rom: Option<std::path::PathBuf>,
 }
 
 /// Loads the ROM argument (or the built-in game) and powers on; returns a name for messages.

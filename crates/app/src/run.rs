@@ -1,46 +1,63 @@
-//! `nestor run`: runs a ROM headless for a number of frames, with scripted input, and saves
-//! the last frame as a PNG.
+//! `nestor run` (and `nestor` with no command): plays a ROM in the window, or runs it headless
+//! for a number of frames with scripted input, Lua or the AI, and saves the last frame as a PNG.
 
+use crate::ai_play::{AiArgs, AiPlayer};
 use crate::input_script::InputScript;
 use crate::{load_console, RomArg};
-use anyhow::Context;
+use anyhow::{bail, Context};
+use indicatif::{ProgressBar, ProgressStyle};
 use nes::ppu::palette::Palette;
 use nes::ppu::{HEIGHT, WIDTH};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+/// Frames of a headless run without --frames: five minutes of play.
+const DEFAULT_FRAMES: u64 = 18_000;
+
 #[derive(clap::Args)]
 pub struct Args {
     #[command(flatten)]
-    rom: RomArg,
-    /// Run without a window (otherwise the game opens in a window to play).
+    pub rom: RomArg,
+    #[command(flatten)]
+    pub ai: AiArgs,
+    /// Run without a window, as fast as possible, and print a summary (otherwise the game
+    /// opens in a window to play).
     #[arg(long)]
     headless: bool,
-    /// Frames to run (headless).
-    #[arg(long, required_if_eq("headless", "true"))]
+    /// Frames to run headless [default: 18000, five minutes].
+    #[arg(long, requires = "headless")]
     frames: Option<u64>,
-    /// Save the last frame here as a PNG.
-    #[arg(long, value_name = "FILE")]
+    /// Save the last frame here as a PNG (headless).
+    #[arg(long, value_name = "FILE", requires = "headless")]
     screenshot: Option<PathBuf>,
     /// Scale the screenshot by this whole factor.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=16))]
     scale: u32,
-    /// Controller 1 input script (`frame buttons` lines, see README).
-    #[arg(long, value_name = "FILE")]
+    /// Controller 1 input script (`frame buttons` lines, see README; headless).
+    #[arg(long, value_name = "FILE", requires = "headless")]
     input: Option<PathBuf>,
-    /// A 64- or 512-colour .pal file instead of the built-in 2C02 palette.
-    #[arg(long, value_name = "FILE")]
+    /// A 64- or 512-colour .pal file instead of the built-in 2C02 palette (headless).
+    #[arg(long, value_name = "FILE", requires = "headless")]
     palette: Option<PathBuf>,
     /// FCEUX Lua script to run alongside (repeatable; see scripts/README.md).
     #[arg(long = "lua", value_name = "SCRIPT")]
     lua: Vec<PathBuf>,
+    /// Print the headless summary as one JSON object.
+    #[arg(long, requires = "headless")]
+    json: bool,
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    // Options first: a bad value is reported before a window opens or a frame runs.
+    let driver = args.ai.driver()?;
     if !args.headless {
-        return crate::window(&args.rom, false);
+        return play_in_window(args, driver);
     }
-    let frame_count = args.frames.unwrap_or_default();
+    let mut driver = args.ai.ai.is_some().then_some(driver);
+    if driver.is_some() && !args.lua.is_empty() {
+        bail!("--lua and the AI cannot play together (the AI runs its own frames)");
+    }
+    let frame_count = args.frames.unwrap_or(DEFAULT_FRAMES);
     let script = match &args.input {
         Some(path) => {
             let text = std::fs::read_to_string(path)
@@ -69,12 +86,25 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         }
         Some(scripts)
     };
+    // Hidden when stderr is not a terminal.
+    let progress = ProgressBar::new(frame_count).with_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} frames {msg}").expect("valid template"),
+    );
     let frames = testrom::contain_panics(|| {
         let mut pad = nes::Buttons::default();
         for frame in 0..frame_count {
             if let Some(buttons) = script.change_at(frame) {
                 pad = buttons;
                 console.set_buttons(0, buttons);
+            }
+            progress.inc(1);
+            if let Some(driver) = &mut driver {
+                // The AI presses its buttons (over the script's) and runs the game's frame.
+                driver.step(&mut console);
+                if frame % 60 == 0 {
+                    progress.set_message(format!("{} lines", driver.stats.lines));
+                }
+                continue;
             }
             match &mut scripts {
                 // Scripts run the frame in FCEUX's order, the pad going through joypad.set.
@@ -91,7 +121,31 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         frame_count
     })
     .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
-    println!("{name}: ran {frames} frames");
+    progress.finish_and_clear();
+    let mut summary = serde_json::json!({ "rom": name, "frames": frames });
+    if let Some(driver) = &driver {
+        let s = &driver.stats;
+        summary["games"] = s.games.into();
+        summary["pieces"] = s.pieces.into();
+        summary["lines"] = s.lines.into();
+        summary["score"] = ai::driver::score(&console).into();
+        summary["replans"] = s.replans.into();
+    }
+    if args.json {
+        println!("{summary}");
+    } else if let Some(driver) = &driver {
+        let s = &driver.stats;
+        println!(
+            "{name}: {frames} frames, AI: {} games, {} pieces, {} lines, score {}, {} replans",
+            s.games,
+            s.pieces,
+            s.lines,
+            ai::driver::score(&console),
+            s.replans
+        );
+    } else {
+        println!("{name}: ran {frames} frames");
+    }
     if let Some(path) = &args.screenshot {
         let mut rgb = Vec::new();
         palette.to_rgb(&console.bus.ppu.frame_buffer, &mut rgb);
@@ -99,7 +153,9 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             scripts.composite(&mut rgb, 3);
         }
         write_png(path, &rgb, args.scale)?;
-        println!("screenshot: {}", path.display());
+        if !args.json {
+            println!("screenshot: {}", path.display());
+        }
     }
     let Some(mut scripts) = scripts else {
         return Ok(ExitCode::SUCCESS);
@@ -108,6 +164,22 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     scripts.stop_all(&mut console);
     // os.exit(n) ends nestor with n, as it ends FCEUX.
     Ok(ExitCode::from(exit.unwrap_or(0) as u8))
+}
+
+/// Opens the window; the AI plays from the start if --ai was given, and I toggles it anyway.
+fn play_in_window(args: &Args, driver: ai::driver::Driver) -> anyhow::Result<ExitCode> {
+    let rom = match &args.rom.rom {
+        Some(path) => desktop::Rom::from_file(path).map_err(anyhow::Error::msg)?,
+        None => desktop::Rom {
+            name: "quadfall.nes".into(),
+            bytes: crate::GAME_ROM.to_vec(),
+        },
+    };
+    let mut options = desktop::Options::new(rom);
+    options.ai = Some(Box::new(AiPlayer(driver)));
+    options.ai_enabled = args.ai.ai.is_some();
+    desktop::run(options)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Writes a 256x240 RGB picture, each pixel repeated `scale` times in both directions.

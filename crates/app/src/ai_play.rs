@@ -1,0 +1,66 @@
+//! The native Tetris AI at the controls of `nestor` and `nestor run`: its command-line options,
+//! and the `desktop::Player` that lets it play in the window.
+
+use ai::driver::Driver;
+use ai::rules::ORIENTATIONS;
+use desktop::{Outline, Player};
+use nes::Console;
+
+/// Where the game draws playfield square (0, 0), in NES pixels (tile column 12, row 5).
+const PLAYFIELD_X: i16 = 96;
+const PLAYFIELD_Y: i16 = 40;
+const SQUARE: i16 = 8;
+
+#[derive(clap::Args, Clone)]
+pub struct AiArgs {
+    /// Let the native Tetris AI play: classic (the article's weights) or strong (ours).
+    #[arg(long, value_name = "PROFILE", num_args = 0..=1, default_missing_value = "strong")]
+    pub ai: Option<String>,
+    /// How the AI moves pieces: controller (frame-exact button presses) or teleport (writes
+    /// the lock position into RAM).
+    #[arg(long, value_name = "MODE", default_value = "controller")]
+    pub ai_mode: String,
+    /// Level the AI picks on the level menu (0-19).
+    #[arg(long, default_value_t = 18)]
+    pub level: u8,
+    /// The AI's maximum tap rate in Hz: 30, 20, 15, 12 or 10.
+    #[arg(long, default_value_t = 30)]
+    pub tap_hz: u32,
+}
+
+impl AiArgs {
+    /// The driver these options describe (the strong profile if `--ai` is absent); the error
+    /// is one line.
+    pub fn driver(&self) -> anyhow::Result<Driver> {
+        let profile = self.ai.as_deref().unwrap_or("strong");
+        Driver::from_options(profile, &self.ai_mode, self.level, self.tap_hz)
+            .map_err(anyhow::Error::msg)
+    }
+}
+
+/// The driver as the window's automatic player.
+pub struct AiPlayer(pub Driver);
+
+impl Player for AiPlayer {
+    fn step(&mut self, console: &mut Console) {
+        self.0.step(console);
+    }
+
+    /// The squares of the planned lock position.
+    fn overlay(&self, _console: &Console) -> Vec<Outline> {
+        let Some(target) = self.0.target() else {
+            return Vec::new();
+        };
+        ORIENTATIONS[target.id as usize]
+            .iter()
+            .map(|&(dx, dy)| (i16::from(target.x + dx), i16::from(target.y + dy)))
+            .filter(|&(_, y)| y >= 0)
+            .map(|(x, y)| Outline {
+                x: (PLAYFIELD_X + x * SQUARE) as u16,
+                y: (PLAYFIELD_Y + y * SQUARE) as u16,
+                width: SQUARE as u16,
+                height: SQUARE as u16,
+            })
+            .collect()
+    }
+}

@@ -8,6 +8,7 @@ mod input_script;
 mod nestest;
 mod run;
 mod test_rom;
+mod wav;
 
 use clap::{Parser, Subcommand};
 use std::path::Path;

@@ -5,6 +5,7 @@ use crate::ai_play::{AiArgs, AiPlayer};
 use crate::input_script::InputScript;
 use crate::{load_console, RomArg};
 use anyhow::{bail, Context};
+use desktop::files::{self, encode_png};
 use indicatif::{ProgressBar, ProgressStyle};
 use nes::ppu::palette::Palette;
 use nes::ppu::{HEIGHT, WIDTH};
@@ -30,6 +31,9 @@ pub struct Args {
     /// Save the last frame here as a PNG (headless).
     #[arg(long, value_name = "FILE", requires = "headless")]
     screenshot: Option<PathBuf>,
+    /// Write the sound of the run here (16-bit PCM mono WAV at the APU's output rate).
+    #[arg(long, value_name = "FILE", requires = "headless")]
+    wav: Option<PathBuf>,
     /// Scale the screenshot by this whole factor.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=16))]
     scale: u32,
@@ -90,9 +94,17 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let progress = ProgressBar::new(frame_count).with_style(
         ProgressStyle::with_template("{bar:30} {pos}/{len} frames {msg}").expect("valid template"),
     );
+    let mut samples: Vec<i16> = Vec::new();
+    let mut take_samples = |console: &mut nes::Console| {
+        if args.wav.is_some() {
+            console.bus.apu.take_samples(&mut samples);
+        }
+    };
     let frames = testrom::contain_panics(|| {
         let mut pad = nes::Buttons::default();
         for frame in 0..frame_count {
+            // The previous frame's sound (the last frame's is taken after the loop).
+            take_samples(&mut console);
             if let Some(buttons) = script.change_at(frame) {
                 pad = buttons;
                 console.set_buttons(0, buttons);
@@ -121,7 +133,19 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         frame_count
     })
     .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+    take_samples(&mut console);
     progress.finish_and_clear();
+    if let Some(path) = &args.wav {
+        let rate = console.bus.apu.sample_rate().round() as u32;
+        write_atomic(path, &crate::wav::encode(&samples, rate))?;
+        if !args.json {
+            println!(
+                "sound: {} ({} samples at {rate} Hz)",
+                path.display(),
+                samples.len()
+            );
+        }
+    }
     let mut summary = serde_json::json!({ "rom": name, "frames": frames });
     if let Some(driver) = &driver {
         let s = &driver.stats;
@@ -197,20 +221,11 @@ fn write_png(path: &Path, rgb: &[u8], scale: u32) -> anyhow::Result<()> {
             scaled.extend_from_slice(&line);
         }
     }
-    let file =
-        std::fs::File::create(path).with_context(|| format!("cannot write {}", path.display()))?;
-    let mut encoder = png::Encoder::new(
-        std::io::BufWriter::new(file),
-        WIDTH as u32 * scale,
-        HEIGHT as u32 * scale,
-    );
-    encoder.set_color(png::ColorType::Rgb);
-    encoder.set_depth(png::BitDepth::Eight);
-    let mut writer = encoder
-        .write_header()
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    writer
-        .write_image_data(&scaled)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
+    let png = encode_png(&scaled, WIDTH as u32 * scale, HEIGHT as u32 * scale);
+    write_atomic(path, &png)
+}
+
+/// Replaces `path` whole or not at all: a user's file is never left half written.
+fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    files::write_atomic(path, bytes).with_context(|| format!("cannot write {}", path.display()))
 }

@@ -151,3 +151,27 @@ fn screenshot_has_the_scaled_size() {
     let info = decoder.read_info().unwrap().info().clone();
     assert_eq!((info.width, info.height), (512, 480));
 }
+
+#[test]
+fn wav_holds_the_run_sound() {
+    let path = std::env::temp_dir().join(format!("nestor-cli-{}.wav", std::process::id()));
+    let (code, _) = run(&[
+        "run",
+        "--headless",
+        "--frames",
+        "120",
+        "--wav",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0);
+    let wav = std::fs::read(&path).unwrap();
+    let _ = std::fs::remove_file(&path);
+    assert_eq!((&wav[0..4], &wav[8..16]), (&b"RIFF"[..], &b"WAVEfmt "[..]));
+    let rate = u32::from_le_bytes(wav[24..28].try_into().unwrap());
+    let samples = u32::from_le_bytes(wav[40..44].try_into().unwrap()) / 2;
+    assert_eq!(rate, 48_000);
+    // 120 frames at 60.0988 frames/s, less the resampler's few samples of latency.
+    let expected = 120.0 / 60.0988 * 48_000.0;
+    assert!((f64::from(samples) - expected).abs() < 100.0, "{samples} samples");
+    assert_eq!(wav.len(), 44 + samples as usize * 2);
+}

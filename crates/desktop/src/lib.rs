@@ -8,7 +8,7 @@
 mod app;
 pub mod audio;
 pub mod config;
-mod files;
+pub mod files;
 mod input;
 mod video;
 

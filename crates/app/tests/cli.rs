@@ -172,6 +172,9 @@ fn wav_holds_the_run_sound() {
     assert_eq!(rate, 48_000);
     // 120 frames at 60.0988 frames/s, less the resampler's few samples of latency.
     let expected = 120.0 / 60.0988 * 48_000.0;
-    assert!((f64::from(samples) - expected).abs() < 100.0, "{samples} samples");
+    assert!(
+        (f64::from(samples) - expected).abs() < 100.0,
+        "{samples} samples"
+    );
     assert_eq!(wav.len(), 44 + samples as usize * 2);
 }

@@ -11,14 +11,7 @@ use std::sync::OnceLock;
 pub const ROM: &[u8] = include_bytes!("../../roms/quadfall.nes");
 
 // Buttons in the game's bit order ($B5/$B6).
-pub const A: u8 = 0x80;
-pub const B: u8 = 0x40;
-pub const SELECT: u8 = 0x20;
-pub const START: u8 = 0x10;
-pub const UP: u8 = 0x08;
-pub const DOWN: u8 = 0x04;
-pub const LEFT: u8 = 0x02;
-pub const RIGHT: u8 = 0x01;
+pub use ai::rules::buttons::*;
 
 // RAM map.
 pub const RNG: u16 = 0x17;

@@ -7,9 +7,9 @@ use crate::colour::{alpha, Rgba};
 pub const WIDTH: usize = 256;
 pub const HEIGHT: usize = 240;
 
-/// Our own 3x5 font (rows top to bottom, bit 2 = left column) for ASCII 32-126; lower case
-/// uses the capitals. Cells are 4 px wide and 8 px tall like FCEUX's small font's line pitch.
-const GLYPHS: [[u8; 5]; 95] = [
+/// Our own 3x5 font (rows top to bottom, bit 2 = left column) for ASCII 32-96 and 123-126;
+/// lower case is drawn with the capitals. Cells are 4 px wide and 8 px tall like FCEUX's small font's line pitch.
+const GLYPHS: [[u8; 5]; 69] = [
     [0, 0, 0, 0, 0],
     [2, 2, 2, 0, 2],
     [5, 5, 0, 0, 0],
@@ -75,32 +75,6 @@ const GLYPHS: [[u8; 5]; 95] = [
     [2, 5, 0, 0, 0],
     [0, 0, 0, 0, 7],
     [4, 2, 0, 0, 0],
-    [2, 5, 7, 5, 5],
-    [6, 5, 6, 5, 6],
-    [3, 4, 4, 4, 3],
-    [6, 5, 5, 5, 6],
-    [7, 4, 6, 4, 7],
-    [7, 4, 6, 4, 4],
-    [3, 4, 5, 5, 3],
-    [5, 5, 7, 5, 5],
-    [7, 2, 2, 2, 7],
-    [1, 1, 1, 5, 2],
-    [5, 5, 6, 5, 5],
-    [4, 4, 4, 4, 7],
-    [5, 7, 7, 5, 5],
-    [6, 5, 5, 5, 5],
-    [2, 5, 5, 5, 2],
-    [6, 5, 6, 4, 4],
-    [2, 5, 5, 6, 3],
-    [6, 5, 6, 5, 5],
-    [3, 4, 2, 1, 6],
-    [7, 2, 2, 2, 2],
-    [5, 5, 5, 5, 7],
-    [5, 5, 5, 5, 2],
-    [5, 5, 7, 7, 5],
-    [5, 5, 2, 5, 5],
-    [5, 5, 2, 2, 2],
-    [7, 1, 2, 4, 7],
     [3, 2, 6, 2, 3],
     [2, 2, 2, 2, 2],
     [6, 2, 3, 2, 6],
@@ -270,7 +244,12 @@ impl Overlay {
             }
             self.fill((cx, cy - 1), (CELL_WIDTH, LINE_HEIGHT + 1), bg);
             let glyph = match byte {
-                32..=126 => GLYPHS[usize::from(byte - 32)],
+                32..=126 => {
+                    GLYPHS[usize::from(match byte.to_ascii_uppercase() {
+                        upper @ 32..=96 => upper - 32,
+                        symbol => symbol - 26 - 32,
+                    })]
+                }
                 _ => [0; 5],
             };
             for (row, bits) in glyph.iter().enumerate() {

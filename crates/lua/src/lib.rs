@@ -11,7 +11,6 @@ mod api;
 mod bitops;
 mod colour;
 mod format;
-mod md5;
 mod overlay;
 mod script;
 mod state;

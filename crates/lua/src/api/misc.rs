@@ -93,11 +93,11 @@ pub fn install(
     add(lua, &rom, &["gethash"], |lua, kind: String| {
         // The hash covers the ROM data after the 16-byte header.
         let digest = shared(lua, |s| {
-            crate::md5::digest(s.rom.get(16..).unwrap_or_default())
+            movie::md5::digest(s.rom.get(16..).unwrap_or_default())
         });
         Ok(match kind.as_str() {
             "md5" => digest.iter().map(|b| format!("{b:02x}")).collect(),
-            "base64" => crate::md5::base64(&digest),
+            "base64" => movie::md5::base64(&digest),
             _ => String::new(),
         })
     })?;

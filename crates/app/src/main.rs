@@ -5,6 +5,7 @@ mod ai_bench;
 mod ai_play;
 mod bench;
 mod input_script;
+mod movie;
 mod nestest;
 mod run;
 mod test_rom;

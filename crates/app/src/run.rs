@@ -3,6 +3,7 @@
 
 use crate::ai_play::{AiArgs, AiPlayer};
 use crate::input_script::InputScript;
+use crate::movie::Movies;
 use crate::{load_console, RomArg};
 use anyhow::{bail, Context};
 use desktop::files::{self, encode_png};
@@ -21,6 +22,8 @@ pub struct Args {
     pub rom: RomArg,
     #[command(flatten)]
     pub ai: AiArgs,
+    #[command(flatten)]
+    movies: crate::movie::Args,
     /// Run without a window, as fast as possible, and print a summary (otherwise the game
     /// opens in a window to play).
     #[arg(long)]
@@ -61,7 +64,6 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     if driver.is_some() && !args.lua.is_empty() {
         bail!("--lua and the AI cannot play together (the AI runs its own frames)");
     }
-    let frame_count = args.frames.unwrap_or(DEFAULT_FRAMES);
     let script = match &args.input {
         Some(path) => {
             let text = std::fs::read_to_string(path)
@@ -79,6 +81,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         None => Palette::default(),
     };
     let (name, mut console) = load_console(&args.rom)?;
+    let mut movies = Movies::open(&args.movies, args.rom.rom.as_deref(), &console)?;
+    let frame_count = args.frames.or(movies.length()).unwrap_or(DEFAULT_FRAMES);
     let mut scripts = if args.lua.is_empty() {
         None
     } else {
@@ -109,10 +113,12 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                 pad = buttons;
                 console.set_buttons(0, buttons);
             }
+            let pads = movies.play(frame, &mut console).unwrap_or([pad.0, 0]);
             progress.inc(1);
             if let Some(driver) = &mut driver {
                 // The AI presses its buttons (over the script's) and runs the game's frame.
                 driver.step(&mut console);
+                movies.log_started(&console);
                 if frame % 60 == 0 {
                     progress.set_message(format!("{} lines", driver.stats.lines));
                 }
@@ -121,11 +127,20 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             match &mut scripts {
                 // Scripts run the frame in FCEUX's order, the pad going through joypad.set.
                 Some(scripts) => {
-                    scripts.set_pads([pad.0, 0]);
+                    scripts.set_pads(pads);
                     scripts.run_frame(&mut console);
+                    movies.log_ended(&console);
                     if scripts.exit_code().is_some() {
                         return frame + 1;
                     }
+                }
+                // Movies go by FCEUX's frames, latching the pads at each one's start.
+                None if movies.active() => {
+                    for (port, &buttons) in pads.iter().enumerate() {
+                        console.set_buttons(port, nes::Buttons(buttons));
+                    }
+                    movies.log_started(&console);
+                    ::movie::run_frame(&mut console);
                 }
                 None => console.run_frame(),
             }
@@ -181,13 +196,16 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             println!("screenshot: {}", path.display());
         }
     }
+    let desync = movies.finish(args.json)?;
     let Some(mut scripts) = scripts else {
-        return Ok(ExitCode::SUCCESS);
+        return Ok(ExitCode::from(desync.unwrap_or(0)));
     };
     let exit = scripts.exit_code();
     scripts.stop_all(&mut console);
     // os.exit(n) ends nestor with n, as it ends FCEUX.
-    Ok(ExitCode::from(exit.unwrap_or(0) as u8))
+    Ok(ExitCode::from(
+        exit.map_or(desync.unwrap_or(0), |e| e as u8),
+    ))
 }
 
 /// Opens the window; the AI plays from the start if --ai was given, and I toggles it anyway.

@@ -283,6 +283,23 @@ impl Movie {
     }
 }
 
+/// A GUID in FCEUX's form (`452DE2C3-EF43-2FA9-77AC-0677FC51543B`) made from the MD5 of `seed`
+/// (the recorder passes the time and the ROM checksum: FCEUX only needs movies to differ).
+pub fn guid(seed: &[u8]) -> String {
+    let hex: String = md5::digest(seed)
+        .iter()
+        .map(|b| format!("{b:02X}"))
+        .collect();
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..]
+    )
+}
+
 /// The keys FCEUX requires, checked when the input log starts.
 fn check_header(movie: &Movie, seen: &[&str]) -> Result<(), Error> {
     let mut required = vec!["emuVersion", "romFilename", "romChecksum", "guid", "port2"];
@@ -413,6 +430,14 @@ mod tests {
             parse_err(&format!("{HEADER}palFlag 1\n")),
             "line 12: the key \"palFlag\" appears twice"
         );
+    }
+
+    #[test]
+    fn guids_look_like_fceux_ones() {
+        let guid = guid(b"seed");
+        assert_eq!(guid.len(), 36);
+        assert_eq!(guid.matches('-').count(), 4);
+        assert_eq!(guid.find('-'), Some(8));
     }
 
     #[test]

@@ -6,8 +6,11 @@
 use nes::{Buttons, Cartridge, Console};
 use std::sync::OnceLock;
 
+/// A target: the fuzzer's bytes in, no panic out.
+pub type Target = fn(&[u8]);
+
 /// Each target by name, as `scripts/fuzz` and the regression test know them.
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, Target)] = &[
     ("rom_loader", rom_loader),
     ("machine", machine),
     ("lua_api", lua_api),

@@ -74,7 +74,7 @@ pub fn base64(bytes: &[u8]) -> String {
 
 /// Decodes padded base64; None if a character is outside the alphabet or the length is wrong.
 pub fn from_base64(text: &str) -> Option<Vec<u8>> {
-    if text.len() % 4 != 0 {
+    if !text.len().is_multiple_of(4) {
         return None;
     }
     let mut out = Vec::new();

@@ -106,7 +106,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     };
     let mut hashes = Vec::new();
     let mut hash_after = |frame: u64, console: &nes::Console| {
-        if args.hash.is_some_and(|n| frame % n == 0) {
+        if args.hash.is_some_and(|n| frame.is_multiple_of(n)) {
             let hash = format!("{:016x}", console.hash());
             if !args.json {
                 progress.suspend(|| println!("frame {frame}: {hash}"));

@@ -67,7 +67,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         let start = Instant::now();
         for done in 1..=args.frames {
             frame(&mut console);
-            if done % 10_000 == 0 {
+            if done.is_multiple_of(10_000) {
                 let now = resident_kib()?;
                 peak_kib = peak_kib.max(now);
                 let fps = done as f64 / start.elapsed().as_secs_f64();

@@ -14,6 +14,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("rom_loader", rom_loader),
     ("machine", machine),
     ("lua_api", lua_api),
+    ("save_state", save_state),
 ];
 
 /// Arbitrary bytes as an iNES file: loading fails with an error or the console powers on and
@@ -152,7 +153,7 @@ end
     if std::fs::write(&path, script).is_err() {
         return;
     }
-    let mut console = lua_console();
+    let mut console = game_console();
     let mut scripts = lua::Scripts::with_output(
         include_bytes!("../../../roms/quadfall.nes").to_vec(),
         "quadfall.nes",
@@ -167,8 +168,8 @@ end
     scripts.stop_all(&mut console);
 }
 
-/// Quadfall, powered on and run to its title screen once; each Lua run starts from a copy.
-fn lua_console() -> Console {
+/// Quadfall, powered on and run for ten frames once; each run starts from a copy.
+fn game_console() -> Console {
     static TITLE: OnceLock<Console> = OnceLock::new();
     TITLE
         .get_or_init(|| {
@@ -180,4 +181,43 @@ fn lua_console() -> Console {
             console
         })
         .clone()
+}
+
+/// Arbitrary bytes as a save state for Quadfall, and valid states with payload bytes changed
+/// (framed again, so they pass the checksum): loading gives an error and leaves the console
+/// untouched, or it loads and the console runs on.
+pub fn save_state(data: &[u8]) {
+    let mut console = game_console();
+    let before = console.save_state();
+    let state = match data.split_first() {
+        // Raw bytes.
+        Some((0, rest)) => rest.to_vec(),
+        // (offset, value) pairs written into a valid payload.
+        _ => {
+            let hash = console.bus.cart.rom_hash();
+            let Ok(payload) = nes::state::decode(&before, hash) else {
+                panic!("a state just saved does not decode");
+            };
+            let mut payload = payload.to_vec();
+            let len = payload.len().max(1);
+            for edit in data.get(1..).unwrap_or_default().chunks_exact(4) {
+                let at = usize::from(u16::from_le_bytes([edit[0], edit[1]])) << (edit[2] >> 5);
+                if let Some(byte) = payload.get_mut(at % len) {
+                    *byte ^= edit[3] | 1;
+                }
+            }
+            nes::state::encode(hash, &payload)
+        }
+    };
+    match console.load_state(&state) {
+        Err(_) => assert!(
+            console.save_state() == before,
+            "a failed load changed the console"
+        ),
+        Ok(()) => {
+            for _ in 0..2 {
+                console.run_frame();
+            }
+        }
+    }
 }

@@ -35,16 +35,9 @@ impl Field for Mmc1 {
             prg_ram_banks: _,
             last_write_cycle,
         } = self;
-        fields!(
-            io,
-            shift,
-            control,
-            chr_bank0,
-            chr_bank1,
-            prg_bank,
-            last_write_cycle
-        );
+        fields!(io, shift, control, chr_bank0, chr_bank1, prg_bank);
         io.checked(shift_count, "MMC1 shift count", |&n| n < 5);
+        io.counter(last_write_cycle, "MMC1 write cycle");
     }
 }
 

@@ -191,10 +191,11 @@ impl StateIo<'_> {
     }
 
     /// A cycle or frame count (see [`COUNTER_LIMIT`]).
-    pub fn counter<T: Field>(&mut self, field: &mut T, what: &'static str)
-    where
-        T: Copy + Into<Option<u64>>,
-    {
+    pub fn counter<T: Field + Copy + Into<Option<u64>>>(
+        &mut self,
+        field: &mut T,
+        what: &'static str,
+    ) {
         self.checked(field, what, |&c| c.into().is_none_or(|c| c < COUNTER_LIMIT));
     }
 

@@ -253,6 +253,11 @@ impl Cartridge {
         self.mapper.ppu_address(addr);
     }
 
+    /// Whether the mapper sees the PPU's address bus dot by dot (see [`Self::ppu_address`]).
+    pub fn watches_ppu_bus(&self) -> bool {
+        self.mapper.watches_ppu_bus()
+    }
+
     /// One CPU cycle passed.
     pub fn cpu_clock(&mut self) {
         self.mapper.cpu_clock();

@@ -44,6 +44,7 @@ impl Console {
 
     /// Presses the reset button: RAM is kept, the CPU runs its reset sequence.
     pub fn reset(&mut self) {
+        self.bus.ppu.catch_up(&mut self.bus.cart);
         self.bus.ppu.reset();
         self.bus.apu.reset();
         self.cpu.reset(&mut self.bus);
@@ -60,6 +61,8 @@ impl Console {
         while self.bus.ppu.frame == frame {
             self.step();
         }
+        // The new frame's first pixels, as far as the CPU has got.
+        self.bus.ppu.catch_up(&mut self.bus.cart);
     }
 
     /// Runs at least `n` CPU cycles, stopping at an instruction boundary.

@@ -2,7 +2,7 @@
 //! feeding four registers selected by address bits 14-13 of the fifth write.
 
 use super::{CpuTarget, Mirroring};
-use crate::cartridge::Header;
+use crate::cartridge::{wrap, Header};
 
 #[derive(Clone, Debug)]
 pub struct Mmc1 {
@@ -104,7 +104,7 @@ impl Mmc1 {
                         }
                     }
                 };
-                CpuTarget::PrgRom((bank % self.prg_banks) * BANK_16K + usize::from(addr & 0x3FFF))
+                CpuTarget::PrgRom(wrap(bank, self.prg_banks) * BANK_16K + usize::from(addr & 0x3FFF))
             }
             _ => CpuTarget::None,
         }

@@ -19,7 +19,10 @@ fn roms() -> Vec<(&'static str, std::path::PathBuf)> {
         ("quadfall_demo", root.join("roms/quadfall.nes")),
         ("nestest_menu", shared.join("nestest/nestest.nes")),
         ("all_instrs", shared.join("instr_test-v5/all_instrs.nes")),
-        ("ppu_sprite_hit", shared.join("ppu_sprite_hit/ppu_sprite_hit.nes")),
+        (
+            "ppu_sprite_hit",
+            shared.join("ppu_sprite_hit/ppu_sprite_hit.nes"),
+        ),
     ]
 }
 

@@ -104,7 +104,9 @@ impl Mmc1 {
                         }
                     }
                 };
-                CpuTarget::PrgRom(wrap(bank, self.prg_banks) * BANK_16K + usize::from(addr & 0x3FFF))
+                CpuTarget::PrgRom(
+                    wrap(bank, self.prg_banks) * BANK_16K + usize::from(addr & 0x3FFF),
+                )
             }
             _ => CpuTarget::None,
         }

@@ -335,7 +335,15 @@ impl Ppu {
         };
         let show_bg = self.ppu_mask & bg_on == bg_on;
         let show_sprites = self.ppu_mask & sprites_on == sprites_on;
-        let row = usize::from(self.render_line) * WIDTH;
+        let row = usize::from(self.render_line) * WIDTH + tile * 8;
+        if !show_sprites || self.sprites.count == 0 {
+            // No sprite pixels (the line buffer is empty when no sprite was fetched for it).
+            let pixels = &mut self.frame_buffer[row..row + 8];
+            for (pixel, &bg_pixel) in pixels.iter_mut().zip(&bg_pixels) {
+                *pixel = colours[usize::from(if show_bg { bg_pixel } else { 0 })];
+            }
+            return;
+        }
         for (i, &bg_pixel) in bg_pixels.iter().enumerate() {
             let x = tile * 8 + i;
             let bg = if show_bg { bg_pixel } else { 0 };
@@ -345,7 +353,7 @@ impl Ppu {
                 sprites::Pixel::default()
             };
             let addr = self.combine(x, bg, sprite);
-            self.frame_buffer[row + x] = colours[usize::from(addr)];
+            self.frame_buffer[row + i] = colours[usize::from(addr)];
         }
     }
 

@@ -30,8 +30,8 @@ pub(super) struct Sprites {
     /// The first sprite the scan looked at was in range: slot 0 is sprite 0.
     sprite0_next: bool,
     sprite0_in_line: bool,
-    /// Sprites found for the line being fetched.
-    count: u8,
+    /// Sprites fetched for the next line (0: its line buffer is empty).
+    pub(super) count: u8,
     pattern_low: u8,
     line: [u8; 256],
 }
@@ -119,6 +119,19 @@ impl Ppu {
     pub(super) fn evaluate_line(&mut self) {
         self.sprites.secondary = [0xFF; 32];
         self.sprites.oam_bus = 0xFF;
+        if self.oam_addr == 0 && !self.oam.iter().step_by(4).any(|&y| self.sprite_in_range(y)) {
+            // No sprite on the next line: 64 pairs of dots each copy a Y byte into slot 0 and
+            // move on; the scan wraps, and the last 32 pairs read Y bytes 0-31 and step past them.
+            let s = &mut self.sprites;
+            s.secondary[0] = self.oam[252];
+            s.secondary_addr = 0;
+            s.copying = 0;
+            s.scan_done = true;
+            s.sprite0_next = false;
+            s.oam_bus = self.oam[124];
+            self.oam_addr = 128;
+            return;
+        }
         for dot in 65..=256 {
             if dot > 65 && dot % 2 == 1 && self.sprites.scan_done {
                 // The idle rest of the scan: each pair of dots reads a Y byte and moves on to
@@ -134,11 +147,25 @@ impl Ppu {
         }
     }
 
-    /// Dots 257-340 at once: the eight slots' fetches, then the idle reads of slot 0.
+    /// Dots 257-340 at once: the eight slots' fetches, then the idle reads of slot 0. The
+    /// unused nametable fetches are left out: only a mapper watching the bus could see them.
     pub(super) fn fetch_line(&mut self, cart: &mut Cartridge) {
-        for dot in 257..=320 {
-            self.render_dot = dot;
-            self.sprite_dot(cart);
+        let visible = self.render_line < 240;
+        self.oam_addr = 0;
+        let s = &mut self.sprites;
+        s.count = if visible { s.secondary_addr / 4 } else { 0 };
+        s.sprite0_in_line = visible && s.sprite0_next;
+        s.line = [0; 256];
+        for slot in 0..8 {
+            let entry = &self.sprites.secondary[slot * 4..slot * 4 + 4];
+            let (y, tile, attr, x) = (entry[0], entry[1], entry[2], entry[3]);
+            let addr = self.sprite_pattern_addr(y, tile, attr);
+            let low = cart.ppu_read(addr);
+            let high = cart.ppu_read(addr | 8);
+            self.sprites.pattern_low = low;
+            if slot < usize::from(self.sprites.count) {
+                self.draw_sprite_row(slot, low, high, attr, x);
+            }
         }
         self.sprites.oam_bus = self.sprites.secondary[0];
     }

@@ -21,6 +21,7 @@ pub mod palette;
 mod sprites;
 
 use crate::cartridge::Cartridge;
+use crate::state::{fields, Field, StateIo};
 
 pub const WIDTH: usize = 256;
 pub const HEIGHT: usize = 240;
@@ -96,6 +97,69 @@ pub struct Ppu {
 
     bg: background::Pipeline,
     sprites: sprites::Sprites,
+}
+
+impl Field for Ppu {
+    fn visit(&mut self, io: &mut StateIo) {
+        let Ppu {
+            scanline,
+            dot,
+            render_line,
+            render_dot,
+            quiet_until,
+            frame,
+            oam,
+            palette,
+            frame_buffer,
+            ppu_ctrl,
+            ppu_mask,
+            oam_addr,
+            vblank,
+            sprite0_hit,
+            sprite_overflow,
+            suppress_vblank,
+            odd_frame,
+            skip_last_dot,
+            v,
+            t,
+            fine_x,
+            w,
+            read_buffer,
+            io_latch,
+            io_refreshed,
+            bg,
+            sprites,
+        } = self;
+        io.checked(scanline, "PPU scanline", |&l| l < LINES_PER_FRAME);
+        io.checked(dot, "PPU dot", |&d| d < DOTS_PER_LINE);
+        // States are taken with the render part caught up (Console::save_state).
+        (*render_line, *render_dot, *quiet_until) = (*scanline, *dot, 0);
+        fields!(
+            io,
+            oam,
+            palette,
+            ppu_ctrl,
+            ppu_mask,
+            oam_addr,
+            vblank,
+            sprite0_hit
+        );
+        fields!(
+            io,
+            sprite_overflow,
+            suppress_vblank,
+            odd_frame,
+            skip_last_dot,
+            w
+        );
+        io.checked(fine_x, "fine X scroll", |&x| x < 8);
+        fields!(io, read_buffer, io_latch, io_refreshed, bg, sprites);
+        io.fixed(frame_buffer);
+        io.counter(frame, "frame counter");
+        for address in [v, t] {
+            io.checked(address, "VRAM address", |&a| a < 0x8000);
+        }
+    }
 }
 
 impl Default for Ppu {
@@ -221,13 +285,18 @@ impl Ppu {
     /// Runs the render part up to the timing part's dot.
     pub fn catch_up(&mut self, cart: &mut Cartridge) {
         let whole_lines = !cart.watches_ppu_bus();
-        while (self.render_line, self.render_dot) != (self.scanline, self.dot) {
+        while self.lags() {
             if whole_lines && self.render_dot == 0 && self.render_line != self.scanline {
                 self.render_whole_line(cart);
             } else {
                 self.render_step(cart);
             }
         }
+    }
+
+    /// Whether the render part is behind the timing part.
+    pub fn lags(&self) -> bool {
+        (self.render_line, self.render_dot) != (self.scanline, self.dot)
     }
 
     /// One dot of the render part.
@@ -520,7 +589,7 @@ impl Ppu {
 
     /// The value a read would return, without side effects.
     pub fn peek_register(&self, reg: u16, cart: &Cartridge) -> u8 {
-        if (self.render_line, self.render_dot) != (self.scanline, self.dot) {
+        if self.lags() {
             // A copy catches up, so that peeking changes nothing.
             let mut ppu = self.clone();
             ppu.catch_up(&mut cart.clone());

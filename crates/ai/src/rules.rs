@@ -268,11 +268,16 @@ impl Board {
     /// Column heights (0 = empty column, 20 = full to the top).
     pub fn heights(&self) -> [u8; 10] {
         let mut h = [0u8; 10];
+        let mut seen = 0u16;
         for (y, &row) in self.rows.iter().enumerate() {
-            for (x, hx) in h.iter_mut().enumerate() {
-                if *hx == 0 && row >> x & 1 != 0 {
-                    *hx = (HEIGHT as usize - y) as u8;
-                }
+            let mut tops = row & !seen;
+            seen |= row;
+            while tops != 0 {
+                h[tops.trailing_zeros() as usize] = (HEIGHT as usize - y) as u8;
+                tops &= tops - 1;
+            }
+            if seen == FULL_ROW {
+                break;
             }
         }
         h

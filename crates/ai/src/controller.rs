@@ -9,8 +9,15 @@
 //! frames after 16; soft drop: a row every 2 frames after the press frame and one more). Left,
 //! Right and Down (one thumb on the d-pad) share one cool-down, A and B another, which keeps
 //! every button within the rate.
+//!
+//! Left/Right are held only while held since the start (a DAS charged on the previous piece):
+//! after a press within the piece, taps at the rate do whatever the DAS could (it shifts 16
+//! frames after the press, then every 6; the rate allows a press every 6 frames or faster), so
+//! holding there would only grow the search.
 
-use crate::rules::{buttons::*, drop_speed, Board, Control, Piece, FIRST_ID, TYPE_OF};
+use crate::rules::{
+    buttons::*, drop_speed, Board, Control, FitTable, Piece, FIRST_ID, ORIENTATION_COUNT, TYPE_OF,
+};
 
 /// The tap rates the search accepts and their periods in frames.
 pub const TAP_RATES: [(u32, u8); 5] = [(30, 2), (20, 3), (15, 4), (12, 5), (10, 6)];
@@ -66,6 +73,8 @@ struct Node {
     pad: Pad,
     parent: u32,
     input: u8,
+    /// Left/Right/Down was pressed since the start: from then on Left/Right are only tapped.
+    dpad_pressed: bool,
 }
 
 /// A reachable lock position with its node, for `plan`.
@@ -208,20 +217,13 @@ impl ControllerSearch {
     }
 
     /// Marks a state visited; false if it, or the same state with freer tap ages, was reached no
-    /// later: that one can do everything this one can. A held Left/Right is also dominated by
-    /// the same state with nothing held: taps reproduce whatever the DAS would do.
+    /// later: that one can do everything this one can.
     fn visit(&mut self, slot: usize, pad: &Pad) -> bool {
         let bit = self.age_bit(pad);
         let dominating = self.dominating[bit];
         let ages = self.ages_at(slot);
         if ages & dominating != 0 {
             return false;
-        }
-        if pad.held & (LEFT | RIGHT) != 0 {
-            let pad_key = slot % PAD_KEYS;
-            if self.ages_at(slot - pad_key) & dominating != 0 {
-                return false;
-            }
         }
         self.visited[slot] = (self.mark as u64) << AGE_BITS | ages | 1 << bit;
         true
@@ -268,25 +270,40 @@ impl ControllerSearch {
         if self.visited.len() < slots {
             self.visited.resize(slots, 0);
         }
-        let inputs: &[u8] = if self.holds { &INPUTS } else { &TAPS };
+        // A and B do the same to two-orientation pieces, and nothing to the O.
+        let piece_type = TYPE_OF[start.piece.id as usize];
+        let orientations = ORIENTATION_COUNT[piece_type as usize];
+        let inputs: Vec<u8> = if self.holds { &INPUTS[..] } else { &TAPS[..] }
+            .iter()
+            .copied()
+            .filter(|&h| match orientations {
+                1 => h & (A | B) == 0,
+                2 => h & B == 0,
+                _ => true,
+            })
+            .collect();
+        let fits = FitTable::new(board, piece_type);
         self.visit(Self::slot(&start, pad.held, speed), &pad);
         self.nodes.push(Node {
             ctl: start,
             pad,
             parent: u32::MAX,
             input: 0,
+            dpad_pressed: false,
         });
         let mut head = 0;
         while head < self.nodes.len() {
             let node = self.nodes[head];
             let from = head as u32;
             head += 1;
-            for &held in inputs {
-                if !self.allowed(&node.pad, held) {
+            for &held in &inputs {
+                if !self.allowed(&node.pad, held)
+                    || node.dpad_pressed && held & node.pad.held & (LEFT | RIGHT) != 0
+                {
                     continue;
                 }
                 let mut ctl = node.ctl;
-                if ctl.step(board, level, held & !node.pad.held, held) {
+                if ctl.step(&fits, level, held & !node.pad.held, held) {
                     let p = ctl.piece;
                     let slot = (p.y as usize * 10 + p.x as usize) * 19 + p.id as usize;
                     if self.lock_seen[slot] != self.mark {
@@ -306,6 +323,7 @@ impl ControllerSearch {
                         pad,
                         parent: from,
                         input: held,
+                        dpad_pressed: node.dpad_pressed || held & !node.pad.held & DPAD != 0,
                     });
                 }
             }

@@ -227,3 +227,24 @@ fn a_charged_das_shifts_without_a_press() {
     let end = execute(&Board::default(), 29, start, LEFT, inputs).unwrap();
     assert_eq!(end.piece, *piece);
 }
+
+#[test]
+fn fit_table_agrees_with_the_collision_check() {
+    let mut bs = boards(20);
+    // A piece locked partly above the playfield fills the padding rows -2/-1.
+    bs[0].hidden = [0x0F0, 0x30C];
+    for b in &bs {
+        for id in 0..19 {
+            let t = FitTable::new(b, TYPE_OF[id as usize]);
+            for y in -3..23 {
+                for x in -3..13 {
+                    assert_eq!(
+                        Collision::fits(&t, id, x, y),
+                        b.fits(id, x, y),
+                        "{id} {x} {y}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -182,15 +182,24 @@ impl ControllerSearch {
     }
 
     /// The state's slot in `visited`: position, orientation, fall timer (only its distance to
-    /// the next drop matters) and the held buttons with the counters they drive.
-    fn slot(c: &Control, held: u8, speed: u8) -> usize {
+    /// the next drop matters) and the held buttons with the counters they drive: Down with
+    /// autorepeatY, a Left/Right held since the start with autorepeatX. A Left/Right pressed
+    /// within the piece is released the next frame and can't be pressed again before its
+    /// cool-down, so only the tap ages matter then.
+    fn slot(&self, c: &Control, held: u8, dpad_pressed: bool, speed: u8) -> usize {
         let p = c.piece;
         let rot = p.id - FIRST_ID[TYPE_OF[p.id as usize] as usize];
         let position = (p.y as usize * 10 + p.x as usize) * 4 + rot as usize;
         let ft = c.fall_timer.min(speed - 1) as usize;
+        let state = position * speed as usize + ft;
+        if !self.holds {
+            return state;
+        }
         let arx = c.autorepeat_x.min(16) as usize;
         let pad = if held & DOWN != 0 {
             35 + c.autorepeat_y.min(2) as usize
+        } else if dpad_pressed {
+            0
         } else if held & RIGHT != 0 {
             18 + arx
         } else if held & LEFT != 0 {
@@ -198,7 +207,7 @@ impl ControllerSearch {
         } else {
             0
         };
-        (position * speed as usize + ft) * PAD_KEYS + pad
+        state * PAD_KEYS + pad
     }
 
     fn age_bit(&self, pad: &Pad) -> usize {
@@ -266,7 +275,7 @@ impl ControllerSearch {
         }
         (self.board, self.level, self.start) = (*board, level, (start, pad));
         let speed = drop_speed(level);
-        let slots = 20 * 10 * 4 * speed as usize * PAD_KEYS;
+        let slots = 20 * 10 * 4 * speed as usize * if self.holds { PAD_KEYS } else { 1 };
         if self.visited.len() < slots {
             self.visited.resize(slots, 0);
         }
@@ -283,7 +292,7 @@ impl ControllerSearch {
             })
             .collect();
         let fits = FitTable::new(board, piece_type);
-        self.visit(Self::slot(&start, pad.held, speed), &pad);
+        self.visit(self.slot(&start, pad.held, false, speed), &pad);
         self.nodes.push(Node {
             ctl: start,
             pad,
@@ -317,13 +326,14 @@ impl ControllerSearch {
                     continue;
                 }
                 let pad = node.pad.after(held, self.period);
-                if self.visit(Self::slot(&ctl, held, speed), &pad) {
+                let dpad_pressed = node.dpad_pressed || held & !node.pad.held & DPAD != 0;
+                if self.visit(self.slot(&ctl, held, dpad_pressed, speed), &pad) {
                     self.nodes.push(Node {
                         ctl,
                         pad,
                         parent: from,
                         input: held,
-                        dpad_pressed: node.dpad_pressed || held & !node.pad.held & DPAD != 0,
+                        dpad_pressed,
                     });
                 }
             }

@@ -361,7 +361,7 @@ impl ControllerSearch {
         let (board, level) = (&self.board, self.level);
         let (mut ctl, mut pad) = self.start;
         let mut best: Option<(u8, usize, Vec<u8>)> = None;
-        for i in 0..inputs.len() {
+        for (i, &held) in inputs.iter().enumerate() {
             if self.allowed(&pad, DOWN) {
                 let (mut c, mut p) = (ctl, pad);
                 let mut tail = Vec::new();
@@ -377,7 +377,6 @@ impl ControllerSearch {
                     best = Some((c.hold_down_points, i, tail));
                 }
             }
-            let held = inputs[i];
             if ctl.step(board, level, held & !pad.held, held) {
                 break;
             }

@@ -1,5 +1,7 @@
 //! The delta modulation channel, $4010-$4013: 1-bit delta samples fetched from CPU memory by DMA.
 
+use crate::state::{fields, Field, StateIo};
+
 /// NTSC rates in CPU cycles per output bit; the timer runs on APU cycles, so it counts half.
 const RATE_TABLE: [u16; 16] = [
     428, 380, 340, 320, 286, 254, 226, 214, 190, 160, 142, 128, 106, 84, 72, 54,
@@ -30,6 +32,36 @@ pub struct Dmc {
     dma_from: Option<u64>,
     /// CPU cycle on which a $4015 enable takes effect.
     start_at: Option<u64>,
+}
+
+impl Field for Dmc {
+    fn visit(&mut self, io: &mut StateIo) {
+        let Dmc {
+            irq_enabled,
+            looping,
+            period,
+            timer,
+            output_level,
+            sample_address,
+            sample_length,
+            address,
+            bytes_remaining,
+            buffer,
+            shift,
+            bits_remaining,
+            silence,
+            irq_flag,
+            dma_from,
+            start_at,
+        } = self;
+        fields!(io, irq_enabled, looping, period, timer, sample_address);
+        fields!(io, sample_length, address, bytes_remaining, buffer, shift);
+        fields!(io, silence, irq_flag);
+        io.checked(output_level, "DMC level", |&l| l < 128);
+        io.checked(bits_remaining, "DMC bit count", |&n| (1..=8).contains(&n));
+        io.counter(dma_from, "DMC DMA cycle");
+        io.counter(start_at, "DMC start cycle");
+    }
 }
 
 impl Default for Dmc {

@@ -2,7 +2,7 @@
 //! feeding four registers selected by address bits 14-13 of the fifth write.
 
 use super::{CpuTarget, Mirroring};
-use crate::cartridge::Header;
+use crate::cartridge::{wrap, Header};
 use crate::state::{fields, Field, StateIo};
 
 #[derive(Clone, Debug)]
@@ -124,7 +124,9 @@ impl Mmc1 {
                         }
                     }
                 };
-                CpuTarget::PrgRom((bank % self.prg_banks) * BANK_16K + usize::from(addr & 0x3FFF))
+                CpuTarget::PrgRom(
+                    wrap(bank, self.prg_banks) * BANK_16K + usize::from(addr & 0x3FFF),
+                )
             }
             _ => CpuTarget::None,
         }

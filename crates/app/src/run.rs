@@ -45,7 +45,7 @@ pub struct Args {
     palette: Option<PathBuf>,
     /// FCEUX Lua script to run alongside (repeatable; see scripts/README.md).
     #[arg(long = "lua", value_name = "SCRIPT")]
-    lua: Vec<PathBuf>,
+    pub lua: Vec<PathBuf>,
     /// Print the headless summary as one JSON object.
     #[arg(long, requires = "headless")]
     json: bool,
@@ -54,13 +54,13 @@ pub struct Args {
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     // Options first: a bad value is reported before a window opens or a frame runs.
     let driver = args.ai.driver()?;
+    if args.ai.ai.is_some() && !args.lua.is_empty() {
+        bail!("--lua and the AI cannot play together (the AI runs its own frames)");
+    }
     if !args.headless {
         return play_in_window(args, driver);
     }
     let mut driver = args.ai.ai.is_some().then_some(driver);
-    if driver.is_some() && !args.lua.is_empty() {
-        bail!("--lua and the AI cannot play together (the AI runs its own frames)");
-    }
     let frame_count = args.frames.unwrap_or(DEFAULT_FRAMES);
     let script = match &args.input {
         Some(path) => {
@@ -202,8 +202,10 @@ fn play_in_window(args: &Args, driver: ai::driver::Driver) -> anyhow::Result<Exi
     let mut options = desktop::Options::new(rom);
     options.ai = Some(Box::new(AiPlayer(driver)));
     options.ai_enabled = args.ai.ai.is_some();
-    desktop::run(options)?;
-    Ok(ExitCode::SUCCESS)
+    options.lua = args.lua.clone();
+    let status = desktop::run(options)?;
+    // os.exit(n) in a script ends nestor with n, as it ends FCEUX.
+    Ok(ExitCode::from(status as u8))
 }
 
 /// Writes a 256x240 RGB picture, each pixel repeated `scale` times in both directions.

@@ -17,7 +17,7 @@ mod script;
 mod state;
 mod watch;
 
-pub use state::{HostInput, Output, SpeedMode, Stream};
+pub use state::{HostInput, MovieMode, MovieStatus, Output, SpeedMode, Stream};
 
 use script::Script;
 use state::{state, PadOverride, Shared};
@@ -95,6 +95,11 @@ impl Scripts {
     /// Keyboard and mouse state for `input.get`.
     pub fn set_input(&mut self, input: HostInput) {
         self.shared.borrow_mut().input = input;
+    }
+
+    /// The host's movie, for `movie.*` (None: no movie loaded).
+    pub fn set_movie(&mut self, movie: Option<MovieStatus>) {
+        self.shared.borrow_mut().movie = movie;
     }
 
     /// Any script still loaded (waiting in frameadvance or with callbacks).

@@ -387,3 +387,13 @@ fn movie_functions_follow_the_hosts_movie() {
     s.frames(1);
     expect("movie", &s.output());
 }
+
+#[test]
+fn sound_get_reports_the_channels() {
+    check("sound", 2);
+}
+
+#[test]
+fn read_hook_fires_after_the_read_inside_the_instruction() {
+    check("read_hook", 3);
+}

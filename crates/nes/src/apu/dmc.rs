@@ -1,6 +1,7 @@
 //! The delta modulation channel, $4010-$4013: 1-bit delta samples fetched from CPU memory by DMA.
 
 use super::Voice;
+use crate::state::{fields, Field, StateIo};
 
 /// NTSC rates in CPU cycles per output bit; the timer runs on APU cycles, so it counts half.
 const RATE_TABLE: [u16; 16] = [
@@ -41,6 +42,48 @@ pub struct Dmc {
     dma_from: Option<u64>,
     /// CPU cycle on which a $4015 enable takes effect.
     start_at: Option<u64>,
+}
+
+impl Field for Dmc {
+    fn visit(&mut self, io: &mut StateIo) {
+        let Dmc {
+            irq_enabled,
+            looping,
+            period,
+            timer,
+            output_level,
+            sample_address,
+            sample_length,
+            address,
+            bytes_remaining,
+            buffer,
+            shift,
+            bits_remaining,
+            silence,
+            irq_flag,
+            dma_from,
+            start_at,
+        } = self;
+        fields!(
+            io,
+            irq_enabled,
+            looping,
+            period,
+            timer,
+            output_level,
+            sample_address
+        );
+        fields!(
+            io,
+            sample_length,
+            address,
+            bytes_remaining,
+            buffer,
+            shift,
+            bits_remaining
+        );
+        fields!(io, silence, irq_flag, dma_from, start_at);
+    }
 }
 
 impl Default for Dmc {

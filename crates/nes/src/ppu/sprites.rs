@@ -10,6 +10,7 @@
 
 use super::{ctrl, Ppu};
 use crate::cartridge::Cartridge;
+use crate::state::{fields, Field, StateIo};
 
 /// Line-buffer byte layout: bits 0-1 pattern colour, 2-3 palette, 4 behind background,
 /// 5 drawn by sprite 0.
@@ -34,6 +35,35 @@ pub(super) struct Sprites {
     count: u8,
     pattern_low: u8,
     line: [u8; 256],
+}
+
+impl Field for Sprites {
+    fn visit(&mut self, io: &mut StateIo) {
+        let Sprites {
+            secondary,
+            oam_bus,
+            secondary_addr,
+            copying,
+            scan_done,
+            sprite0_next,
+            sprite0_in_line,
+            count,
+            pattern_low,
+            line,
+        } = self;
+        fields!(
+            io,
+            secondary,
+            oam_bus,
+            copying,
+            scan_done,
+            sprite0_next,
+            sprite0_in_line
+        );
+        fields!(io, pattern_low, line);
+        io.checked(secondary_addr, "secondary OAM address", |&a| a <= 32);
+        io.checked(count, "sprite count", |&n| n <= 8);
+    }
 }
 
 impl Default for Sprites {

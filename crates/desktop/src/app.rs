@@ -36,7 +36,6 @@ const FAST_FORWARD: f64 = 4.0;
 const MAX_LAG_FRAMES: u32 = 8;
 /// How long a status message stays in the title.
 const MESSAGE_TIME: Duration = Duration::from_secs(3);
-const SAVE_SLOTS: usize = 9;
 /// Colour of the AI's planned-placement outline.
 const OUTLINE_RGB: [u8; 3] = [255, 40, 200];
 
@@ -186,7 +185,6 @@ struct App {
     speed: usize,
     fast_forward: bool,
     next_frame: Instant,
-    slots: Vec<Option<Console>>,
     message: Option<(String, Instant)>,
     title: String,
     /// Frames emulated per second, measured over the last second.
@@ -239,7 +237,6 @@ impl App {
             speed: 0,
             fast_forward: false,
             next_frame: Instant::now(),
-            slots: vec![None; SAVE_SLOTS],
             message: None,
             title: String::new(),
             fps: None,
@@ -506,21 +503,48 @@ impl App {
         self.fps_since = Instant::now();
     }
 
-    fn save_state(&mut self, slot: usize) {
-        self.slots[slot - 1] = Some(self.console.clone());
-        self.show(format!("saved state {slot}"));
+    /// `<data dir>/nestor/states/<rom>.<slot>.state`.
+    fn state_path(&self, slot: usize) -> Option<PathBuf> {
+        let name = format!("{}.{slot}.state", self.rom.stem());
+        files::data_dir().map(|dir| dir.join("states").join(name))
     }
 
+    fn save_state(&mut self, slot: usize) {
+        let Some(path) = self.state_path(slot) else {
+            return self.show("cannot save the state: no data directory".into());
+        };
+        let message = match files::write_atomic(&path, &self.console.save_state()) {
+            Ok(()) => format!("saved state {slot}"),
+            Err(err) => format!("state {slot} not saved: {}: {err}", path.display()),
+        };
+        self.show(message);
+    }
+
+    /// A missing, unreadable, damaged or other game's state is reported; the game runs on.
     fn load_state(&mut self, slot: usize) {
-        match &self.slots[slot - 1] {
-            Some(state) => {
-                self.console = state.clone();
+        let Some(path) = self.state_path(slot) else {
+            return self.show("cannot load a state: no data directory".into());
+        };
+        let bytes = match std::fs::read(&path) {
+            Ok(bytes) => bytes,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+                return self.show(format!("state {slot} is empty"));
+            }
+            Err(err) => {
+                return self.show(format!(
+                    "state {slot} not loaded: {}: {err}",
+                    path.display()
+                ))
+            }
+        };
+        match self.console.load_state(&bytes) {
+            Ok(()) => {
                 self.show(format!("loaded state {slot}"));
                 if let Some(window) = &self.window {
                     window.request_redraw();
                 }
             }
-            None => self.show(format!("state {slot} is empty")),
+            Err(err) => self.show(format!("state {slot} not loaded: {err}")),
         }
     }
 
@@ -569,7 +593,6 @@ impl App {
                 }
                 self.rom = rom;
                 self.console = console;
-                self.slots = vec![None; SAVE_SLOTS];
                 // The AI knows one game; it would only press random buttons in another.
                 self.ai_enabled = false;
                 self.set_paused(false);

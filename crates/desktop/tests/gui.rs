@@ -637,6 +637,35 @@ fn gui_scenario() {
         s.stderr()
     );
     assert!(!s.stderr().contains("panicked"), "stderr:\n{}", s.stderr());
+
+    // The saved state outlives the program: after a restart, a damaged state file is reported
+    // and leaves the game alone; slot 1 brings back the saved game.
+    let states = s.dir.join("data/nestor/states");
+    assert!(states.join("buttons.1.state").is_file(), "slot 1 on disk");
+    std::fs::write(states.join("buttons.2.state"), b"NES state? no").unwrap();
+    s.launch();
+    let window = s.window();
+    s.wait_title(&window, "100%");
+    let fresh = s.wait_picture(&window, "the first frame after the restart", |p| {
+        p.width == WIDTH && p.uniform() == start.uniform()
+    });
+    s.key(&window, "F2");
+    let title = s.wait_title(&window, "state 2 not loaded");
+    println!("gui: damaged state: {title}");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(
+        s.screenshot(&window),
+        fresh,
+        "a bad state must not touch the game"
+    );
+    s.key(&window, "F1");
+    s.wait_title(&window, "loaded state 1");
+    s.wait_picture(&window, "the saved picture after a restart", |p| {
+        *p == right
+    });
+    s.key(&window, "Escape");
+    let status = wait_exit(s.app.as_mut().unwrap());
+    assert!(status.success(), "stderr:\n{}", s.stderr());
 }
 
 /// The project's own game, as `nestor` embeds it.

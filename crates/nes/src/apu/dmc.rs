@@ -64,25 +64,13 @@ impl Field for Dmc {
             dma_from,
             start_at,
         } = self;
-        fields!(
-            io,
-            irq_enabled,
-            looping,
-            period,
-            timer,
-            output_level,
-            sample_address
-        );
-        fields!(
-            io,
-            sample_length,
-            address,
-            bytes_remaining,
-            buffer,
-            shift,
-            bits_remaining
-        );
-        fields!(io, silence, irq_flag, dma_from, start_at);
+        fields!(io, irq_enabled, looping, period, timer, sample_address);
+        fields!(io, sample_length, address, bytes_remaining, buffer, shift);
+        fields!(io, silence, irq_flag);
+        io.checked(output_level, "DMC level", |&l| l < 128);
+        io.checked(bits_remaining, "DMC bit count", |&n| (1..=8).contains(&n));
+        io.counter(dma_from, "DMC DMA cycle");
+        io.counter(start_at, "DMC start cycle");
     }
 }
 

@@ -72,7 +72,6 @@ impl Field for Apu {
         } = self;
         fields!(
             io,
-            cycle,
             pulse1,
             pulse2,
             triangle,
@@ -82,6 +81,7 @@ impl Field for Apu {
             last_4017
         );
         fields!(io, length_writes, mix_stale, resampler, filters);
+        io.counter(cycle, "APU cycle counter");
     }
 }
 

@@ -2,7 +2,7 @@
 //! feeding four registers selected by address bits 14-13 of the fifth write.
 
 use super::{CpuTarget, Mirroring};
-use crate::cartridge::Header;
+use crate::cartridge::{wrap, Header};
 use crate::state::{fields, Field, StateIo};
 
 #[derive(Clone, Debug)]
@@ -35,16 +35,9 @@ impl Field for Mmc1 {
             prg_ram_banks: _,
             last_write_cycle,
         } = self;
-        fields!(
-            io,
-            shift,
-            control,
-            chr_bank0,
-            chr_bank1,
-            prg_bank,
-            last_write_cycle
-        );
+        fields!(io, shift, control, chr_bank0, chr_bank1, prg_bank);
         io.checked(shift_count, "MMC1 shift count", |&n| n < 5);
+        io.counter(last_write_cycle, "MMC1 write cycle");
     }
 }
 
@@ -131,7 +124,9 @@ impl Mmc1 {
                         }
                     }
                 };
-                CpuTarget::PrgRom((bank % self.prg_banks) * BANK_16K + usize::from(addr & 0x3FFF))
+                CpuTarget::PrgRom(
+                    wrap(bank, self.prg_banks) * BANK_16K + usize::from(addr & 0x3FFF),
+                )
             }
             _ => CpuTarget::None,
         }

@@ -48,7 +48,7 @@ pub struct Args {
     palette: Option<PathBuf>,
     /// FCEUX Lua script to run alongside (repeatable; see scripts/README.md).
     #[arg(long = "lua", value_name = "SCRIPT")]
-    lua: Vec<PathBuf>,
+    pub lua: Vec<PathBuf>,
     /// Print the headless summary as one JSON object.
     #[arg(long, requires = "headless")]
     json: bool,
@@ -61,13 +61,13 @@ pub struct Args {
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     // Options first: a bad value is reported before a window opens or a frame runs.
     let driver = args.ai.driver()?;
+    if args.ai.ai.is_some() && !args.lua.is_empty() {
+        bail!("--lua and the AI cannot play together (the AI runs its own frames)");
+    }
     if !args.headless {
         return play_in_window(args, driver);
     }
     let mut driver = args.ai.ai.is_some().then_some(driver);
-    if driver.is_some() && !args.lua.is_empty() {
-        bail!("--lua and the AI cannot play together (the AI runs its own frames)");
-    }
     let script = match &args.input {
         Some(path) => {
             let text = std::fs::read_to_string(path)
@@ -239,8 +239,10 @@ fn play_in_window(args: &Args, driver: ai::driver::Driver) -> anyhow::Result<Exi
     let mut options = desktop::Options::new(rom);
     options.ai = Some(Box::new(AiPlayer(driver)));
     options.ai_enabled = args.ai.ai.is_some();
-    desktop::run(options)?;
-    Ok(ExitCode::SUCCESS)
+    options.lua = args.lua.clone();
+    let status = desktop::run(options)?;
+    // os.exit(n) in a script ends nestor with n, as it ends FCEUX.
+    Ok(ExitCode::from(status as u8))
 }
 
 /// Writes a 256x240 RGB picture, each pixel repeated `scale` times in both directions.

@@ -100,6 +100,34 @@ impl Movies {
         self.playing.as_ref().map(|p| p.movie.frames.len() as u64)
     }
 
+    /// What Lua's `movie.*` functions report while `frame` runs (a movie being played first).
+    pub fn status(&self, frame: u64) -> Option<lua::MovieStatus> {
+        let (mode, path, movie, length) = match (&self.playing, &self.recording) {
+            (Some(p), _) => {
+                let length = p.movie.frames.len();
+                let mode = if frame < length as u64 {
+                    lua::MovieMode::Playback
+                } else {
+                    lua::MovieMode::Finished
+                };
+                (mode, &p.path, &p.movie, length)
+            }
+            (None, Some(r)) => (
+                lua::MovieMode::Record,
+                &r.path,
+                &r.movie,
+                r.recorder.frames(),
+            ),
+            (None, None) => return None,
+        };
+        Some(lua::MovieStatus {
+            mode,
+            name: path.display().to_string(),
+            length: length as u32,
+            rerecords: movie.rerecord_count.max(0) as u32,
+        })
+    }
+
     /// Whether runs go frame by frame in FCEUX's frames (rather than the PPU's, from line 0).
     pub fn active(&self) -> bool {
         self.playing.is_some() || self.recording.is_some()

@@ -91,6 +91,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         None
     } else {
         let mut scripts = lua::Scripts::new(crate::rom_bytes(&args.rom)?.1, &name);
+        scripts.set_movie(movies.status(0));
         for path in &args.lua {
             scripts
                 .load(&mut console, path)
@@ -143,6 +144,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                 // Scripts run the frame in FCEUX's order, the pad going through joypad.set.
                 Some(scripts) => {
                     scripts.set_pads(pads);
+                    scripts.set_movie(movies.status(frame));
                     scripts.run_frame(&mut console);
                     movies.log_ended(&console);
                     if scripts.exit_code().is_some() {

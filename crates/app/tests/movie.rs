@@ -73,6 +73,49 @@ fn recorded_run_plays_back_to_the_same_frame() {
     assert_eq!(std::fs::read(png).unwrap(), recorded);
 }
 
+/// Lua's `movie.*` functions see the movie the run plays, then its end.
+#[test]
+fn lua_scripts_see_the_movie() {
+    let (movie, _) = record("lua");
+    let script = dir().join("movie.lua");
+    std::fs::write(
+        &script,
+        "for _ = 1, 402 do\n\
+           print(movie.mode(), movie.length(), movie.framecount(), movie.rerecordcount())\n\
+           emu.frameadvance()\n\
+         end\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_nestor"))
+        .args(["run", "--headless", "--frames", "402", "--movie"])
+        .arg(&movie)
+        .arg("--lua")
+        .arg(&script)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    // Running past the movie's end is reported, as without Lua.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("ran out"), "{stderr}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    let mut modes = Vec::new();
+    for line in lines
+        .iter()
+        .filter(|l| l.starts_with("playback") || l.starts_with("finish"))
+    {
+        let fields: Vec<&str> = line.split(' ').collect();
+        let frame: u64 = fields[2].parse().unwrap();
+        let mode = if frame < 400 { "playback" } else { "finished" };
+        assert_eq!(fields, [mode, "400", fields[2], "0"], "{stdout}");
+        modes.push(mode);
+    }
+    assert!(
+        modes.len() >= 400 && modes.contains(&"finished"),
+        "{stdout}"
+    );
+}
+
 #[test]
 fn running_out_of_frames_is_a_desync() {
     let (movie, _) = record("short");

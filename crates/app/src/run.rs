@@ -5,6 +5,7 @@ use crate::ai_play::{AiArgs, AiPlayer};
 use crate::input_script::InputScript;
 use crate::{load_console, RomArg};
 use anyhow::{bail, Context};
+use desktop::battery::BatterySave;
 use desktop::files::{self, encode_png};
 use indicatif::{ProgressBar, ProgressStyle};
 use nes::ppu::palette::Palette;
@@ -79,6 +80,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         None => Palette::default(),
     };
     let (name, mut console) = load_console(&args.rom)?;
+    let mut battery = BatterySave::open(&name, &mut console);
     let mut scripts = if args.lua.is_empty() {
         None
     } else {
@@ -110,6 +112,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                 console.set_buttons(0, buttons);
             }
             progress.inc(1);
+            battery.tick(&console);
             if let Some(driver) = &mut driver {
                 // The AI presses its buttons (over the script's) and runs the game's frame.
                 driver.step(&mut console);
@@ -134,6 +137,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     })
     .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
     take_samples(&mut console);
+    battery.flush(&console);
     progress.finish_and_clear();
     if let Some(path) = &args.wav {
         let rate = console.bus.apu.sample_rate().round() as u32;

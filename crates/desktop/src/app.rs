@@ -2,6 +2,7 @@
 //! input.
 
 use crate::audio::Audio;
+use crate::battery::BatterySave;
 use crate::config::Config;
 use crate::files;
 use crate::input::Input;
@@ -55,18 +56,7 @@ impl Rom {
 
     /// File-name stem for states and screenshots.
     fn stem(&self) -> String {
-        let stem = Path::new(&self.name)
-            .file_stem()
-            .map_or("rom".into(), |s| s.to_string_lossy());
-        stem.chars()
-            .map(|c| {
-                if c.is_alphanumeric() || c == '-' || c == '_' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect()
+        files::safe_stem(&self.name)
     }
 }
 
@@ -150,15 +140,16 @@ pub fn run(options: Options) -> Result<(), RunError> {
         None => Config::default(),
     };
     let mut app = App::new(options, console, config);
-    event_loop
-        .run_app(&mut app)
-        .map_err(|e| RunError::Window(e.to_string()))?;
+    let result = event_loop.run_app(&mut app);
+    app.battery.flush(&app.console);
+    result.map_err(|e| RunError::Window(e.to_string()))?;
     app.error.map_or(Ok(()), Err)
 }
 
 struct App {
     rom: Rom,
     console: Console,
+    battery: BatterySave,
     ai: Option<Box<dyn Player>>,
     ai_enabled: bool,
     overlay_enabled: bool,
@@ -189,7 +180,7 @@ struct App {
 }
 
 impl App {
-    fn new(options: Options, console: Console, config: Config) -> App {
+    fn new(options: Options, mut console: Console, config: Config) -> App {
         let audio = match Audio::open(&config.audio.device) {
             Ok(mut audio) => {
                 audio.volume = config.audio.volume;
@@ -202,6 +193,7 @@ impl App {
             }
         };
         App {
+            battery: BatterySave::open(&options.rom.name, &mut console),
             rom: options.rom,
             console,
             ai_enabled: options.ai_enabled && options.ai.is_some(),
@@ -260,6 +252,7 @@ impl App {
             Some(ai) => ai.step(&mut self.console),
             None => self.console.run_frame(),
         }
+        self.battery.tick(&self.console);
         self.fps_frames += 1;
         self.samples.clear();
         self.console.bus.apu.take_samples(&mut self.samples);
@@ -469,7 +462,9 @@ impl App {
     /// Loads a dropped ROM file; a bad one leaves the current game running.
     fn load_rom(&mut self, path: &Path) {
         match open_rom(path) {
-            Ok((rom, console)) => {
+            Ok((rom, mut console)) => {
+                self.battery.flush(&self.console);
+                self.battery = BatterySave::open(&rom.name, &mut console);
                 self.rom = rom;
                 self.console = console;
                 self.slots = vec![None; SAVE_SLOTS];

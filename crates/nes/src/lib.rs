@@ -12,6 +12,6 @@ pub mod mapper;
 pub mod ppu;
 pub mod trace;
 
-pub use cartridge::{Cartridge, RomError};
+pub use cartridge::{BatteryError, Cartridge, RomError};
 pub use console::Console;
 pub use controller::Buttons;

@@ -9,7 +9,9 @@ fn counter_rom() -> Vec<u8> {
     let mut rom = vec![b'N', b'E', b'S', 0x1A, 1, 1, 0x02, 0];
     rom.resize(16, 0);
     // INC $6000; LDA #$A5; STA $7FFF; JMP (here)
-    let code = [0xEE, 0x00, 0x60, 0xA9, 0xA5, 0x8D, 0xFF, 0x7F, 0x4C, 0x08, 0x80];
+    let code = [
+        0xEE, 0x00, 0x60, 0xA9, 0xA5, 0x8D, 0xFF, 0x7F, 0x4C, 0x08, 0x80,
+    ];
     let mut prg = vec![0; 0x4000];
     prg[..code.len()].copy_from_slice(&code);
     prg[0x3FFC..].copy_from_slice(&[0x00, 0x80, 0x00, 0x80]);
@@ -43,17 +45,27 @@ fn prg_ram_survives_a_restart_and_bad_saves_stay_untouched() {
     let saved = std::fs::read(&sav).expect("the save is written on exit");
     assert_eq!((saved.len(), saved[0], saved[0x1FFF]), (8192, 1, 0xA5));
     run_headless(&rom, &data);
-    assert_eq!(std::fs::read(&sav).unwrap()[0], 2, "the save was loaded at start");
+    assert_eq!(
+        std::fs::read(&sav).unwrap()[0],
+        2,
+        "the save was loaded at start"
+    );
 
     let damaged = b"half a save".to_vec();
     std::fs::write(&sav, &damaged).unwrap();
     let out = run_headless(&rom, &data);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    let reports: Vec<_> = stderr.lines().filter(|l| l.contains("counter.sav")).collect();
+    let reports: Vec<_> = stderr
+        .lines()
+        .filter(|l| l.contains("counter.sav"))
+        .collect();
     assert_eq!(reports.len(), 1, "one line names the bad file: {stderr}");
     assert!(reports[0].contains("11 bytes"), "{stderr}");
     assert_eq!(std::fs::read(&sav).unwrap(), damaged, "left untouched");
     let aside = std::fs::read(data.join("counter.sav.new")).unwrap();
-    assert_eq!(aside[0], 1, "this session started from fresh RAM and was saved aside");
+    assert_eq!(
+        aside[0], 1,
+        "this session started from fresh RAM and was saved aside"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

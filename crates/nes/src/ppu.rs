@@ -139,6 +139,9 @@ impl Ppu {
         let (line, dot) = (self.scanline, self.dot);
         if line < 240 || line == PRE_RENDER_LINE {
             if self.rendering_enabled() {
+                if self.sprites.oam_corruption.is_some() {
+                    self.corrupt_oam();
+                }
                 self.render_dot(cart);
             } else if line < 240 && (1..=256).contains(&dot) {
                 self.output_backdrop();
@@ -362,12 +365,18 @@ impl Ppu {
                 self.ppu_ctrl = val;
                 self.t = (self.t & !0x0C00) | (u16::from(val & 3) << 10);
             }
-            1 => self.ppu_mask = val,
+            1 => {
+                if self.rendering_now() && val & mask::RENDERING == 0 {
+                    self.rendering_stopped();
+                }
+                self.ppu_mask = val;
+            }
             3 => self.oam_addr = val,
             4 => {
                 if self.rendering_now() {
-                    // No write happens; the glitchy increment bumps the sprite index only.
-                    self.oam_addr = self.oam_addr.wrapping_add(4);
+                    // No write happens; the glitchy increment bumps the sprite index and
+                    // clears the byte index (AccuracyCoin's "Address $2004 behavior" A).
+                    self.oam_addr = self.oam_addr.wrapping_add(4) & 0xFC;
                 } else {
                     // Bits 2-4 of the attribute byte do not exist.
                     let val = if self.oam_addr & 3 == 2 {

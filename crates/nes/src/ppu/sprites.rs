@@ -34,6 +34,9 @@ pub(super) struct Sprites {
     count: u8,
     pattern_low: u8,
     line: [u8; 256],
+    /// Rendering stopped mid-line with secondary OAM's address here: when it restarts, this
+    /// row of OAM (eight bytes) becomes a copy of row 0.
+    pub(super) oam_corruption: Option<u8>,
 }
 
 impl Default for Sprites {
@@ -49,6 +52,7 @@ impl Default for Sprites {
             count: 0,
             pattern_low: 0,
             line: [0; 256],
+            oam_corruption: None,
         }
     }
 }
@@ -112,6 +116,34 @@ impl Ppu {
             }
             321..=340 | 0 => self.sprites.oam_bus = self.sprites.secondary[0],
             _ => {}
+        }
+    }
+
+    /// Secondary OAM's address (0-31) on this dot: the clear walks it on dots 1-64, the scan
+    /// on 65-256 (rounded up to a whole sprite), and each slot's fetch on 257-320 steps it
+    /// over the sprite's Y, tile and attribute bytes (AccuracyCoin's OAM corruption notes).
+    fn secondary_oam_addr(&self) -> u8 {
+        let addr = match self.dot {
+            1..=64 => (self.dot - 1) / 2,
+            65..=256 => u16::from(self.sprites.secondary_addr + 3) & !3,
+            257..=320 => (self.dot - 257) / 8 * 4 + ((self.dot - 257) % 8).min(3),
+            _ => 0,
+        };
+        (addr & 0x1F) as u8
+    }
+
+    /// Rendering was switched off in the middle of a rendering line.
+    pub(super) fn rendering_stopped(&mut self) {
+        self.sprites.oam_corruption = Some(self.secondary_oam_addr());
+    }
+
+    /// The first rendering dot after rendering stopped mid-line: the row of OAM at secondary
+    /// OAM's address then is overwritten with row 0, and its secondary OAM byte with byte 0.
+    pub(super) fn corrupt_oam(&mut self) {
+        if let Some(addr) = self.sprites.oam_corruption.take() {
+            let row = usize::from(addr) * 8;
+            self.oam.copy_within(0..8, row);
+            self.sprites.secondary[usize::from(addr)] = self.sprites.secondary[0];
         }
     }
 

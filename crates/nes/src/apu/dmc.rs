@@ -30,6 +30,8 @@ pub struct Dmc {
     dma_from: Option<u64>,
     /// CPU cycle on which a $4015 enable takes effect.
     start_at: Option<u64>,
+    /// CPU cycle on which a $4015 disable takes effect.
+    stop_at: Option<u64>,
 }
 
 impl Default for Dmc {
@@ -51,6 +53,7 @@ impl Default for Dmc {
             irq_flag: false,
             dma_from: None,
             start_at: None,
+            stop_at: None,
         }
     }
 }
@@ -72,22 +75,30 @@ impl Dmc {
         }
     }
 
-    /// $4015 bit 4. Disabling acts at once; enabling restarts a finished sample on cycle
-    /// `start_at`, which is the put cycle before the load DMA's get cycle. A reload DMA that
-    /// comes due before then waits for it (AccuracyCoin's DMC tests L and M).
-    pub fn set_enabled(&mut self, enabled: bool, start_at: u64) {
+    /// $4015 bit 4, acting on cycle `at`, the put cycle before the load DMA's get cycle:
+    /// enabling restarts a finished sample then (a reload DMA that comes due before waits for
+    /// it: AccuracyCoin's DMC tests L and M); disabling ends the sample then, withdrawing a DMA
+    /// not yet past its halt cycle (AccuracyCoin's Explicit DMA Abort).
+    pub fn set_enabled(&mut self, enabled: bool, at: u64) {
         if !enabled {
-            self.bytes_remaining = 0;
-            self.dma_from = None;
             self.start_at = None;
-        } else if self.bytes_remaining == 0 {
-            self.start_at = Some(start_at);
+            self.stop_at = Some(at);
+        } else {
+            self.stop_at = None;
+            if self.bytes_remaining == 0 {
+                self.start_at = Some(at);
+            }
         }
     }
 
     /// Every CPU cycle: a pending enable may take effect.
     #[inline]
     pub fn step(&mut self, cycle: u64) {
+        if self.stop_at == Some(cycle) {
+            self.stop_at = None;
+            self.bytes_remaining = 0;
+            self.dma_from = None;
+        }
         if self.start_at == Some(cycle) {
             self.start_at = None;
             if self.bytes_remaining == 0 {

@@ -5,6 +5,10 @@ const RATE_TABLE: [u16; 16] = [
     428, 380, 340, 320, 286, 254, 226, 214, 190, 160, 142, 128, 106, 84, 72, 54,
 ];
 
+/// CPU cycles after a sample's last byte arrives during which the output unit emptying the
+/// buffer still requests a (doomed) reload DMA (AccuracyCoin's Implicit DMA Abort).
+const IMPLICIT_ABORT_WINDOW: u64 = 2;
+
 #[derive(Clone)]
 pub struct Dmc {
     irq_enabled: bool,
@@ -32,6 +36,11 @@ pub struct Dmc {
     start_at: Option<u64>,
     /// CPU cycle on which a $4015 disable takes effect.
     stop_at: Option<u64>,
+    /// The pending DMA is the phantom of an implicit abort: it halts the CPU on cycle
+    /// `dma_from` (not later: a write cycle then cancels it) and ends after that cycle.
+    dma_aborts: bool,
+    /// CPU cycle on which a DMA took the last byte of a non-looping sample.
+    last_byte_at: Option<u64>,
 }
 
 impl Default for Dmc {
@@ -54,6 +63,8 @@ impl Default for Dmc {
             dma_from: None,
             start_at: None,
             stop_at: None,
+            dma_aborts: false,
+            last_byte_at: None,
         }
     }
 }
@@ -94,6 +105,10 @@ impl Dmc {
     /// Every CPU cycle: a pending enable may take effect.
     #[inline]
     pub fn step(&mut self, cycle: u64) {
+        if self.dma_aborts && self.dma_from.is_some_and(|from| cycle >= from) {
+            self.dma_aborts = false;
+            self.dma_from = None;
+        }
         if self.stop_at == Some(cycle) {
             self.stop_at = None;
             self.bytes_remaining = 0;
@@ -144,6 +159,14 @@ impl Dmc {
                     if self.bytes_remaining > 0 {
                         // The reload DMA tries to halt the CPU on the next (put) cycle.
                         self.dma_from = Some(cycle + 1);
+                    } else if self
+                        .last_byte_at
+                        .is_some_and(|at| cycle - at <= IMPLICIT_ABORT_WINDOW)
+                    {
+                        // Implicit abort: the byte count reached 0 too recently for the
+                        // reload logic to see it; a DMA starts and gives up after halting.
+                        self.dma_from = Some(cycle + 1);
+                        self.dma_aborts = true;
                     }
                 }
                 None => self.silence = true,
@@ -160,7 +183,7 @@ impl Dmc {
         }
     }
 
-    pub fn dma_complete(&mut self, byte: u8) {
+    pub fn dma_complete(&mut self, byte: u8, cycle: u64) {
         if self.dma_from.take().is_none() || self.bytes_remaining == 0 {
             return;
         }
@@ -170,8 +193,11 @@ impl Dmc {
         if self.bytes_remaining == 0 {
             if self.looping {
                 self.restart();
-            } else if self.irq_enabled {
-                self.irq_flag = true;
+            } else {
+                self.last_byte_at = Some(cycle);
+                if self.irq_enabled {
+                    self.irq_flag = true;
+                }
             }
         }
     }
@@ -182,7 +208,9 @@ impl Dmc {
         self.bytes_remaining = 0;
         self.buffer = None;
         self.dma_from = None;
+        self.dma_aborts = false;
         self.start_at = None;
+        self.stop_at = None;
         self.silence = true;
         self.bits_remaining = 8;
         self.irq_flag = false;

@@ -7,6 +7,7 @@ mod bench;
 mod input_script;
 mod nestest;
 mod run;
+mod soak;
 mod test_rom;
 mod wav;
 
@@ -47,6 +48,8 @@ enum Command {
     Bench(bench::Args),
     /// Plays simulated games with the native Tetris AI and prints lines, score, level and timing.
     AiBench(ai_bench::Args),
+    /// The AI plays Quadfall for a million frames: frames per second and resident memory.
+    Soak(soak::Args),
 }
 
 fn main() -> ExitCode {
@@ -65,6 +68,7 @@ fn main() -> ExitCode {
         Command::AiBench(args) => ai_bench::run(&args),
         Command::Run(args) => run::run(&args),
         Command::Bench(args) => bench::run(&args),
+        Command::Soak(args) => soak::run(&args),
     };
     report(result)
 }

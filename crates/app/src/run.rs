@@ -50,6 +50,10 @@ pub struct Args {
     /// Print the headless summary as one JSON object.
     #[arg(long, requires = "headless")]
     json: bool,
+    /// Print a hash of the frame buffer and RAM every N frames, to compare runs (headless).
+    #[arg(long, value_name = "N", requires = "headless",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    hash: Option<u64>,
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
@@ -102,6 +106,16 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             console.bus.apu.take_samples(&mut samples);
         }
     };
+    let mut hashes = Vec::new();
+    let mut hash_after = |frame: u64, console: &nes::Console| {
+        if args.hash.is_some_and(|n| frame.is_multiple_of(n)) {
+            let hash = format!("{:016x}", console.hash());
+            if !args.json {
+                progress.suspend(|| println!("frame {frame}: {hash}"));
+            }
+            hashes.push(serde_json::json!({ "frame": frame, "hash": hash }));
+        }
+    };
     let frames = testrom::contain_panics(|| {
         let mut pad = nes::Buttons::default();
         for frame in 0..frame_count {
@@ -119,6 +133,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                 if frame % 60 == 0 {
                     progress.set_message(format!("{} lines", driver.stats.lines));
                 }
+                hash_after(frame + 1, &console);
                 continue;
             }
             match &mut scripts {
@@ -132,6 +147,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                 }
                 None => console.run_frame(),
             }
+            hash_after(frame + 1, &console);
         }
         frame_count
     })
@@ -151,6 +167,9 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         }
     }
     let mut summary = serde_json::json!({ "rom": name, "frames": frames });
+    if args.hash.is_some() {
+        summary["hashes"] = hashes.into();
+    }
     if let Some(driver) = &driver {
         let s = &driver.stats;
         summary["games"] = s.games.into();

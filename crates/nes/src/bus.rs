@@ -15,6 +15,7 @@ use crate::cartridge::Cartridge;
 use crate::controller::Controller;
 use crate::cpu::CpuBus;
 use crate::ppu::Ppu;
+use crate::state::{fields, Field, StateIo};
 
 #[derive(Clone)]
 pub struct Bus {
@@ -40,6 +41,44 @@ pub struct Bus {
     joypad_oe_before: Option<usize>,
     /// The serial bit each port put on the bus at its last clocking read.
     pad_bits: [u8; 2],
+}
+
+impl Field for Bus {
+    fn visit(&mut self, io: &mut StateIo) {
+        let Bus {
+            ram,
+            ppu,
+            apu,
+            cart,
+            pads,
+            cycles,
+            open_bus,
+            internal_bus,
+            oam_dma,
+            dma_halted,
+            joypad_out,
+            joypad_oe,
+            joypad_oe_before,
+            pad_bits,
+        } = self;
+        fields!(
+            io,
+            ram,
+            ppu,
+            apu,
+            cart,
+            pads,
+            cycles,
+            open_bus,
+            internal_bus,
+            oam_dma,
+            dma_halted
+        );
+        fields!(io, joypad_out, pad_bits);
+        for port in [joypad_oe, joypad_oe_before] {
+            io.checked(port, "joypad port", |p| p.is_none_or(|p| p < 2));
+        }
+    }
 }
 
 impl Bus {

@@ -3,6 +3,7 @@
 //! cartridge controls. Bank switching itself lives in [`crate::mapper`].
 
 use crate::mapper::{CpuTarget, Mapper, Mirroring};
+use crate::state::{fields, Field, Fnv1a, StateIo};
 use std::fmt;
 
 const PRG_BANK: usize = 16 * 1024;
@@ -184,6 +185,27 @@ pub struct Cartridge {
     pub ciram: Vec<u8>,
 }
 
+/// The board's memories and registers; the ROMs come from the image.
+impl Field for Cartridge {
+    fn visit(&mut self, io: &mut StateIo) {
+        let Cartridge {
+            header: _,
+            mapper,
+            prg_rom: _,
+            prg_ram,
+            chr,
+            chr_writable,
+            ciram,
+        } = self;
+        fields!(io, mapper);
+        io.fixed(prg_ram);
+        if *chr_writable {
+            io.fixed(chr);
+        }
+        io.fixed(ciram);
+    }
+}
+
 impl Cartridge {
     pub fn from_ines(bytes: &[u8]) -> Result<Cartridge, RomError> {
         let header = Header::parse(bytes)?;
@@ -349,6 +371,46 @@ impl Cartridge {
             size => size.min(len),
         };
         Some(len - nvram..len)
+    }
+
+    /// Identifies the game for save states: FNV-1a of the header's board fields and the ROMs.
+    pub fn rom_hash(&self) -> u64 {
+        let Header {
+            mapper,
+            submapper,
+            nes2: _,
+            prg_rom_size,
+            chr_rom_size,
+            prg_ram_size,
+            prg_nvram_size,
+            chr_ram_size,
+            battery,
+            trainer: _,
+            vertical_mirroring,
+            four_screen,
+        } = self.header;
+        let mut hash = Fnv1a::default();
+        for size in [
+            prg_rom_size,
+            chr_rom_size,
+            prg_ram_size,
+            prg_nvram_size,
+            chr_ram_size,
+        ] {
+            hash.write(&(size as u64).to_le_bytes());
+        }
+        hash.write(&mapper.to_le_bytes());
+        hash.write(&[
+            submapper,
+            battery.into(),
+            vertical_mirroring.into(),
+            four_screen.into(),
+        ]);
+        hash.write(&self.prg_rom);
+        if !self.chr_writable {
+            hash.write(&self.chr);
+        }
+        hash.finish()
     }
 
     /// The cartridge's /IRQ line (true = asserted).

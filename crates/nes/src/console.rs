@@ -4,11 +4,19 @@ use crate::bus::Bus;
 use crate::cartridge::{BatteryError, Cartridge, RomError};
 use crate::controller::Buttons;
 use crate::cpu::Cpu;
+use crate::state::{self, fields, Field, Fnv1a, StateError, StateIo};
 
 #[derive(Clone)]
 pub struct Console {
     pub cpu: Cpu,
     pub bus: Bus,
+}
+
+impl Field for Console {
+    fn visit(&mut self, io: &mut StateIo) {
+        let Console { cpu, bus } = self;
+        fields!(io, cpu, bus);
+    }
 }
 
 impl Console {
@@ -88,6 +96,33 @@ impl Console {
     /// Puts a save file's bytes back into the battery-backed RAM.
     pub fn load_battery_ram(&mut self, bytes: &[u8]) -> Result<(), BatteryError> {
         self.bus.cart.load_battery_ram(bytes)
+    }
+
+    /// The machine as a save state (see [`crate::state`] for the format). Taken between
+    /// instructions, like every other look at the console.
+    pub fn save_state(&self) -> Vec<u8> {
+        let mut copy = self.clone();
+        let payload = StateIo::save(|io| copy.visit(io));
+        state::encode(self.bus.cart.rom_hash(), &payload)
+    }
+
+    /// Restores a state from [`Console::save_state`]. On any error the console is untouched.
+    pub fn load_state(&mut self, bytes: &[u8]) -> Result<(), StateError> {
+        let payload = state::decode(bytes, self.bus.cart.rom_hash())?;
+        let mut copy = self.clone();
+        StateIo::load(payload, |io| copy.visit(io))?;
+        *self = copy;
+        Ok(())
+    }
+
+    /// A 64-bit FNV-1a hash of the frame buffer and the 2 KiB of RAM, to compare runs.
+    pub fn hash(&self) -> u64 {
+        let mut hash = Fnv1a::default();
+        for pixel in &self.bus.ppu.frame_buffer {
+            hash.write(&pixel.to_le_bytes());
+        }
+        hash.write(&self.bus.ram);
+        hash.finish()
     }
 
     pub fn set_buttons(&mut self, port: usize, buttons: Buttons) {

@@ -1,5 +1,7 @@
 //! Standard controller: an 8-bit parallel-in, serial-out shift register read through $4016/$4017.
 
+use crate::state::{fields, Field, StateIo};
+
 /// Button bits in the order the shift register reports them (bit 0 first).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Buttons(pub u8);
@@ -23,6 +25,18 @@ pub struct Controller {
     /// Reads after the eighth return 1 (the official pad shifts in ones).
     reads: u8,
     strobe: bool,
+}
+
+impl Field for Controller {
+    fn visit(&mut self, io: &mut StateIo) {
+        let Controller {
+            buttons,
+            shift,
+            reads,
+            strobe,
+        } = self;
+        fields!(io, &mut buttons.0, shift, reads, strobe);
+    }
 }
 
 impl Controller {

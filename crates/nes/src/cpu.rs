@@ -40,6 +40,7 @@ pub mod flags {
     pub const N: u8 = 0x80;
 }
 
+use crate::state::{fields, Field, StateIo};
 use flags::*;
 use Op::*;
 
@@ -77,6 +78,40 @@ pub struct Cpu {
     prev_poll: bool,
     /// The next step runs the interrupt sequence instead of an instruction.
     interrupt_due: bool,
+}
+
+impl Field for Cpu {
+    fn visit(&mut self, io: &mut StateIo) {
+        let Cpu {
+            a,
+            x,
+            y,
+            s,
+            p,
+            pc,
+            jammed,
+            nmi_level,
+            nmi_pending,
+            poll,
+            prev_poll,
+            interrupt_due,
+        } = self;
+        fields!(
+            io,
+            a,
+            x,
+            y,
+            s,
+            p,
+            pc,
+            jammed,
+            nmi_level,
+            nmi_pending,
+            poll,
+            prev_poll,
+            interrupt_due
+        );
+    }
 }
 
 impl Default for Cpu {

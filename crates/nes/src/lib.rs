@@ -10,8 +10,10 @@ pub mod controller;
 pub mod cpu;
 pub mod mapper;
 pub mod ppu;
+pub mod state;
 pub mod trace;
 
 pub use cartridge::{BatteryError, Cartridge, RomError};
 pub use console::Console;
 pub use controller::Buttons;
+pub use state::StateError;

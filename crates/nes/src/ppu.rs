@@ -11,6 +11,7 @@ pub mod palette;
 mod sprites;
 
 use crate::cartridge::Cartridge;
+use crate::state::{fields, Field, StateIo};
 
 pub const WIDTH: usize = 256;
 pub const HEIGHT: usize = 240;
@@ -80,6 +81,63 @@ pub struct Ppu {
 
     bg: background::Pipeline,
     sprites: sprites::Sprites,
+}
+
+impl Field for Ppu {
+    fn visit(&mut self, io: &mut StateIo) {
+        let Ppu {
+            scanline,
+            dot,
+            frame,
+            oam,
+            palette,
+            frame_buffer,
+            ppu_ctrl,
+            ppu_mask,
+            oam_addr,
+            vblank,
+            sprite0_hit,
+            sprite_overflow,
+            suppress_vblank,
+            odd_frame,
+            skip_last_dot,
+            v,
+            t,
+            fine_x,
+            w,
+            read_buffer,
+            io_latch,
+            io_refreshed,
+            bg,
+            sprites,
+        } = self;
+        io.checked(scanline, "PPU scanline", |&l| l < LINES_PER_FRAME);
+        io.checked(dot, "PPU dot", |&d| d < DOTS_PER_LINE);
+        fields!(
+            io,
+            frame,
+            oam,
+            palette,
+            ppu_ctrl,
+            ppu_mask,
+            oam_addr,
+            vblank,
+            sprite0_hit
+        );
+        fields!(
+            io,
+            sprite_overflow,
+            suppress_vblank,
+            odd_frame,
+            skip_last_dot,
+            v,
+            t,
+            w
+        );
+        io.checked(fine_x, "fine X scroll", |&x| x < 8);
+        fields!(io, read_buffer, io_latch, io_refreshed, bg, sprites);
+        io.fixed(frame_buffer);
+    }
 }
 
 impl Default for Ppu {

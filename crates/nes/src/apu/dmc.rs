@@ -1,5 +1,7 @@
 //! The delta modulation channel, $4010-$4013: 1-bit delta samples fetched from CPU memory by DMA.
 
+use crate::state::{fields, Field, StateIo};
+
 /// NTSC rates in CPU cycles per output bit; the timer runs on APU cycles, so it counts half.
 const RATE_TABLE: [u16; 16] = [
     428, 380, 340, 320, 286, 254, 226, 214, 190, 160, 142, 128, 106, 84, 72, 54,
@@ -41,6 +43,52 @@ pub struct Dmc {
     dma_aborts: bool,
     /// CPU cycle on which a DMA took the last byte of a non-looping sample.
     last_byte_at: Option<u64>,
+}
+
+impl Field for Dmc {
+    fn visit(&mut self, io: &mut StateIo) {
+        let Dmc {
+            irq_enabled,
+            looping,
+            period,
+            timer,
+            output_level,
+            sample_address,
+            sample_length,
+            address,
+            bytes_remaining,
+            buffer,
+            shift,
+            bits_remaining,
+            silence,
+            irq_flag,
+            dma_from,
+            start_at,
+            stop_at,
+            dma_aborts,
+            last_byte_at,
+        } = self;
+        fields!(
+            io,
+            irq_enabled,
+            looping,
+            period,
+            timer,
+            output_level,
+            sample_address
+        );
+        fields!(
+            io,
+            sample_length,
+            address,
+            bytes_remaining,
+            buffer,
+            shift,
+            bits_remaining
+        );
+        fields!(io, silence, irq_flag, dma_from, start_at, stop_at);
+        fields!(io, dma_aborts, last_byte_at);
+    }
 }
 
 impl Default for Dmc {

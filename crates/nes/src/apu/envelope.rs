@@ -1,6 +1,8 @@
 //! The envelope generator shared by the pulses and the noise channel: a constant volume or a
 //! decaying level clocked by the frame counter's quarter-frame signal.
 
+use crate::state::{fields, Field, StateIo};
+
 #[derive(Clone, Default)]
 pub struct Envelope {
     start: bool,
@@ -10,6 +12,20 @@ pub struct Envelope {
     volume: u8,
     divider: u8,
     decay: u8,
+}
+
+impl Field for Envelope {
+    fn visit(&mut self, io: &mut StateIo) {
+        let Envelope {
+            start,
+            looping,
+            constant_volume,
+            volume,
+            divider,
+            decay,
+        } = self;
+        fields!(io, start, looping, constant_volume, volume, divider, decay);
+    }
 }
 
 impl Envelope {

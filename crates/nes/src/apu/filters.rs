@@ -1,6 +1,7 @@
 //! The console's analogue output stage: two first-order high-passes (90 Hz and 440 Hz) and a
 //! first-order low-pass (14 kHz), run at the output sample rate.
 
+use crate::state::{fields, Field, StateIo};
 use std::f32::consts::PI;
 
 #[derive(Clone, Default)]
@@ -8,6 +9,17 @@ struct HighPass {
     alpha: f32,
     prev_in: f32,
     prev_out: f32,
+}
+
+impl Field for HighPass {
+    fn visit(&mut self, io: &mut StateIo) {
+        let HighPass {
+            alpha: _,
+            prev_in,
+            prev_out,
+        } = self;
+        fields!(io, prev_in, prev_out);
+    }
 }
 
 impl HighPass {
@@ -32,6 +44,13 @@ struct LowPass {
     prev_out: f32,
 }
 
+impl Field for LowPass {
+    fn visit(&mut self, io: &mut StateIo) {
+        let LowPass { alpha: _, prev_out } = self;
+        fields!(io, prev_out);
+    }
+}
+
 impl LowPass {
     fn new(cutoff: f32, sample_rate: f32) -> LowPass {
         let dt = 1.0 / sample_rate;
@@ -53,6 +72,17 @@ pub struct OutputFilters {
     high_pass_90: HighPass,
     high_pass_440: HighPass,
     low_pass_14k: LowPass,
+}
+
+impl Field for OutputFilters {
+    fn visit(&mut self, io: &mut StateIo) {
+        let OutputFilters {
+            high_pass_90,
+            high_pass_440,
+            low_pass_14k,
+        } = self;
+        fields!(io, high_pass_90, high_pass_440, low_pass_14k);
+    }
 }
 
 impl OutputFilters {

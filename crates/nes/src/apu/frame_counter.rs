@@ -6,6 +6,8 @@
 //! cycle. blargg's 2005 frame counter notes measure from the write itself: his "clock at 14915"
 //! is seen by a read one cycle later, 14916 cycles after the write (3 + 14913).
 
+use crate::state::{fields, Field, StateIo};
+
 /// Quarter- and half-frame clocks raised in one cycle.
 #[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
 pub struct Clocks {
@@ -43,6 +45,30 @@ pub struct FrameCounter {
     next_event: u16,
     /// A $4017 value waiting to take effect, and the cycles left until it does.
     pending: Option<(u8, u8)>,
+}
+
+impl Field for FrameCounter {
+    fn visit(&mut self, io: &mut StateIo) {
+        let FrameCounter {
+            five_step,
+            irq_inhibit,
+            irq_flag,
+            irq_acknowledged,
+            cycle,
+            next_event,
+            pending,
+        } = self;
+        fields!(
+            io,
+            five_step,
+            irq_inhibit,
+            irq_flag,
+            irq_acknowledged,
+            next_event,
+            pending
+        );
+        io.checked(cycle, "frame counter cycle", |&c| c <= EVENTS_5_STEP[4]);
+    }
 }
 
 impl FrameCounter {

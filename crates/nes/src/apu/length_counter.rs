@@ -1,5 +1,7 @@
 //! The length counter that silences a channel after a set number of half frames.
 
+use crate::state::{fields, Field, StateIo};
+
 /// Counts loaded by the top five bits of $4003/$4007/$400B/$400F.
 const LENGTH_TABLE: [u8; 32] = [
     10, 254, 20, 2, 40, 4, 80, 6, 160, 8, 60, 10, 14, 12, 26, 14, 12, 16, 24, 18, 48, 20, 96, 22,
@@ -18,6 +20,28 @@ pub struct LengthCounter {
     decremented: bool,
     pending_halt: Option<bool>,
     pending_load: Option<u8>,
+}
+
+impl Field for LengthCounter {
+    fn visit(&mut self, io: &mut StateIo) {
+        let LengthCounter {
+            enabled,
+            halt,
+            count,
+            decremented,
+            pending_halt,
+            pending_load,
+        } = self;
+        fields!(
+            io,
+            enabled,
+            halt,
+            count,
+            decremented,
+            pending_halt,
+            pending_load
+        );
+    }
 }
 
 impl LengthCounter {

@@ -18,6 +18,7 @@ mod pulse;
 mod resampler;
 mod triangle;
 
+use crate::state::{fields, Field, StateIo};
 use dmc::Dmc;
 use filters::OutputFilters;
 use frame_counter::{Clocks, FrameCounter};
@@ -50,6 +51,37 @@ pub struct Apu {
     mix_stale: bool,
     resampler: Resampler,
     filters: OutputFilters,
+}
+
+impl Field for Apu {
+    fn visit(&mut self, io: &mut StateIo) {
+        let Apu {
+            cycle,
+            pulse1,
+            pulse2,
+            triangle,
+            noise,
+            dmc,
+            frame_counter,
+            last_4017,
+            length_writes,
+            mix_stale,
+            resampler,
+            filters,
+        } = self;
+        fields!(
+            io,
+            cycle,
+            pulse1,
+            pulse2,
+            triangle,
+            noise,
+            dmc,
+            frame_counter,
+            last_4017
+        );
+        fields!(io, length_writes, mix_stale, resampler, filters);
+    }
 }
 
 impl Default for Apu {

@@ -2,6 +2,7 @@
 
 use super::envelope::Envelope;
 use super::length_counter::LengthCounter;
+use crate::state::{fields, Field, StateIo};
 
 /// NTSC periods in CPU cycles; the timer runs on APU cycles, so it counts half of these.
 const PERIOD_TABLE: [u16; 16] = [
@@ -18,6 +19,20 @@ pub struct Noise {
     pub(super) shift: u16,
     pub length: LengthCounter,
     envelope: Envelope,
+}
+
+impl Field for Noise {
+    fn visit(&mut self, io: &mut StateIo) {
+        let Noise {
+            short_mode,
+            period,
+            timer,
+            shift,
+            length,
+            envelope,
+        } = self;
+        fields!(io, short_mode, period, timer, shift, length, envelope);
+    }
 }
 
 impl Default for Noise {

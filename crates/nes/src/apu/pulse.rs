@@ -2,6 +2,7 @@
 
 use super::envelope::Envelope;
 use super::length_counter::LengthCounter;
+use crate::state::{fields, Field, StateIo};
 
 /// Output of the 8-step sequencer per duty setting, bit n for step n (the step counts down):
 /// 12.5 %, 25 %, 50 % and 25 % negated.
@@ -25,6 +26,39 @@ pub struct Pulse {
     sweep_shift: u8,
     sweep_divider: u8,
     sweep_reload: bool,
+}
+
+impl Field for Pulse {
+    fn visit(&mut self, io: &mut StateIo) {
+        let Pulse {
+            ones_complement: _,
+            duty,
+            step,
+            period,
+            timer,
+            length,
+            envelope,
+            sweep_enabled,
+            sweep_period,
+            sweep_negate,
+            sweep_shift,
+            sweep_divider,
+            sweep_reload,
+        } = self;
+        io.checked(duty, "pulse duty", |&d| usize::from(d) < DUTY_TABLE.len());
+        io.checked(step, "pulse step", |&s| s < 8);
+        fields!(
+            io,
+            period,
+            timer,
+            length,
+            envelope,
+            sweep_enabled,
+            sweep_period,
+            sweep_negate
+        );
+        fields!(io, sweep_shift, sweep_divider, sweep_reload);
+    }
 }
 
 impl Pulse {

@@ -5,6 +5,7 @@
 //! stream, so nothing above the output's Nyquist frequency folds back as aliasing; summing the
 //! impulses gives the output samples. This is the idea of Shay Green's blip_buf.
 
+use crate::state::{fields, Field, StateIo};
 use std::sync::OnceLock;
 
 /// Output samples each step is spread over (also the latency, in samples, is half of this).
@@ -64,6 +65,22 @@ pub struct Resampler {
     level: f32,
     /// The output level before `deltas[0]`.
     sum: f32,
+}
+
+/// The sample rate is the host's setting, not the machine's: a loaded state keeps the current one.
+impl Field for Resampler {
+    fn visit(&mut self, io: &mut StateIo) {
+        let Resampler {
+            clock_rate: _,
+            sample_rate: _,
+            step: _,
+            pos,
+            deltas,
+            level,
+            sum,
+        } = self;
+        fields!(io, pos, deltas, level, sum);
+    }
 }
 
 impl Resampler {

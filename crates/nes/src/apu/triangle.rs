@@ -1,6 +1,7 @@
 //! The triangle channel, $4008-$400B.
 
 use super::length_counter::LengthCounter;
+use crate::state::{fields, Field, StateIo};
 
 /// The 32-step sequence: 15 down to 0, then 0 up to 15.
 const SEQUENCE: [u8; 32] = [
@@ -20,6 +21,32 @@ pub struct Triangle {
     timer: u16,
     step: u8,
     pub length: LengthCounter,
+}
+
+impl Field for Triangle {
+    fn visit(&mut self, io: &mut StateIo) {
+        let Triangle {
+            control,
+            linear_reload_value,
+            linear_counter,
+            linear_reload,
+            period,
+            timer,
+            step,
+            length,
+        } = self;
+        fields!(
+            io,
+            control,
+            linear_reload_value,
+            linear_counter,
+            linear_reload,
+            period,
+            timer
+        );
+        io.checked(step, "triangle step", |&s| usize::from(s) < SEQUENCE.len());
+        fields!(io, length);
+    }
 }
 
 impl Triangle {

@@ -1,10 +1,18 @@
 //! AxROM (mapper 7): a switchable 32 KiB PRG bank and one-screen mirroring chosen by bit 4.
 
 use super::{CpuTarget, Mirroring};
+use crate::state::{fields, Field, StateIo};
 
 #[derive(Clone, Debug, Default)]
 pub struct Axrom {
     reg: u8,
+}
+
+impl Field for Axrom {
+    fn visit(&mut self, io: &mut StateIo) {
+        let Axrom { reg } = self;
+        fields!(io, reg);
+    }
 }
 
 impl Axrom {

@@ -3,11 +3,22 @@
 
 use super::Mirroring;
 use crate::cartridge::Header;
+use crate::state::{fields, Field, StateIo};
 
 #[derive(Clone, Debug)]
 pub struct Cnrom {
     chr_bank: u8,
     pub mirroring: Mirroring,
+}
+
+impl Field for Cnrom {
+    fn visit(&mut self, io: &mut StateIo) {
+        let Cnrom {
+            chr_bank,
+            mirroring: _,
+        } = self;
+        fields!(io, chr_bank);
+    }
 }
 
 impl Cnrom {

@@ -9,6 +9,7 @@
 
 use super::{CpuTarget, Mirroring};
 use crate::cartridge::Header;
+use crate::state::{fields, Field, StateIo};
 
 #[derive(Clone, Debug)]
 pub struct Mmc1 {
@@ -31,6 +32,34 @@ pub struct Mmc1 {
     /// The cycle of the last register write: MMC1 ignores a write on the very next cycle
     /// (the second write of a read-modify-write instruction such as `INC $8000`).
     last_write_cycle: Option<u64>,
+}
+
+impl Field for Mmc1 {
+    fn visit(&mut self, io: &mut StateIo) {
+        let Mmc1 {
+            shift,
+            shift_count,
+            control,
+            chr_bank,
+            prg_bank,
+            prg_banks: _,
+            prg_ram_banks: _,
+            snrom: _,
+            fixed_prg: _,
+            ppu_a12,
+            last_write_cycle,
+        } = self;
+        fields!(
+            io,
+            shift,
+            control,
+            chr_bank,
+            prg_bank,
+            ppu_a12,
+            last_write_cycle
+        );
+        io.checked(shift_count, "MMC1 shift count", |&n| n < 5);
+    }
 }
 
 const BANK_16K: usize = 16 * 1024;

@@ -3,6 +3,7 @@
 
 use super::{CpuTarget, Mirroring};
 use crate::cartridge::Header;
+use crate::state::{fields, Field, StateIo};
 
 const BANK_8K: usize = 8 * 1024;
 
@@ -30,6 +31,36 @@ pub struct Mmc3 {
     a12_high: bool,
     /// CPU cycles (M2 falling edges) seen while A12 was low, for the filter.
     a12_low_cycles: u8,
+}
+
+impl Field for Mmc3 {
+    fn visit(&mut self, io: &mut StateIo) {
+        let Mmc3 {
+            bank_select,
+            banks,
+            mirroring,
+            prg_ram_protect,
+            prg_banks: _,
+            irq_latch,
+            irq_counter,
+            irq_reload,
+            irq_enabled,
+            irq,
+            old_irq_behaviour: _,
+            a12_high,
+            a12_low_cycles,
+        } = self;
+        fields!(
+            io,
+            bank_select,
+            banks,
+            mirroring,
+            prg_ram_protect,
+            irq_latch,
+            irq_counter
+        );
+        fields!(io, irq_reload, irq_enabled, irq, a12_high, a12_low_cycles);
+    }
 }
 
 impl Mmc3 {

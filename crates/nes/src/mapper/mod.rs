@@ -17,6 +17,7 @@ pub use nrom::Nrom;
 pub use uxrom::Uxrom;
 
 use crate::cartridge::{Header, RomError};
+use crate::state::{Field, StateIo};
 
 /// Where a CPU access in $4020-$FFFF lands, as offsets into the cartridge's memories.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,6 +40,20 @@ pub enum Mirroring {
     SingleHigh,
 }
 
+impl Field for Mirroring {
+    fn visit(&mut self, io: &mut StateIo) {
+        const ALL: [Mirroring; 4] = [
+            Mirroring::Vertical,
+            Mirroring::Horizontal,
+            Mirroring::SingleLow,
+            Mirroring::SingleHigh,
+        ];
+        let mut index = ALL.iter().position(|m| m == self).unwrap_or(0) as u8;
+        io.checked(&mut index, "mirroring", |&i| usize::from(i) < ALL.len());
+        *self = ALL[usize::from(index) % ALL.len()];
+    }
+}
+
 impl Mirroring {
     /// The solder-pad setting of boards without mirroring control.
     pub fn hardwired(header: &Header) -> Mirroring {
@@ -58,6 +73,20 @@ pub enum Mapper {
     Cnrom(Cnrom),
     Axrom(Axrom),
     Mmc3(Mmc3),
+}
+
+/// The board type comes from the ROM's header; only its registers are stored.
+impl Field for Mapper {
+    fn visit(&mut self, io: &mut StateIo) {
+        match self {
+            Mapper::Nrom(m) => m.visit(io),
+            Mapper::Mmc1(m) => m.visit(io),
+            Mapper::Uxrom(m) => m.visit(io),
+            Mapper::Cnrom(m) => m.visit(io),
+            Mapper::Axrom(m) => m.visit(io),
+            Mapper::Mmc3(m) => m.visit(io),
+        }
+    }
 }
 
 impl Mapper {

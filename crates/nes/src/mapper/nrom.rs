@@ -2,10 +2,18 @@
 
 use super::{CpuTarget, Mirroring};
 use crate::cartridge::Header;
+use crate::state::{Field, StateIo};
 
 #[derive(Clone, Debug)]
 pub struct Nrom {
     pub mirroring: Mirroring,
+}
+
+impl Field for Nrom {
+    fn visit(&mut self, _: &mut StateIo) {
+        // Nothing to store: the mirroring is soldered.
+        let Nrom { mirroring: _ } = self;
+    }
 }
 
 impl Nrom {

@@ -3,6 +3,7 @@
 
 use super::{CpuTarget, Mirroring};
 use crate::cartridge::Header;
+use crate::state::{fields, Field, StateIo};
 
 const BANK_16K: usize = 16 * 1024;
 
@@ -11,6 +12,17 @@ pub struct Uxrom {
     prg_bank: u8,
     last_bank: usize,
     pub mirroring: Mirroring,
+}
+
+impl Field for Uxrom {
+    fn visit(&mut self, io: &mut StateIo) {
+        let Uxrom {
+            prg_bank,
+            last_bank: _,
+            mirroring: _,
+        } = self;
+        fields!(io, prg_bank);
+    }
 }
 
 impl Uxrom {

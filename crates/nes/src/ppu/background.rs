@@ -6,6 +6,7 @@
 
 use super::{ctrl, Ppu, PRE_RENDER_LINE};
 use crate::cartridge::Cartridge;
+use crate::state::{fields, Field, StateIo};
 
 /// Fetch latches and the 16-bit shift registers (high byte: the tile being drawn).
 #[derive(Clone, Default)]
@@ -18,6 +19,31 @@ pub(super) struct Pipeline {
     shift_high: u16,
     attr_low: u16,
     attr_high: u16,
+}
+
+impl Field for Pipeline {
+    fn visit(&mut self, io: &mut StateIo) {
+        let Pipeline {
+            tile,
+            attribute,
+            pattern_low,
+            pattern_high,
+            shift_low,
+            shift_high,
+            attr_low,
+            attr_high,
+        } = self;
+        fields!(
+            io,
+            tile,
+            attribute,
+            pattern_low,
+            pattern_high,
+            shift_low,
+            shift_high
+        );
+        fields!(io, attr_low, attr_high);
+    }
 }
 
 impl Pipeline {

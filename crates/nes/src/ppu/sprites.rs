@@ -10,6 +10,7 @@
 
 use super::{ctrl, Ppu};
 use crate::cartridge::Cartridge;
+use crate::state::{fields, Field, StateIo};
 
 /// Line-buffer byte layout: bits 0-1 pattern colour, 2-3 palette, 4 behind background,
 /// 5 drawn by sprite 0.
@@ -37,6 +38,39 @@ pub(super) struct Sprites {
     /// Rendering stopped mid-line with secondary OAM's address here: when it restarts, this
     /// row of OAM (eight bytes) becomes a copy of row 0.
     pub(super) oam_corruption: Option<u8>,
+}
+
+impl Field for Sprites {
+    fn visit(&mut self, io: &mut StateIo) {
+        let Sprites {
+            secondary,
+            oam_bus,
+            secondary_addr,
+            copying,
+            scan_done,
+            sprite0_next,
+            sprite0_in_line,
+            count,
+            pattern_low,
+            line,
+            oam_corruption,
+        } = self;
+        fields!(
+            io,
+            secondary,
+            oam_bus,
+            copying,
+            scan_done,
+            sprite0_next,
+            sprite0_in_line
+        );
+        fields!(io, pattern_low, line);
+        io.checked(oam_corruption, "OAM corruption row", |row| {
+            row.is_none_or(|r| r < 32)
+        });
+        io.checked(secondary_addr, "secondary OAM address", |&a| a <= 32);
+        io.checked(count, "sprite count", |&n| n <= 8);
+    }
 }
 
 impl Default for Sprites {

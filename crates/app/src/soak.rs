@@ -1,0 +1,123 @@
+//! `nestor soak`: the AI plays Quadfall for a long run (a million frames by default) to show
+//! that speed holds and memory stays flat: frames per second and resident memory after the
+//! warm-up and at the end. Exits 1 if memory grew by 1 MiB or more.
+
+use crate::ai_play::AiArgs;
+use anyhow::Context;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// Growth past this after warm-up counts as a leak.
+const FLAT_LIMIT_KIB: u64 = 1024;
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    ai: AiArgs,
+    /// Frames to run after the warm-up.
+    #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..))]
+    frames: u64,
+    /// Frames run before the first memory reading (boot, menus, the first games).
+    #[arg(long, default_value_t = 3600)]
+    warmup: u64,
+    /// Print the result as one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Resident set size in KiB (VmRSS of /proc/self/status: statm's resident pages, in KiB).
+fn resident_kib() -> anyhow::Result<u64> {
+    let status =
+        std::fs::read_to_string("/proc/self/status").context("cannot read /proc/self/status")?;
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
+        .context("no VmRSS line in /proc/self/status")
+}
+
+fn mib(kib: u64) -> f64 {
+    kib as f64 / 1024.0
+}
+
+pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    let mut driver = args.ai.driver()?;
+    let mut console = nes::Console::from_ines(crate::GAME_ROM)?;
+    let progress = ProgressBar::new(args.warmup + args.frames).with_style(
+        ProgressStyle::with_template("soak {bar:30} {pos}/{len} frames {msg}")
+            .expect("valid template"),
+    );
+    // The sound is taken every frame, as a front end does.
+    let mut samples = Vec::new();
+    let mut frame = |console: &mut nes::Console| {
+        driver.step(console);
+        samples.clear();
+        console.bus.apu.take_samples(&mut samples);
+        progress.inc(1);
+    };
+    let (mut start_kib, mut peak_kib) = (0, 0);
+    let mut seconds = 0.0;
+    testrom::contain_panics(|| -> anyhow::Result<()> {
+        for _ in 0..args.warmup {
+            frame(&mut console);
+        }
+        start_kib = resident_kib()?;
+        peak_kib = start_kib;
+        let start = Instant::now();
+        for done in 1..=args.frames {
+            frame(&mut console);
+            if done.is_multiple_of(10_000) {
+                let now = resident_kib()?;
+                peak_kib = peak_kib.max(now);
+                let fps = done as f64 / start.elapsed().as_secs_f64();
+                progress.set_message(format!("{fps:.0} frames/s, {:.1} MiB", mib(now)));
+            }
+        }
+        seconds = start.elapsed().as_secs_f64();
+        Ok(())
+    })
+    .map_err(|e| anyhow::anyhow!("quadfall.nes: {e}"))??;
+    progress.finish_and_clear();
+    let end_kib = resident_kib()?;
+    let peak_kib = peak_kib.max(end_kib);
+    let growth_kib = end_kib.saturating_sub(start_kib);
+    let flat = growth_kib < FLAT_LIMIT_KIB;
+    let fps = args.frames as f64 / seconds;
+    let stats = &driver.stats;
+    if args.json {
+        let json = serde_json::json!({
+            "frames": args.frames,
+            "warmup": args.warmup,
+            "seconds": seconds,
+            "fps": fps,
+            "rss_start_kib": start_kib,
+            "rss_end_kib": end_kib,
+            "rss_peak_kib": peak_kib,
+            "rss_growth_kib": growth_kib,
+            "flat": flat,
+            "games": stats.games,
+            "lines": stats.lines,
+            "pieces": stats.pieces,
+        });
+        println!("{json}");
+    } else {
+        println!(
+            "soak: {} frames in {seconds:.1} s = {fps:.1} frames/s; resident memory {:.2} MiB \
+             after warm-up, {:.2} MiB at the end (peak {:.2} MiB, growth {growth_kib} KiB: {}); \
+             AI: {} games, {} pieces",
+            args.frames,
+            mib(start_kib),
+            mib(end_kib),
+            mib(peak_kib),
+            if flat { "flat" } else { "NOT flat" },
+            stats.games,
+            stats.pieces,
+        );
+    }
+    Ok(if flat {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}

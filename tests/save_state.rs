@@ -1,0 +1,329 @@
+//! Save states and determinism (issue 10): a state restores the machine exactly, the same
+//! input gives the same run, and a bad state file is refused with the console left alone.
+//!
+//! The recorded session: the AI plays Quadfall (controller mode, level 18) and its buttons are
+//! recorded with the CPU cycle at which they were set, so a replay presses them at the same
+//! instruction boundaries. After each game frame a checkpoint holds the frame-and-RAM hash and
+//! a hash of the sound since the last one. Random points come from SplitMix64 with fixed seeds
+//! (the constants below), so every run checks the same points.
+
+use ai::driver::{Driver, Mode};
+use ai::eval::Profile;
+use nes::state::{crc32, Fnv1a, VERSION};
+use nes::{Buttons, Console, StateError};
+use std::path::Path;
+
+const QUADFALL: &[u8] = include_bytes!("../roms/quadfall.nes");
+/// Game frames in the recorded session.
+const SESSION_FRAMES: usize = 2_500;
+/// Frames each restored point must reproduce.
+const FOLLOW_FRAMES: usize = 600;
+const ROUND_TRIPS: usize = 1_000;
+
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        (z ^ (z >> 31)) % n
+    }
+}
+
+/// The machine as the test compares it at one instruction boundary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Checkpoint {
+    cycles: u64,
+    /// Console::hash: frame buffer and RAM.
+    hash: u64,
+    /// The samples produced since the last checkpoint, and the loudest of them.
+    sound: u64,
+    peak: u16,
+}
+
+fn checkpoint(console: &mut Console) -> Checkpoint {
+    let mut samples = Vec::new();
+    console.bus.apu.take_samples(&mut samples);
+    let mut sound = Fnv1a::default();
+    for sample in &samples {
+        sound.write(&sample.to_le_bytes());
+    }
+    Checkpoint {
+        cycles: console.bus.cycles,
+        hash: console.hash(),
+        sound: sound.finish(),
+        peak: samples.iter().map(|s| s.unsigned_abs()).max().unwrap_or(0),
+    }
+}
+
+struct Session {
+    /// (CPU cycle, controller 1 buttons) in order.
+    buttons: Vec<(u64, u8)>,
+    checkpoints: Vec<Checkpoint>,
+    final_state: Vec<u8>,
+    lines: u32,
+}
+
+fn quadfall() -> Console {
+    Console::from_ines(QUADFALL).expect("roms/quadfall.nes loads")
+}
+
+fn record(frames: usize) -> Session {
+    let mut console = quadfall();
+    let mut driver = Driver::new(Profile::Classic, Mode::Controller { tap_hz: 30 }, 18)
+        .expect("30 Hz is a supported tap rate");
+    let mut session = Session {
+        buttons: Vec::new(),
+        checkpoints: Vec::new(),
+        final_state: Vec::new(),
+        lines: 0,
+    };
+    for _ in 0..frames {
+        let at = console.bus.cycles;
+        driver.step(&mut console);
+        session.buttons.push((at, console.bus.pads[0].buttons.0));
+        session.checkpoints.push(checkpoint(&mut console));
+    }
+    session.lines = driver.stats.lines;
+    session.final_state = console.save_state();
+    session
+}
+
+/// Replays a session's buttons one instruction at a time and checks every checkpoint.
+struct Replay<'a> {
+    session: &'a Session,
+    next_button: usize,
+    next_checkpoint: usize,
+}
+
+impl<'a> Replay<'a> {
+    /// Picks the session up at the console's current cycle.
+    fn from(session: &'a Session, console: &Console) -> Replay<'a> {
+        let now = console.bus.cycles;
+        Replay {
+            session,
+            next_button: session.buttons.partition_point(|&(at, _)| at < now),
+            next_checkpoint: session.checkpoints.partition_point(|c| c.cycles <= now),
+        }
+    }
+
+    fn done(&self, until: usize) -> bool {
+        self.next_checkpoint >= until
+    }
+
+    fn step(&mut self, console: &mut Console) {
+        if let Some(&(at, buttons)) = self.session.buttons.get(self.next_button) {
+            if at == console.bus.cycles {
+                console.set_buttons(0, Buttons(buttons));
+                self.next_button += 1;
+            }
+        }
+        console.step();
+        let expected = self.session.checkpoints[self.next_checkpoint];
+        let now = console.bus.cycles;
+        if now >= expected.cycles {
+            let frame = self.next_checkpoint;
+            assert_eq!(
+                now, expected.cycles,
+                "frame {frame}: the run lost cycle sync"
+            );
+            assert_eq!(checkpoint(console), expected, "frame {frame} differs");
+            self.next_checkpoint += 1;
+        }
+    }
+}
+
+/// Saves, then loads into a console fresh from power-on: a field the state forgot would keep
+/// its power-on value there.
+fn round_trip(console: &Console) -> Console {
+    let mut fresh = quadfall();
+    fresh
+        .load_state(&console.save_state())
+        .expect("a state loads into the console of its ROM");
+    fresh
+}
+
+#[test]
+fn states_restore_the_following_frames_exactly() {
+    let session = record(SESSION_FRAMES);
+    assert!(session.lines > 0, "the AI cleared no line: a dull session");
+    // 1,000 points at random cycles of all but the last 600 frames; each becomes a round trip
+    // at the first instruction boundary from there (seed 0x5A7E).
+    let last_point = session.checkpoints[SESSION_FRAMES - FOLLOW_FRAMES].cycles;
+    let mut rng = SplitMix64(0x5A7E);
+    let mut points: Vec<u64> = (0..ROUND_TRIPS).map(|_| rng.below(last_point)).collect();
+    points.sort_unstable();
+
+    // One run through all points: every checkpoint after a round trip must match, so each
+    // point's next 600 frames are compared (up to the next point, through the states after it).
+    let mut console = quadfall();
+    let mut replay = Replay::from(&session, &console);
+    let mut saved = Vec::new();
+    let mut pending = points.iter().peekable();
+    while !replay.done(SESSION_FRAMES) {
+        if pending.next_if(|&&p| p <= console.bus.cycles).is_some() {
+            while pending.next_if(|&&p| p <= console.bus.cycles).is_some() {}
+            console = round_trip(&console);
+            saved.push(console.save_state());
+        }
+        replay.step(&mut console);
+    }
+    assert!(
+        saved.len() > ROUND_TRIPS * 9 / 10,
+        "{} distinct points",
+        saved.len()
+    );
+    assert!(
+        console.save_state() == session.final_state,
+        "the final states differ"
+    );
+
+    // A few of the points replayed on their own for 600 frames each (seed 0xF00D).
+    let mut rng = SplitMix64(0xF00D);
+    for _ in 0..3 {
+        let state = &saved[rng.below(saved.len() as u64) as usize];
+        let mut console = quadfall();
+        console.load_state(state).unwrap();
+        let mut replay = Replay::from(&session, &console);
+        let until = replay.next_checkpoint + FOLLOW_FRAMES;
+        while !replay.done(until) {
+            replay.step(&mut console);
+        }
+    }
+}
+
+#[test]
+fn two_runs_are_identical() {
+    let (a, b) = (record(600), record(600));
+    assert_eq!(a.buttons, b.buttons);
+    assert_eq!(a.checkpoints, b.checkpoints);
+    assert!(a.final_state == b.final_state);
+    // Not a silent or frozen run.
+    assert!(a.checkpoints.iter().any(|c| c.peak > 1000));
+    assert!(a.checkpoints.windows(2).any(|w| w[0].hash != w[1].hash));
+}
+
+/// Test ROMs for what Quadfall leaves out: DMC DMA and CNROM (read_joy3 plays a DMC sample
+/// throughout), MMC3's scanline IRQ, MMC1 with PRG-RAM. Each runs 240 frames straight
+/// and again with round trips at 100 random instruction boundaries (seed 0xA0D10).
+#[test]
+fn states_cover_test_roms_with_sound_and_mappers() {
+    let roms = [
+        "read_joy3/count_errors.nes",
+        "mmc3_test_2/rom_singles/4-scanline_timing.nes",
+        "MMC1_A12/mmc1_a12.nes",
+    ];
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/test-roms");
+    let mut rng = SplitMix64(0xA0D10);
+    for rom in roms {
+        let image = std::fs::read(dir.join(rom)).unwrap_or_else(|e| panic!("{rom}: {e}"));
+        let power_on = || Console::from_ines(&image).unwrap();
+        let run = |round_trips: &[u64]| {
+            let mut console = power_on();
+            let mut checkpoints = Vec::new();
+            let mut pending = round_trips.iter().peekable();
+            for _ in 0..240 {
+                let frame = console.bus.ppu.frame;
+                while console.bus.ppu.frame == frame {
+                    if pending.next_if(|&&p| p <= console.bus.cycles).is_some() {
+                        let mut fresh = power_on();
+                        fresh.load_state(&console.save_state()).unwrap();
+                        console = fresh;
+                    }
+                    console.step();
+                }
+                checkpoints.push(checkpoint(&mut console));
+            }
+            (checkpoints, console.save_state())
+        };
+        let straight = run(&[]);
+        let end = straight.0.last().unwrap().cycles;
+        let mut points: Vec<u64> = (0..100).map(|_| rng.below(end)).collect();
+        points.sort_unstable();
+        let restored = run(&points);
+        assert_eq!(straight.0, restored.0, "{rom}");
+        assert!(straight.1 == restored.1, "{rom}: the final states differ");
+        if rom.starts_with("read_joy3") {
+            // Its DMC sample is silence, but the ROM beeps.
+            assert!(straight.0.iter().any(|c| c.peak > 1000), "{rom}: no sound");
+        }
+    }
+}
+
+#[test]
+fn bad_states_are_refused_and_leave_the_console_alone() {
+    let mut console = quadfall();
+    for _ in 0..200 {
+        console.run_frame();
+    }
+    let state = console.save_state();
+    let before = (console.hash(), console.save_state());
+    let mut check = |bytes: &[u8], expected: &dyn Fn(&StateError) -> bool, what: &str| {
+        let err = console
+            .load_state(bytes)
+            .expect_err(&format!("{what} was accepted"));
+        assert!(expected(&err), "{what}: {err}");
+        assert!(!err.to_string().contains('\n'), "{what}: one line");
+        assert!(
+            (console.hash(), console.save_state()) == before,
+            "{what}: the console changed"
+        );
+    };
+
+    // Another ROM: Quadfall with one byte of PRG-ROM changed.
+    let mut other = QUADFALL.to_vec();
+    other[16 + 0x100] ^= 0xFF;
+    let mut other = Console::from_ines(&other).unwrap();
+    other.run_frame();
+    check(
+        &other.save_state(),
+        &|e| *e == StateError::OtherRom,
+        "another ROM's state",
+    );
+
+    check(
+        &state[..state.len() - 1],
+        &|e| matches!(e, StateError::Truncated { .. }),
+        "truncated",
+    );
+    check(
+        &state[..10],
+        &|e| matches!(e, StateError::Truncated { .. }),
+        "cut in the header",
+    );
+
+    let mut corrupted = state.clone();
+    corrupted[state.len() / 2] ^= 0x10;
+    check(
+        &corrupted,
+        &|e| *e == StateError::Corrupted,
+        "a flipped bit",
+    );
+
+    // A future version, with a valid checksum as that version would write it.
+    let mut future = state.clone();
+    future[8..12].copy_from_slice(&(VERSION + 1).to_le_bytes());
+    let body = future.len() - 4;
+    let crc = crc32(&future[..body]);
+    future[body..].copy_from_slice(&crc.to_le_bytes());
+    check(
+        &future,
+        &|e| *e == StateError::NewerVersion(VERSION + 1),
+        "a newer version",
+    );
+
+    check(b"", &|e| *e == StateError::NotAState, "an empty file");
+    let mut rng = SplitMix64(0xBAD);
+    let garbage: Vec<u8> = (0..5000).map(|_| rng.below(256) as u8).collect();
+    check(&garbage, &|e| *e == StateError::NotAState, "garbage");
+    check(
+        &QUADFALL[..5000],
+        &|e| *e == StateError::NotAState,
+        "a ROM image",
+    );
+
+    // And the good state still loads after all that.
+    console.load_state(&state).unwrap();
+}

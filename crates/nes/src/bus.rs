@@ -68,7 +68,6 @@ impl Field for Bus {
             apu,
             cart,
             pads,
-            cycles,
             open_bus,
             internal_bus,
             oam_dma,
@@ -78,6 +77,7 @@ impl Field for Bus {
         for port in [joypad_oe, joypad_oe_before] {
             io.checked(port, "joypad port", |p| p.is_none_or(|p| p < 2));
         }
+        io.counter(cycles, "CPU cycle counter");
     }
 }
 

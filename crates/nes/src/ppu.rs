@@ -115,7 +115,6 @@ impl Field for Ppu {
         io.checked(dot, "PPU dot", |&d| d < DOTS_PER_LINE);
         fields!(
             io,
-            frame,
             oam,
             palette,
             ppu_ctrl,
@@ -130,13 +129,15 @@ impl Field for Ppu {
             suppress_vblank,
             odd_frame,
             skip_last_dot,
-            v,
-            t,
             w
         );
         io.checked(fine_x, "fine X scroll", |&x| x < 8);
         fields!(io, read_buffer, io_latch, io_refreshed, bg, sprites);
         io.fixed(frame_buffer);
+        io.counter(frame, "frame counter");
+        for address in [v, t] {
+            io.checked(address, "VRAM address", |&a| a < 0x8000);
+        }
     }
 }
 

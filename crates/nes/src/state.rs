@@ -22,6 +22,9 @@
 use std::fmt;
 
 const MAGIC: &[u8; 8] = b"NESTORSS";
+/// Loaded cycle and frame counters must stay below this (some 40,000 years of CPU cycles), so
+/// they can go on counting without overflow.
+pub const COUNTER_LIMIT: u64 = 1 << 60;
 /// Bumped whenever the payload's layout changes.
 pub const VERSION: u32 = 1;
 const HEADER_LEN: usize = 8 + 4 + 8 + 8;
@@ -185,6 +188,15 @@ impl StateIo<'_> {
         if !valid(field) {
             self.fail(what);
         }
+    }
+
+    /// A cycle or frame count (see [`COUNTER_LIMIT`]).
+    pub fn counter<T: Field + Copy + Into<Option<u64>>>(
+        &mut self,
+        field: &mut T,
+        what: &'static str,
+    ) {
+        self.checked(field, what, |&c| c.into().is_none_or(|c| c < COUNTER_LIMIT));
     }
 
     /// Records the first problem of a load; the rest of the pass fills in harmless values.

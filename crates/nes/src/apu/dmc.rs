@@ -68,26 +68,16 @@ impl Field for Dmc {
             dma_aborts,
             last_byte_at,
         } = self;
-        fields!(
-            io,
-            irq_enabled,
-            looping,
-            period,
-            timer,
-            output_level,
-            sample_address
-        );
-        fields!(
-            io,
-            sample_length,
-            address,
-            bytes_remaining,
-            buffer,
-            shift,
-            bits_remaining
-        );
-        fields!(io, silence, irq_flag, dma_from, start_at, stop_at);
-        fields!(io, dma_aborts, last_byte_at);
+        fields!(io, irq_enabled, looping, period, timer, sample_address);
+        fields!(io, sample_length, address, bytes_remaining, buffer, shift);
+        fields!(io, silence, irq_flag);
+        io.checked(output_level, "DMC level", |&l| l < 128);
+        io.checked(bits_remaining, "DMC bit count", |&n| (1..=8).contains(&n));
+        io.counter(dma_from, "DMC DMA cycle");
+        io.counter(start_at, "DMC start cycle");
+        io.counter(stop_at, "DMC stop cycle");
+        io.counter(last_byte_at, "DMC last byte cycle");
+        fields!(io, dma_aborts);
     }
 }
 

@@ -24,7 +24,10 @@ impl Field for Envelope {
             divider,
             decay,
         } = self;
-        fields!(io, start, looping, constant_volume, volume, divider, decay);
+        fields!(io, start, looping, constant_volume);
+        for level in [volume, divider, decay] {
+            io.checked(level, "envelope level", |&v| v < 16);
+        }
     }
 }
 

@@ -71,7 +71,6 @@ impl Field for Apu {
         } = self;
         fields!(
             io,
-            cycle,
             pulse1,
             pulse2,
             triangle,
@@ -81,6 +80,7 @@ impl Field for Apu {
             last_4017
         );
         fields!(io, length_writes, mix_stale, resampler, filters);
+        io.counter(cycle, "APU cycle counter");
     }
 }
 

@@ -57,7 +57,8 @@ impl Field for Pulse {
             sweep_period,
             sweep_negate
         );
-        fields!(io, sweep_shift, sweep_divider, sweep_reload);
+        fields!(io, sweep_divider, sweep_reload);
+        io.checked(sweep_shift, "sweep shift", |&s| s < 8);
     }
 }
 

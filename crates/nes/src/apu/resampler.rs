@@ -79,7 +79,8 @@ impl Field for Resampler {
             level,
             sum,
         } = self;
-        fields!(io, pos, deltas, level, sum);
+        fields!(io, deltas, level, sum);
+        io.counter(pos, "resampler position");
     }
 }
 

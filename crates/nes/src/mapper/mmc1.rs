@@ -49,16 +49,9 @@ impl Field for Mmc1 {
             ppu_a12,
             last_write_cycle,
         } = self;
-        fields!(
-            io,
-            shift,
-            control,
-            chr_bank,
-            prg_bank,
-            ppu_a12,
-            last_write_cycle
-        );
+        fields!(io, shift, control, chr_bank, prg_bank, ppu_a12);
         io.checked(shift_count, "MMC1 shift count", |&n| n < 5);
+        io.counter(last_write_cycle, "MMC1 write cycle");
     }
 }
 

@@ -4,7 +4,7 @@
 //! $4000-$4017 APU and I/O, $4018-$401F test mode (open bus), $4020-$FFFF cartridge.
 //!
 //! Timing: every CPU cycle goes through [`Bus::tick`]: the cartridge's M2 clock, two PPU dots
-//! and the APU's cycle, then the CPU's (or the DMA unit's) memory access, then the cycle's third
+//! (whose render part may run later, see ppu.rs) and the APU's cycle, then the CPU's (or the DMA unit's) memory access, then the cycle's third
 //! PPU dot; the CPU samples the NMI and IRQ lines after that, at the end of the cycle. The
 //! access lands late in the cycle as on the hardware (data is latched at the end of φ2); the
 //! PPU's VBlank races and the blargg PPU timing ROMs are tuned to this order
@@ -112,11 +112,10 @@ impl Bus {
         self.joypad_oe_before = self.joypad_oe.take();
         self.cycles += 1;
         self.cart.cpu_clock();
-        self.ppu.step(&mut self.cart);
-        self.ppu.step(&mut self.cart);
+        self.ppu.run_dots(2, &mut self.cart);
         self.apu.step();
         let result = access(self);
-        self.ppu.step(&mut self.cart);
+        self.ppu.run_dots(1, &mut self.cart);
         result
     }
 
@@ -263,7 +262,11 @@ impl Bus {
             0x4016 => self.joypad_out = val & 1 != 0,
             0x4000..=0x4017 => self.apu.write_register(addr, val),
             0x4018..=0x401F => {}
-            _ => self.cart.cpu_write(addr, val, self.cycles),
+            _ => {
+                // Banks and mirroring may change: the PPU's picture so far used the old ones.
+                self.ppu.catch_up(&mut self.cart);
+                self.cart.cpu_write(addr, val, self.cycles);
+            }
         }
     }
 

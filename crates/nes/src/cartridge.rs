@@ -259,9 +259,9 @@ impl Cartridge {
     /// Same as [`Self::cpu_read`] without side effects (for debuggers, the AI and Lua).
     pub fn cpu_peek(&self, addr: u16) -> Option<u8> {
         match self.mapper.map_cpu(addr) {
-            CpuTarget::PrgRom(off) => Some(self.prg_rom[off % self.prg_rom.len()]),
+            CpuTarget::PrgRom(off) => Some(self.prg_rom[wrap(off, self.prg_rom.len())]),
             CpuTarget::PrgRam(off) if !self.prg_ram.is_empty() => {
-                Some(self.prg_ram[off % self.prg_ram.len()])
+                Some(self.prg_ram[wrap(off, self.prg_ram.len())])
             }
             _ => None,
         }
@@ -296,6 +296,11 @@ impl Cartridge {
         self.mapper.ppu_address(addr);
     }
 
+    /// Whether the mapper sees the PPU's address bus dot by dot (see [`Self::ppu_address`]).
+    pub fn watches_ppu_bus(&self) -> bool {
+        self.mapper.watches_ppu_bus()
+    }
+
     /// One CPU cycle passed.
     pub fn cpu_clock(&mut self) {
         self.mapper.cpu_clock();
@@ -304,7 +309,7 @@ impl Cartridge {
     pub fn ppu_peek(&self, addr: u16) -> u8 {
         let addr = addr & 0x3FFF;
         if addr < 0x2000 {
-            self.chr[self.mapper.map_chr(addr) % self.chr.len()]
+            self.chr[wrap(self.mapper.map_chr(addr), self.chr.len())]
         } else {
             self.ciram[self.ciram_index(addr)]
         }
@@ -416,6 +421,17 @@ impl Cartridge {
     /// The cartridge's /IRQ line (true = asserted).
     pub fn irq(&self) -> bool {
         self.mapper.irq()
+    }
+}
+
+/// `offset % len`, without the division when the offset is already inside (almost always:
+/// this runs on every opcode fetch and pattern fetch).
+#[inline]
+pub(crate) fn wrap(offset: usize, len: usize) -> usize {
+    if offset < len {
+        offset
+    } else {
+        offset % len
     }
 }
 

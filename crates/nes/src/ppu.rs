@@ -1,10 +1,20 @@
 //! Ricoh 2C02 PPU: 341 dots x 262 scanlines (NTSC), registers $2000-$2007, rendering.
 //!
 //! [`Ppu::step`] runs one dot. Scanlines 0-239 draw, 240 is idle, 241-260 are VBlank and 261
-//! is the pre-render line. Register accesses happen between dots: the bus runs one dot of a
-//! CPU cycle, the access, then two more dots, and the CPU samples [`Ppu::nmi_line`] at the end
-//! (bus.rs). The VBlank races below are tuned to that order. The background pipeline lives in `background.rs`, sprite
-//! evaluation and fetches in `sprites.rs`, the RGB conversion in `palette.rs`.
+//! is the pre-render line. Register accesses happen between dots: the bus runs two dots of a
+//! CPU cycle, the access, then the third, and the CPU samples [`Ppu::nmi_line`] at the end
+//! (bus.rs). The VBlank races below are tuned to that order. The background pipeline lives in
+//! `background.rs`, sprite evaluation and fetches in `sprites.rs`, the RGB conversion in
+//! `palette.rs`.
+//!
+//! Speed: the PPU runs in two parts. The timing part (position, frame count, VBlank flag, the
+//! odd-frame skip) advances with every dot, mostly by a plain add. The render part (fetches,
+//! scroll counters, sprite evaluation, pixels, the sprite flags) runs behind it and catches up,
+//! a whole line at a time where it can, whenever something could observe it: a register access,
+//! a cartridge write (banks, mirroring), and the end of every line. Between those points
+//! nothing outside the render part reads or changes what it works on, so the result is the
+//! same as running it dot by dot. Mappers that watch the PPU's address bus (MMC3's A12) see
+//! every dot as it happens: with them the render part never lags.
 
 mod background;
 pub mod palette;
@@ -48,6 +58,12 @@ pub struct Ppu {
     /// The dot the next [`Ppu::step`] runs: 0-261 and 0-340.
     pub scanline: u16,
     pub dot: u16,
+    /// The dot the render part runs next; behind (`scanline`, `dot`) until it catches up.
+    render_line: u16,
+    render_dot: u16,
+    /// Dots of the current line before this one only move the timing part on (a cache of
+    /// [`Ppu::quiet_until`]; 0 sends every dot through the careful path).
+    quiet_until: u16,
     /// Frames started since power-on (incremented when line 0 begins).
     pub frame: u64,
     pub oam: [u8; 256],
@@ -88,6 +104,9 @@ impl Field for Ppu {
         let Ppu {
             scanline,
             dot,
+            render_line,
+            render_dot,
+            quiet_until,
             frame,
             oam,
             palette,
@@ -113,6 +132,8 @@ impl Field for Ppu {
         } = self;
         io.checked(scanline, "PPU scanline", |&l| l < LINES_PER_FRAME);
         io.checked(dot, "PPU dot", |&d| d < DOTS_PER_LINE);
+        // States are taken with the render part caught up (Console::save_state).
+        (*render_line, *render_dot, *quiet_until) = (*scanline, *dot, 0);
         fields!(
             io,
             oam,
@@ -146,6 +167,9 @@ impl Default for Ppu {
         Ppu {
             scanline: 0,
             dot: 0,
+            render_line: 0,
+            render_dot: 0,
+            quiet_until: 0,
             frame: 0,
             oam: [0; 256],
             palette: [0; 32],
@@ -193,14 +217,94 @@ impl Ppu {
         self.rendering_enabled() && (self.scanline < 240 || self.scanline == PRE_RENDER_LINE)
     }
 
-    /// Runs one dot.
+    /// Runs one dot, the render part included.
     pub fn step(&mut self, cart: &mut Cartridge) {
+        self.step_timing(cart);
+        self.catch_up(cart);
+    }
+
+    /// Runs `n` dots of the timing part; the render part follows when it must.
+    #[inline]
+    pub fn run_dots(&mut self, n: u16, cart: &mut Cartridge) {
+        if self.dot + n <= self.quiet_until {
+            self.dot += n;
+        } else {
+            for _ in 0..n {
+                self.step_timing(cart);
+            }
+        }
+    }
+
+    /// One dot of the timing part.
+    fn step_timing(&mut self, cart: &mut Cartridge) {
         let (line, dot) = (self.scanline, self.dot);
+        match (line, dot) {
+            (VBLANK_LINE, 1) => {
+                self.vblank = !self.suppress_vblank;
+                self.suppress_vblank = false;
+            }
+            (PRE_RENDER_LINE, 1) => self.vblank = false,
+            // Odd frames with rendering on skip the pre-render line's last dot. The PPU decides
+            // while dot 338 runs, so a PPUMASK write after that is too late to matter.
+            (PRE_RENDER_LINE, 338) => {
+                self.skip_last_dot = self.odd_frame && self.rendering_enabled();
+            }
+            _ => {}
+        }
+        let skip = line == PRE_RENDER_LINE && dot == 339 && self.skip_last_dot;
+        self.dot += if skip { 2 } else { 1 };
+        if self.dot >= DOTS_PER_LINE {
+            self.dot = 0;
+            self.scanline += 1;
+            if self.scanline == LINES_PER_FRAME {
+                self.scanline = 0;
+                self.frame += 1;
+                self.odd_frame = !self.odd_frame;
+            }
+            self.catch_up(cart);
+        } else if cart.watches_ppu_bus() {
+            self.catch_up(cart);
+        }
+        self.quiet_until = if cart.watches_ppu_bus() {
+            0
+        } else {
+            self.quiet_until()
+        };
+    }
+
+    /// The first dot from the current one on where the timing part has more to do than count:
+    /// the VBlank flag's set and clear, the odd-frame skip, the end of the line.
+    fn quiet_until(&self) -> u16 {
+        match self.scanline {
+            VBLANK_LINE | PRE_RENDER_LINE if self.dot <= 1 => 1,
+            PRE_RENDER_LINE => 338,
+            _ => DOTS_PER_LINE - 1,
+        }
+    }
+
+    /// Runs the render part up to the timing part's dot.
+    pub fn catch_up(&mut self, cart: &mut Cartridge) {
+        let whole_lines = !cart.watches_ppu_bus();
+        while self.lags() {
+            if whole_lines && self.render_dot == 0 && self.render_line != self.scanline {
+                self.render_whole_line(cart);
+            } else {
+                self.render_step(cart);
+            }
+        }
+    }
+
+    /// Whether the render part is behind the timing part.
+    pub fn lags(&self) -> bool {
+        (self.render_line, self.render_dot) != (self.scanline, self.dot)
+    }
+
+    /// One dot of the render part.
+    fn render_step(&mut self, cart: &mut Cartridge) {
+        let (line, dot) = (self.render_line, self.render_dot);
         if line < 240 || line == PRE_RENDER_LINE {
             if self.rendering_enabled() {
-                if self.sprites.oam_corruption.is_some() {
-                    self.corrupt_oam();
-                }
+                self.corrupt_oam();
                 self.render_dot(cart);
             } else if line < 240 && (1..=256).contains(&dot) {
                 self.output_backdrop();
@@ -212,45 +316,128 @@ impl Ppu {
                 self.sprite0_hit = false;
                 self.sprite_overflow = false;
             }
-            if line == PRE_RENDER_LINE && dot == 1 {
-                self.vblank = false;
-            }
-        } else if line == VBLANK_LINE && dot == 1 {
-            self.vblank = !self.suppress_vblank;
-            self.suppress_vblank = false;
         }
-        self.advance();
+        // The timing part decided the skip when it ran dot 338, before this dot.
+        let skip = line == PRE_RENDER_LINE && dot == 339 && self.skip_last_dot;
+        self.render_dot += if skip { 2 } else { 1 };
+        if self.render_dot >= DOTS_PER_LINE {
+            self.next_render_line();
+        }
     }
 
-    fn advance(&mut self) {
-        // Odd frames with rendering on skip the pre-render line's last dot. The PPU decides
-        // while dot 338 runs, so a PPUMASK write after that is too late to matter.
-        if self.scanline == PRE_RENDER_LINE && self.dot == 338 {
-            self.skip_last_dot = self.odd_frame && self.rendering_enabled();
-        }
-        let skip = self.scanline == PRE_RENDER_LINE && self.dot == 339 && self.skip_last_dot;
-        self.dot += if skip { 2 } else { 1 };
-        if self.dot >= DOTS_PER_LINE {
-            self.dot = 0;
-            self.scanline += 1;
-            if self.scanline == LINES_PER_FRAME {
-                self.scanline = 0;
-                self.frame += 1;
-                self.odd_frame = !self.odd_frame;
+    fn next_render_line(&mut self) {
+        self.render_dot = 0;
+        self.render_line = (self.render_line + 1) % LINES_PER_FRAME;
+    }
+
+    /// The render part's whole current line, from dot 0.
+    fn render_whole_line(&mut self, cart: &mut Cartridge) {
+        let line = self.render_line;
+        if line < 240 || line == PRE_RENDER_LINE {
+            if self.rendering_enabled() {
+                self.corrupt_oam();
+                self.render_line(cart);
+            } else if line < 240 {
+                self.render_dot = 1;
+                self.output_backdrop();
+                let start = usize::from(line) * WIDTH;
+                let backdrop = self.frame_buffer[start];
+                self.frame_buffer[start..start + WIDTH].fill(backdrop);
             }
+            if line == PRE_RENDER_LINE {
+                self.sprite0_hit = false;
+                self.sprite_overflow = false;
+            }
+        }
+        self.next_render_line();
+    }
+
+    /// A visible or pre-render line with rendering on: what [`Ppu::render_dot`] does over dots
+    /// 0-340, a tile (8 dots) at a time. Background and sprites share nothing but the mapper,
+    /// which does not watch the fetches here, so each runs its part of the line on its own.
+    fn render_line(&mut self, cart: &mut Cartridge) {
+        let visible = self.render_line < 240;
+        let colours: [u16; 32] = std::array::from_fn(|i| self.colour(i as u16));
+        // Dots 1-256: each tile's first dot shifts (not dot 1) and reloads (not dot 1), draws,
+        // then the other seven shift while the four fetches run; the last increments coarse X.
+        for tile in 0..32 {
+            if tile > 0 {
+                self.bg.shift(1);
+                self.bg.reload();
+            }
+            if visible {
+                self.output_tile(tile, &colours);
+            }
+            self.bg.shift(7);
+            self.fetch_all(cart);
+            self.increment_coarse_x();
+        }
+        self.increment_y();
+        // Dot 257; the pre-render line copies the vertical bits over dots 280-304.
+        self.bg.shift(1);
+        self.bg.reload();
+        self.copy_horizontal();
+        if !visible {
+            self.copy_vertical();
+        }
+        if visible {
+            self.evaluate_line();
+        }
+        self.fetch_line(cart);
+        // Dots 321-337: the next line's first two tiles; 337 and 339 fetch unused nametable
+        // bytes, which only a mapper watching the bus could notice.
+        for _ in 0..2 {
+            self.fetch_all(cart);
+            self.increment_coarse_x();
+            self.bg.shift(7);
+            self.bg.shift(1);
+            self.bg.reload();
+        }
+    }
+
+    /// The pixels of tile column `tile` (dots 8 * tile + 1 to + 8), background and sprites
+    /// combined, from the palette addresses' colours `colours`.
+    fn output_tile(&mut self, tile: usize, colours: &[u16; 32]) {
+        let bg_pixels = self.bg.pixels(self.fine_x);
+        let (bg_on, sprites_on) = if tile == 0 {
+            (mask::BG | mask::BG_LEFT, mask::SPRITES | mask::SPRITES_LEFT)
+        } else {
+            (mask::BG, mask::SPRITES)
+        };
+        let show_bg = self.ppu_mask & bg_on == bg_on;
+        let show_sprites = self.ppu_mask & sprites_on == sprites_on;
+        let row = usize::from(self.render_line) * WIDTH + tile * 8;
+        if !show_sprites || self.sprites.count == 0 {
+            // No sprite pixels (the line buffer is empty when no sprite was fetched for it).
+            let pixels = &mut self.frame_buffer[row..row + 8];
+            for (pixel, &bg_pixel) in pixels.iter_mut().zip(&bg_pixels) {
+                *pixel = colours[usize::from(if show_bg { bg_pixel } else { 0 })];
+            }
+            return;
+        }
+        for (i, &bg_pixel) in bg_pixels.iter().enumerate() {
+            let x = tile * 8 + i;
+            let bg = if show_bg { bg_pixel } else { 0 };
+            let sprite = if show_sprites {
+                self.sprites.pixel(x)
+            } else {
+                sprites::Pixel::default()
+            };
+            let addr = self.combine(x, bg, sprite);
+            self.frame_buffer[row + i] = colours[usize::from(addr)];
         }
     }
 
     /// One dot of a visible or pre-render line with rendering on.
     fn render_dot(&mut self, cart: &mut Cartridge) {
-        let dot = self.dot;
+        let dot = self.render_dot;
         if matches!(dot, 2..=257 | 322..=337) {
-            self.bg.shift();
+            self.bg.shift(1);
         }
         if matches!(dot, 9..=257 | 329 | 337) && dot % 8 == 1 {
             self.bg.reload();
         }
-        if self.scanline < 240 && (1..=256).contains(&dot) {
+        if self.render_line < 240 && (1..=256).contains(&dot) {
             self.output_pixel();
         }
         self.background_dot(cart);
@@ -269,8 +456,8 @@ impl Ppu {
     }
 
     fn put_pixel(&mut self, palette_addr: u16) {
-        let x = usize::from(self.dot - 1);
-        let i = usize::from(self.scanline) * WIDTH + x;
+        let x = usize::from(self.render_dot - 1);
+        let i = usize::from(self.render_line) * WIDTH + x;
         self.frame_buffer[i] = self.colour(palette_addr);
     }
 
@@ -282,7 +469,7 @@ impl Ppu {
 
     /// Combines the background and sprite pixels of the current dot, and detects sprite 0 hit.
     fn output_pixel(&mut self) {
-        let x = usize::from(self.dot - 1);
+        let x = usize::from(self.render_dot - 1);
         let left_edge = x < 8;
         let bg = if self.ppu_mask & mask::BG != 0
             && !(left_edge && self.ppu_mask & mask::BG_LEFT == 0)
@@ -298,17 +485,23 @@ impl Ppu {
         } else {
             sprites::Pixel::default()
         };
+        let addr = self.combine(x, bg, sprite);
+        self.put_pixel(addr);
+    }
+
+    /// The palette address of pixel `x` from its background and sprite pixels; detects
+    /// sprite 0 hit.
+    fn combine(&mut self, x: usize, bg: u8, sprite: sprites::Pixel) -> u16 {
         if sprite.is_sprite0 && sprite.colour != 0 && bg & 3 != 0 && x != 255 {
             self.sprite0_hit = true;
         }
-        let addr = match (bg & 3 != 0, sprite.colour != 0) {
+        match (bg & 3 != 0, sprite.colour != 0) {
             (false, false) => 0,
             (false, true) => u16::from(0x10 | sprite.colour),
             (true, false) => u16::from(bg),
             (true, true) if sprite.behind_bg => u16::from(bg),
             (true, true) => u16::from(0x10 | sprite.colour),
-        };
-        self.put_pixel(addr);
+        }
     }
 
     /// The /NMI output (true = asserted): VBlank flag and NMI enable both set.
@@ -352,6 +545,7 @@ impl Ppu {
 
     /// CPU read of $2000-$2007 (`reg` already reduced to 0-7).
     pub fn read_register(&mut self, reg: u16, cart: &mut Cartridge) -> u8 {
+        self.catch_up(cart);
         match reg {
             2 => {
                 let val = self.status();
@@ -396,7 +590,13 @@ impl Ppu {
     }
 
     /// The value a read would return, without side effects.
-    pub fn peek_register(&self, reg: u16, _cart: &Cartridge) -> u8 {
+    pub fn peek_register(&self, reg: u16, cart: &Cartridge) -> u8 {
+        if self.lags() {
+            // A copy catches up, so that peeking changes nothing.
+            let mut ppu = self.clone();
+            ppu.catch_up(&mut cart.clone());
+            return ppu.peek_register(reg, cart);
+        }
         match reg {
             2 => self.status(),
             4 => self.oam_data(),
@@ -418,6 +618,7 @@ impl Ppu {
     }
 
     pub fn write_register(&mut self, reg: u16, val: u8, cart: &mut Cartridge) {
+        self.catch_up(cart);
         self.drive_latch(val, 0xFF);
         match reg {
             0 => {

@@ -8,7 +8,7 @@
 //! currently selects, so they can change while the PPU renders, as on the real board.
 
 use super::{CpuTarget, Mirroring};
-use crate::cartridge::Header;
+use crate::cartridge::{wrap, Header};
 use crate::state::{fields, Field, StateIo};
 
 #[derive(Clone, Debug)]
@@ -151,7 +151,7 @@ impl Mmc1 {
             _ if high => INNER_BANKS - 1,
             _ => bank,
         };
-        (outer | inner) % self.prg_banks
+        wrap(outer | inner, self.prg_banks)
     }
 
     pub fn map_cpu(&self, addr: u16) -> CpuTarget {

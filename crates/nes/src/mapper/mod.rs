@@ -182,6 +182,12 @@ impl Mapper {
         }
     }
 
+    /// Whether [`Self::ppu_address`] does anything: the PPU then shows such mappers every dot
+    /// as it happens.
+    pub fn watches_ppu_bus(&self) -> bool {
+        matches!(self, Mapper::Mmc3(_))
+    }
+
     /// The mapper's /IRQ output.
     pub fn irq(&self) -> bool {
         match self {

@@ -47,11 +47,12 @@ impl Field for Pipeline {
 }
 
 impl Pipeline {
-    pub(super) fn shift(&mut self) {
-        self.shift_low <<= 1;
-        self.shift_high <<= 1;
-        self.attr_low <<= 1;
-        self.attr_high <<= 1;
+    /// `dots` dots' worth of shifting.
+    pub(super) fn shift(&mut self, dots: u16) {
+        self.shift_low <<= dots;
+        self.shift_high <<= dots;
+        self.attr_low <<= dots;
+        self.attr_high <<= dots;
     }
 
     /// Loads the fetched tile into the low bytes of the shift registers.
@@ -61,6 +62,24 @@ impl Pipeline {
         let spread = |bit: u8| if self.attribute & bit != 0 { 0xFF } else { 0 };
         self.attr_low = (self.attr_low & 0xFF00) | spread(1);
         self.attr_high = (self.attr_high & 0xFF00) | spread(2);
+    }
+
+    /// The palette addresses of the current pixel and the seven after it, as [`Self::pixel`]
+    /// gives them dot by dot while the registers shift (the whole of a tile's 8 dots).
+    pub(super) fn pixels(&self, fine_x: u8) -> [u8; 8] {
+        // Bit 7 - i: pixel i.
+        let row = |reg: u16| ((reg << fine_x) >> 8) as u8;
+        let (low, high) = (row(self.shift_low), row(self.shift_high));
+        let (attr_low, attr_high) = (row(self.attr_low), row(self.attr_high));
+        std::array::from_fn(|i| {
+            let bit = 7 - i;
+            let colour = (low >> bit) & 1 | ((high >> bit) & 1) << 1;
+            if colour == 0 {
+                0
+            } else {
+                colour | ((attr_low >> bit) & 1) << 2 | ((attr_high >> bit) & 1) << 3
+            }
+        })
     }
 
     /// The 4-bit background palette address of the current pixel (0 = transparent).
@@ -79,18 +98,13 @@ impl Pipeline {
 impl Ppu {
     /// The background fetches and scroll updates of one dot (rendering on).
     pub(super) fn background_dot(&mut self, cart: &mut Cartridge) {
-        let dot = self.dot;
+        let dot = self.render_dot;
         match dot {
             1..=256 | 321..=336 => match dot % 8 {
-                1 => self.bg.tile = cart.ppu_read(0x2000 | (self.v & 0x0FFF)),
-                3 => {
-                    let v = self.v;
-                    let addr = 0x23C0 | (v & 0x0C00) | ((v >> 4) & 0x38) | ((v >> 2) & 0x07);
-                    let shift = ((v >> 4) & 4) | (v & 2);
-                    self.bg.attribute = (cart.ppu_read(addr) >> shift) & 3;
-                }
-                5 => self.bg.pattern_low = cart.ppu_read(self.bg_pattern_addr()),
-                7 => self.bg.pattern_high = cart.ppu_read(self.bg_pattern_addr() | 8),
+                1 => self.fetch_tile(cart),
+                3 => self.fetch_attribute(cart),
+                5 => self.fetch_pattern_low(cart),
+                7 => self.fetch_pattern_high(cart),
                 0 => {
                     self.increment_coarse_x();
                     if dot == 256 {
@@ -100,12 +114,40 @@ impl Ppu {
                 _ => {}
             },
             257 => self.copy_horizontal(),
-            280..=304 if self.scanline == PRE_RENDER_LINE => self.copy_vertical(),
+            280..=304 if self.render_line == PRE_RENDER_LINE => self.copy_vertical(),
             337 | 339 => {
                 cart.ppu_read(0x2000 | (self.v & 0x0FFF));
             }
             _ => {}
         }
+    }
+
+    /// A whole tile's four fetches, for a render part running a line at a time (nothing
+    /// watches the PPU's address bus then, so only the values matter).
+    pub(super) fn fetch_all(&mut self, cart: &mut Cartridge) {
+        self.fetch_tile(cart);
+        self.fetch_attribute(cart);
+        self.fetch_pattern_low(cart);
+        self.fetch_pattern_high(cart);
+    }
+
+    fn fetch_tile(&mut self, cart: &mut Cartridge) {
+        self.bg.tile = cart.ppu_read(0x2000 | (self.v & 0x0FFF));
+    }
+
+    fn fetch_attribute(&mut self, cart: &mut Cartridge) {
+        let v = self.v;
+        let addr = 0x23C0 | (v & 0x0C00) | ((v >> 4) & 0x38) | ((v >> 2) & 0x07);
+        let shift = ((v >> 4) & 4) | (v & 2);
+        self.bg.attribute = (cart.ppu_read(addr) >> shift) & 3;
+    }
+
+    fn fetch_pattern_low(&mut self, cart: &mut Cartridge) {
+        self.bg.pattern_low = cart.ppu_read(self.bg_pattern_addr());
+    }
+
+    fn fetch_pattern_high(&mut self, cart: &mut Cartridge) {
+        self.bg.pattern_high = cart.ppu_read(self.bg_pattern_addr() | 8);
     }
 
     fn bg_pattern_addr(&self) -> u16 {
@@ -141,11 +183,11 @@ impl Ppu {
         self.v = (self.v & !0x03E0) | coarse_y << 5;
     }
 
-    fn copy_horizontal(&mut self) {
+    pub(super) fn copy_horizontal(&mut self) {
         self.v = (self.v & !0x041F) | (self.t & 0x041F);
     }
 
-    fn copy_vertical(&mut self) {
+    pub(super) fn copy_vertical(&mut self) {
         self.v = (self.v & !0x7BE0) | (self.t & 0x7BE0);
     }
 }

@@ -31,8 +31,8 @@ pub(super) struct Sprites {
     /// The first sprite the scan looked at was in range: slot 0 is sprite 0.
     sprite0_next: bool,
     sprite0_in_line: bool,
-    /// Sprites found for the line being fetched.
-    count: u8,
+    /// Sprites fetched for the next line (0: its line buffer is empty).
+    pub(super) count: u8,
     pattern_low: u8,
     line: [u8; 256],
     /// Rendering stopped mid-line with secondary OAM's address here: when it restarts, this
@@ -122,13 +122,13 @@ impl Ppu {
 
     /// Whether a sprite with OAM Y byte `y` covers the line after the current one.
     fn sprite_in_range(&self, y: u8) -> bool {
-        self.scanline.wrapping_sub(u16::from(y)) < self.sprite_height()
+        self.render_line.wrapping_sub(u16::from(y)) < self.sprite_height()
     }
 
     /// The sprite work of one dot (rendering on, visible or pre-render line).
     pub(super) fn sprite_dot(&mut self, cart: &mut Cartridge) {
-        let dot = self.dot;
-        let visible = self.scanline < 240;
+        let dot = self.render_dot;
+        let visible = self.render_line < 240;
         match dot {
             1..=64 if visible => {
                 if dot % 2 == 1 {
@@ -157,10 +157,11 @@ impl Ppu {
     /// on 65-256 (rounded up to a whole sprite), and each slot's fetch on 257-320 steps it
     /// over the sprite's Y, tile and attribute bytes (AccuracyCoin's OAM corruption notes).
     fn secondary_oam_addr(&self) -> u8 {
-        let addr = match self.dot {
-            1..=64 => (self.dot - 1) / 2,
+        let dot = self.render_dot;
+        let addr = match dot {
+            1..=64 => (dot - 1) / 2,
             65..=256 => u16::from(self.sprites.secondary_addr + 3) & !3,
-            257..=320 => (self.dot - 257) / 8 * 4 + ((self.dot - 257) % 8).min(3),
+            257..=320 => (dot - 257) / 8 * 4 + ((dot - 257) % 8).min(3),
             _ => 0,
         };
         (addr & 0x1F) as u8
@@ -171,8 +172,9 @@ impl Ppu {
         self.sprites.oam_corruption = Some(self.secondary_oam_addr());
     }
 
-    /// The first rendering dot after rendering stopped mid-line: the row of OAM at secondary
-    /// OAM's address then is overwritten with row 0, and its secondary OAM byte with byte 0.
+    /// On each rendering dot: the first one after rendering stopped mid-line overwrites the row
+    /// of OAM at secondary OAM's address then with row 0, and its secondary OAM byte with byte 0.
+    #[inline]
     pub(super) fn corrupt_oam(&mut self) {
         if let Some(addr) = self.sprites.oam_corruption.take() {
             let row = usize::from(addr) * 8;
@@ -181,16 +183,71 @@ impl Ppu {
         }
     }
 
+    /// Dots 1-256 of a visible line at once: secondary OAM cleared, then the scan.
+    pub(super) fn evaluate_line(&mut self) {
+        self.sprites.secondary = [0xFF; 32];
+        self.sprites.oam_bus = 0xFF;
+        if self.oam_addr == 0 && !self.oam.iter().step_by(4).any(|&y| self.sprite_in_range(y)) {
+            // No sprite on the next line: 64 pairs of dots each copy a Y byte into slot 0 and
+            // move on; the scan wraps, and the last 32 pairs read Y bytes 0-31 and step past them.
+            let s = &mut self.sprites;
+            s.secondary[0] = self.oam[252];
+            s.secondary_addr = 0;
+            s.copying = 0;
+            s.scan_done = true;
+            s.sprite0_next = false;
+            s.oam_bus = self.oam[124];
+            self.oam_addr = 128;
+            return;
+        }
+        for dot in 65..=256 {
+            if dot > 65 && dot % 2 == 1 && self.sprites.scan_done {
+                // The idle rest of the scan: each pair of dots reads a Y byte and moves on to
+                // the next sprite.
+                let pairs = (257 - dot) / 2;
+                let last_read = self.oam_addr.wrapping_add((4 * (pairs - 1)) as u8);
+                self.sprites.oam_bus = self.oam[usize::from(last_read)];
+                self.oam_addr = self.oam_addr.wrapping_add((4 * pairs) as u8);
+                return;
+            }
+            self.render_dot = dot;
+            self.evaluate_sprites();
+        }
+    }
+
+    /// Dots 257-340 at once: the eight slots' fetches, then the idle reads of slot 0. The
+    /// unused nametable fetches are left out: only a mapper watching the bus could see them.
+    pub(super) fn fetch_line(&mut self, cart: &mut Cartridge) {
+        let visible = self.render_line < 240;
+        self.oam_addr = 0;
+        let s = &mut self.sprites;
+        s.count = if visible { s.secondary_addr / 4 } else { 0 };
+        s.sprite0_in_line = visible && s.sprite0_next;
+        s.line = [0; 256];
+        for slot in 0..8 {
+            let entry = &self.sprites.secondary[slot * 4..slot * 4 + 4];
+            let (y, tile, attr, x) = (entry[0], entry[1], entry[2], entry[3]);
+            let addr = self.sprite_pattern_addr(y, tile, attr);
+            let low = cart.ppu_read(addr);
+            let high = cart.ppu_read(addr | 8);
+            self.sprites.pattern_low = low;
+            if slot < usize::from(self.sprites.count) {
+                self.draw_sprite_row(slot, low, high, attr, x);
+            }
+        }
+        self.sprites.oam_bus = self.sprites.secondary[0];
+    }
+
     /// One dot of the OAM scan (dots 65-256).
     fn evaluate_sprites(&mut self) {
-        if self.dot == 65 {
+        if self.render_dot == 65 {
             let s = &mut self.sprites;
             s.secondary_addr = 0;
             s.copying = 0;
             s.scan_done = false;
             s.sprite0_next = false;
         }
-        if self.dot % 2 == 1 {
+        if self.render_dot % 2 == 1 {
             self.sprites.oam_bus = self.oam[usize::from(self.oam_addr)];
             return;
         }
@@ -210,7 +267,7 @@ impl Ppu {
                 self.oam_addr = self.oam_addr.wrapping_add(1);
             } else if self.sprite_in_range(val) {
                 let s = &mut self.sprites;
-                s.sprite0_next |= self.dot == 66;
+                s.sprite0_next |= self.render_dot == 66;
                 s.copying = 3;
                 s.secondary_addr += 1;
                 self.oam_addr = self.oam_addr.wrapping_add(1);
@@ -234,8 +291,8 @@ impl Ppu {
     /// Dots 257-320: slot (dot-257)/8 reads its secondary OAM bytes, makes two garbage
     /// nametable fetches, then fetches its pattern row (tile $FF for empty slots).
     fn fetch_sprite(&mut self, cart: &mut Cartridge) {
-        let slot = usize::from((self.dot - 257) / 8);
-        let step = (self.dot - 257) % 8;
+        let slot = usize::from((self.render_dot - 257) / 8);
+        let step = (self.render_dot - 257) % 8;
         let entry = &self.sprites.secondary[slot * 4..slot * 4 + 4];
         let (y, tile, attr, x) = (entry[0], entry[1], entry[2], entry[3]);
         self.sprites.oam_bus = entry[usize::from(step.min(3))];
@@ -257,7 +314,7 @@ impl Ppu {
 
     fn sprite_pattern_addr(&self, y: u8, tile: u8, attr: u8) -> u16 {
         let height = self.sprite_height();
-        let mut row = self.scanline.wrapping_sub(u16::from(y)) & (height - 1);
+        let mut row = self.render_line.wrapping_sub(u16::from(y)) & (height - 1);
         if attr & 0x80 != 0 {
             row = height - 1 - row;
         }

@@ -5,7 +5,7 @@
 //! wire them to other chips: SNROM disables PRG-RAM with A16, SOROM banks its 16 KiB PRG-RAM
 //! with A15, SXROM its 32 KiB with A15 and A14, and SUROM/SXROM pick the 256 KiB half of a 512 KiB
 //! PRG-ROM with A16. In 4 KiB CHR mode those lines follow whichever CHR register PPU A12
-//! currently selects, so they can change while the PPU renders, as on the real board.
+//! selects; games keep both equal, and nestor takes the first, like in 8 KiB mode.
 
 use super::{CpuTarget, Mirroring};
 use crate::cartridge::{wrap, Header};
@@ -27,8 +27,6 @@ pub struct Mmc1 {
     snrom: bool,
     /// SEROM/SHROM (NES 2.0 submapper 5): 32 KiB PRG wired straight, the PRG register ignored.
     fixed_prg: bool,
-    /// The PPU's A12 as last driven, which picks the CHR register in 4 KiB mode.
-    ppu_a12: bool,
     /// The cycle of the last register write: MMC1 ignores a write on the very next cycle
     /// (the second write of a read-modify-write instruction such as `INC $8000`).
     last_write_cycle: Option<u64>,
@@ -46,10 +44,9 @@ impl Field for Mmc1 {
             prg_ram_banks: _,
             snrom: _,
             fixed_prg: _,
-            ppu_a12,
             last_write_cycle,
         } = self;
-        fields!(io, shift, control, chr_bank, prg_bank, ppu_a12);
+        fields!(io, shift, control, chr_bank, prg_bank);
         io.checked(shift_count, "MMC1 shift count", |&n| n < 5);
         io.counter(last_write_cycle, "MMC1 write cycle");
     }
@@ -77,7 +74,6 @@ impl Mmc1 {
                 && header.prg_rom_size <= INNER_BANKS * BANK_16K
                 && prg_ram_size <= BANK_8K,
             fixed_prg: header.submapper == 5,
-            ppu_a12: false,
             last_write_cycle: None,
         }
     }
@@ -109,18 +105,9 @@ impl Mmc1 {
         }
     }
 
-    /// The PPU drove a new address: only A12 matters here.
-    pub fn ppu_address(&mut self, addr: u16) {
-        self.ppu_a12 = addr & 0x1000 != 0;
-    }
-
-    /// The CHR register driving the CHR address lines now: in 8 KiB mode always the first.
+    /// The CHR register driving the upper CHR address lines.
     fn chr_outputs(&self) -> u8 {
-        if self.control & 0x10 != 0 && self.ppu_a12 {
-            self.chr_bank[1]
-        } else {
-            self.chr_bank[0]
-        }
+        self.chr_bank[0]
     }
 
     fn prg_ram_enabled(&self) -> bool {
@@ -268,13 +255,9 @@ mod tests {
         assert_eq!((rom_bank(&m, 0x8000), rom_bank(&m, 0xC000)), (18, 31));
         load(&mut m, 0x8000, 0x08, &mut cycle); // fixed first bank: the outer half's first
         assert_eq!((rom_bank(&m, 0x8000), rom_bank(&m, 0xC000)), (16, 18));
-        // 8 KiB CHR mode ignores the second register; 4 KiB mode follows PPU A12.
+        // The second CHR register does not take part.
         load(&mut m, 0xC000, 0x00, &mut cycle);
-        m.ppu_address(0x1000);
-        assert_eq!(rom_bank(&m, 0x8000), 16);
         load(&mut m, 0x8000, 0x18, &mut cycle);
-        assert_eq!(rom_bank(&m, 0x8000), 0);
-        m.ppu_address(0x0FFF);
         assert_eq!(rom_bank(&m, 0x8000), 16);
     }
 

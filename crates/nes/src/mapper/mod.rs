@@ -175,10 +175,8 @@ impl Mapper {
     /// The PPU drove `addr` onto its address bus (fetches, $2006/$2007 accesses): mappers that
     /// watch A12 see every change.
     pub fn ppu_address(&mut self, addr: u16) {
-        match self {
-            Mapper::Mmc1(m) => m.ppu_address(addr),
-            Mapper::Mmc3(m) => m.ppu_address(addr),
-            _ => {}
+        if let Mapper::Mmc3(m) = self {
+            m.ppu_address(addr);
         }
     }
 

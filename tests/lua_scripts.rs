@@ -2,7 +2,7 @@
 //! and their printed output (stdout, and stderr lines prefixed `stderr: `) must equal
 //! `lua/<name>.expected`.
 
-use lua::{Scripts, Stream};
+use lua::{MovieMode, MovieStatus, Scripts, Stream};
 use nes::Console;
 use std::cell::RefCell;
 use std::path::Path;
@@ -365,4 +365,35 @@ fn shipped_demo_recorder_records_a_demo_the_game_replays() {
             &replayed[from..i + 3]
         );
     }
+}
+
+#[test]
+fn movie_functions_follow_the_hosts_movie() {
+    let mut s = Session::new();
+    s.load("movie");
+    let status = |mode| {
+        Some(MovieStatus {
+            mode,
+            name: "/tmp/run.fm2".into(),
+            length: 300,
+            rerecords: 2,
+        })
+    };
+    s.scripts.set_movie(status(MovieMode::Playback));
+    s.frames(1);
+    s.scripts.set_movie(status(MovieMode::Finished));
+    s.frames(1);
+    s.scripts.set_movie(status(MovieMode::Record));
+    s.frames(1);
+    expect("movie", &s.output());
+}
+
+#[test]
+fn sound_get_reports_the_channels() {
+    check("sound", 2);
+}
+
+#[test]
+fn read_hook_fires_after_the_read_inside_the_instruction() {
+    check("read_hook", 3);
 }

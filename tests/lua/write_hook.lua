@@ -12,13 +12,23 @@ end)
 local ranges = {}
 memory.registerwrite(0x20, 2, function(addr) ranges[addr] = true end)
 memory.registerwrite(0x11, -2, function(addr) ranges[addr] = true end)
--- RMW: INC $11 writes twice (dummy write of the old value, then the new one).
-local rmw = {}
-memory.registerwrite(0x11, function(addr, size, value) if #rmw < 2 then rmw[#rmw + 1] = value end end)
+-- RMW: INC $11 writes twice (dummy write of the old value, then the new one). Each hook runs
+-- right after its write, in the middle of the instruction: memory holds that write's value, and
+-- the two writes are one CPU cycle apart.
+local rmw, in_memory, cycles = {}, {}, {}
+memory.registerwrite(0x11, function(addr, size, value)
+  if #rmw < 2 then
+    rmw[#rmw + 1] = value
+    in_memory[#in_memory + 1] = memory.readbyte(0x11) == value
+    cycles[#cycles + 1] = debugger.getcyclescount()
+  end
+end)
 emu.frameadvance()
 emu.frameadvance()
 print("$30 after override", memory.readbyte(0x30))
 print("rmw values differ by one", rmw[2] - rmw[1])
+print("memory holds each write's value", in_memory[1], in_memory[2])
+print("cycles between the two writes", cycles[2] - cycles[1])
 print("range hits", ranges[0x20], ranges[0x21], ranges[0x0F], ranges[0x10])
 memory.registerwrite(0x30, nil)
 emu.frameadvance()

@@ -1,30 +1,40 @@
 //! Controller search: a frame-exact breadth-first search over the game's real per-frame state
-//! (position, orientation, fall timer, held buttons and tap cool-downs) that returns
-//! per-frame controller bytes. Each frame is simulated with `rules::Control::step`, the same
-//! code the simulator runs, so a plan lands exactly where it was promised.
+//! (position, orientation, fall timer, held buttons, the DAS and soft-drop counters, tap
+//! cool-downs) that returns per-frame controller bytes. Each frame is simulated with
+//! `rules::Control::step`, the same code the simulator runs, so a plan lands exactly where it
+//! was promised.
 //!
-//! Shift and rotate buttons are tapped (held for one frame) no faster than the maximum tap rate.
-//! Left/Right share one cool-down and A/B another, which keeps every button within the rate.
+//! Presses are rate-limited, holds are not: a button is newly pressed no faster than the maximum
+//! tap rate, and a held Left/Right or Down does what the game does with it (DAS: a shift every 6
+//! frames after 16; soft drop: a row every 2 frames after the press frame and one more). Left,
+//! Right and Down (one thumb on the d-pad) share one cool-down, A and B another, which keeps
+//! every button within the rate.
+//!
+//! Left/Right are held only while held since the start (a DAS charged on the previous piece):
+//! after a press within the piece, taps at the rate do whatever the DAS could (it shifts 16
+//! frames after the press, then every 6; the rate allows a press every 6 frames or faster), so
+//! holding there would only grow the search.
 
-use crate::rules::{buttons::*, Board, Control, Piece, FIRST_ID, TYPE_OF};
+use crate::rules::{
+    buttons::*, drop_speed, Board, Control, FitTable, Piece, FIRST_ID, ORIENTATION_COUNT, TYPE_OF,
+};
 
 /// The tap rates the search accepts and their periods in frames.
 pub const TAP_RATES: [(u32, u8); 5] = [(30, 2), (20, 3), (15, 4), (12, 5), (10, 6)];
-
-/// The largest frames-per-row value (level 0): the fall timer never passes it during a search.
-const MAX_FALL_TIMER: u8 = 48;
 
 /// Frames between two presses of a button for a tap rate in Hz.
 pub fn tap_period(hz: u32) -> Option<u8> {
     TAP_RATES.iter().find(|(h, _)| *h == hz).map(|&(_, p)| p)
 }
 
+const DPAD: u8 = LEFT | RIGHT | DOWN;
+
 /// The controller-side state that, with `Control`, decides what the next frames can do.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Pad {
     /// Buttons held on the previous frame.
     pub held: u8,
-    /// Frames since the last Left/Right and A/B press, capped at the tap period.
+    /// Frames since the last press of Left/Right/Down and of A/B, capped at the tap period.
     pub shift_age: u8,
     pub rotate_age: u8,
 }
@@ -38,6 +48,23 @@ impl Pad {
             rotate_age: 8,
         }
     }
+
+    /// The pad after a frame with `held` buttons (ages capped at `cap`).
+    pub fn after(&self, held: u8, cap: u8) -> Pad {
+        let pressed = held & !self.held;
+        let age = |press: bool, age: u8| {
+            if press {
+                1
+            } else {
+                age.saturating_add(1).min(cap)
+            }
+        };
+        Pad {
+            held,
+            shift_age: age(pressed & DPAD != 0, self.shift_age),
+            rotate_age: age(pressed & (A | B) != 0, self.rotate_age),
+        }
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -46,6 +73,8 @@ struct Node {
     pad: Pad,
     parent: u32,
     input: u8,
+    /// Left/Right/Down was pressed since the start: from then on Left/Right are only tapped.
+    dpad_pressed: bool,
 }
 
 /// A reachable lock position with its node, for `plan`.
@@ -57,77 +86,172 @@ pub struct Lock {
     input: u8,
 }
 
-/// Button combinations tried each frame: shift (none/L/R) x rotate (none/A/B). Down is not
-/// used: at the speeds that matter gravity is as fast as a soft drop, and leaving it out keeps
-/// the search small (Down held also blocks shifting).
-const INPUTS: [u8; 9] = [
-    0,
-    LEFT,
-    RIGHT,
-    A,
-    B,
+/// Button combinations held on a frame. Moves come first so that, of the plans arriving on the
+/// same frame, the one that moved earliest is found first and can finish with a soft drop.
+/// Down is never combined with Left/Right: the game then neither shifts nor soft-drops.
+const INPUTS: [u8; 12] = [
     LEFT | A,
     LEFT | B,
     RIGHT | A,
     RIGHT | B,
+    LEFT,
+    RIGHT,
+    A,
+    B,
+    DOWN | A,
+    DOWN | B,
+    DOWN,
+    0,
 ];
+
+/// The one-frame taps of Left/Right/A/B (no Down).
+const TAPS: [u8; 9] = [
+    LEFT | A,
+    LEFT | B,
+    RIGHT | A,
+    RIGHT | B,
+    LEFT,
+    RIGHT,
+    A,
+    B,
+    0,
+];
+
+/// Held-button part of a search state: nothing; Left or Right with autorepeatX 0..16; Down with
+/// autorepeatY 0..2.
+const PAD_KEYS: usize = 1 + 2 * 17 + 3;
+/// Bits of a `visited` entry holding the visited tap-age pairs (period 6: 36 pairs).
+const AGE_BITS: u32 = 36;
 
 /// Reusable controller search.
 pub struct ControllerSearch {
     nodes: Vec<Node>,
-    /// Search generation of each state slot and of each lock position (y, x, id).
-    visited: Vec<u32>,
+    /// Per state slot (position, orientation, fall timer, held buttons and their counters): the
+    /// search generation above `AGE_BITS`, and below it one bit per tap-age pair reached.
+    visited: Vec<u64>,
+    /// For each tap-age pair, the pairs at least as free (a state with those dominates).
+    dominating: Vec<u64>,
+    /// Search generation of each lock position (y, x, id).
     lock_seen: Vec<u32>,
+    /// The last search's problem, for `plan`.
+    board: Board,
+    level: u8,
+    start: (Control, Pad),
     mark: u32,
     /// Frames between presses of the same button (2 = 30 Hz).
     pub period: u8,
+    /// Left/Right may be held (DAS) and Down used; false: one-frame taps of Left/Right/A/B only
+    /// (the cheaper search used to rate the preview piece).
+    pub holds: bool,
 }
 
 impl ControllerSearch {
     pub fn new(tap_hz: u32) -> Option<ControllerSearch> {
         let period = tap_period(tap_hz)?;
-        Some(ControllerSearch {
-            nodes: Vec::new(),
-            visited: vec![
-                0;
-                20 * 10
-                    * 4
-                    * (MAX_FALL_TIMER as usize + 1)
-                    * period as usize
-                    * period as usize
-            ],
-            lock_seen: vec![0; 20 * 10 * 19],
-            mark: 0,
-            period,
-        })
-    }
-
-    /// The search state's slot in `visited`, without the tap ages: position, orientation and
-    /// fall timer (exact: waiting a frame must stay a new state, it is how a piece comes down).
-    fn slot(&self, c: &Control) -> usize {
-        let p = c.piece;
-        let rot = p.id - FIRST_ID[TYPE_OF[p.id as usize] as usize];
-        let position = (p.y as usize * 10 + p.x as usize) * 4 + rot as usize;
-        let ft = c.fall_timer.min(MAX_FALL_TIMER) as usize;
-        let period = self.period as usize;
-        (position * (MAX_FALL_TIMER as usize + 1) + ft) * period * period
-    }
-
-    /// Marks a state visited; false if it, or the same state with older (freer) tap ages, was
-    /// reached no later: that one can do everything this one can.
-    fn visit(&mut self, slot: usize, pad: &Pad) -> bool {
-        let period = self.period as usize;
-        let age = |a: u8| (a as usize).clamp(1, period) - 1;
-        let (shift, rotate) = (age(pad.shift_age), age(pad.rotate_age));
-        for s in shift..period {
-            for r in rotate..period {
-                if self.visited[slot + s * period + r] == self.mark {
-                    return false;
+        let p = period as usize;
+        let mut dominating = vec![0u64; p * p];
+        for s in 0..p {
+            for r in 0..p {
+                for s2 in s..p {
+                    for r2 in r..p {
+                        dominating[s * p + r] |= 1 << (s2 * p + r2);
+                    }
                 }
             }
         }
-        self.visited[slot + shift * period + rotate] = self.mark;
+        Some(ControllerSearch {
+            nodes: Vec::new(),
+            visited: Vec::new(),
+            dominating,
+            lock_seen: vec![0; 20 * 10 * 19],
+            board: Board::default(),
+            level: 0,
+            start: (Control::spawned(0, 0), Pad::idle()),
+            mark: 0,
+            period,
+            holds: true,
+        })
+    }
+
+    /// The same search restricted to one-frame taps of Left/Right/A/B.
+    pub fn taps_only(tap_hz: u32) -> Option<ControllerSearch> {
+        Some(ControllerSearch {
+            holds: false,
+            ..ControllerSearch::new(tap_hz)?
+        })
+    }
+
+    /// The state's slot in `visited`: position, orientation, fall timer (only its distance to
+    /// the next drop matters) and the held buttons with the counters they drive: Down with
+    /// autorepeatY, a Left/Right held since the start with autorepeatX. A Left/Right pressed
+    /// within the piece is released the next frame and can't be pressed again before its
+    /// cool-down, so only the tap ages matter then.
+    fn slot(&self, c: &Control, held: u8, dpad_pressed: bool, speed: u8) -> usize {
+        let p = c.piece;
+        let rot = p.id - FIRST_ID[TYPE_OF[p.id as usize] as usize];
+        let position = (p.y as usize * 10 + p.x as usize) * 4 + rot as usize;
+        let ft = c.fall_timer.min(speed - 1) as usize;
+        let state = position * speed as usize + ft;
+        if !self.holds {
+            return state;
+        }
+        let arx = c.autorepeat_x.min(16) as usize;
+        let pad = if held & DOWN != 0 {
+            35 + c.autorepeat_y.min(2) as usize
+        } else if dpad_pressed {
+            0
+        } else if held & RIGHT != 0 {
+            18 + arx
+        } else if held & LEFT != 0 {
+            1 + arx
+        } else {
+            0
+        };
+        state * PAD_KEYS + pad
+    }
+
+    fn age_bit(&self, pad: &Pad) -> usize {
+        let p = self.period as usize;
+        let age = |a: u8| (a as usize).clamp(1, p) - 1;
+        age(pad.shift_age) * p + age(pad.rotate_age)
+    }
+
+    fn ages_at(&self, slot: usize) -> u64 {
+        let e = self.visited[slot];
+        if (e >> AGE_BITS) as u32 == self.mark {
+            e & ((1 << AGE_BITS) - 1)
+        } else {
+            0
+        }
+    }
+
+    /// Marks a state visited; false if it, or the same state with freer tap ages, was reached no
+    /// later: that one can do everything this one can.
+    fn visit(&mut self, slot: usize, pad: &Pad) -> bool {
+        let bit = self.age_bit(pad);
+        let dominating = self.dominating[bit];
+        let ages = self.ages_at(slot);
+        if ages & dominating != 0 {
+            return false;
+        }
+        self.visited[slot] = (self.mark as u64) << AGE_BITS | ages | 1 << bit;
         true
+    }
+
+    /// Whether `held` may follow `pad`: new presses respect the tap rate; holding is free (only
+    /// when `holds`).
+    fn allowed(&self, pad: &Pad, held: u8) -> bool {
+        let dpad = held & DPAD;
+        if dpad != 0 {
+            if dpad & pad.held == dpad {
+                if !self.holds {
+                    return false;
+                }
+            } else if pad.shift_age < self.period {
+                return false;
+            }
+        }
+        held & (A | B) == 0 || pad.rotate_age >= self.period
     }
 
     /// Finds every lock position reachable from `start`, each by its earliest frame sequence.
@@ -143,38 +267,52 @@ impl ControllerSearch {
     ) {
         locks.clear();
         self.nodes.clear();
-        self.mark = self.mark.wrapping_add(1);
+        self.mark = (self.mark + 1) & ((1 << (64 - AGE_BITS)) - 1);
         if self.mark == 0 {
             self.visited.fill(0);
             self.lock_seen.fill(0);
             self.mark = 1;
         }
-        let period = self.period;
-        let slot = self.slot(&start);
-        self.visit(slot, &pad);
+        (self.board, self.level, self.start) = (*board, level, (start, pad));
+        let speed = drop_speed(level);
+        let slots = 20 * 10 * 4 * speed as usize * if self.holds { PAD_KEYS } else { 1 };
+        if self.visited.len() < slots {
+            self.visited.resize(slots, 0);
+        }
+        // A and B do the same to two-orientation pieces, and nothing to the O.
+        let piece_type = TYPE_OF[start.piece.id as usize];
+        let orientations = ORIENTATION_COUNT[piece_type as usize];
+        let inputs: Vec<u8> = if self.holds { &INPUTS[..] } else { &TAPS[..] }
+            .iter()
+            .copied()
+            .filter(|&h| match orientations {
+                1 => h & (A | B) == 0,
+                2 => h & B == 0,
+                _ => true,
+            })
+            .collect();
+        let fits = FitTable::new(board, piece_type);
+        self.visit(self.slot(&start, pad.held, false, speed), &pad);
         self.nodes.push(Node {
             ctl: start,
             pad,
             parent: u32::MAX,
             input: 0,
+            dpad_pressed: false,
         });
         let mut head = 0;
         while head < self.nodes.len() {
             let node = self.nodes[head];
             let from = head as u32;
             head += 1;
-            for &held in &INPUTS {
-                let pad = node.pad;
-                if held & (LEFT | RIGHT) != 0 && pad.shift_age < period {
+            for &held in &inputs {
+                if !self.allowed(&node.pad, held)
+                    || node.dpad_pressed && held & node.pad.held & (LEFT | RIGHT) != 0
+                {
                     continue;
                 }
-                if held & (A | B) != 0 && pad.rotate_age < period {
-                    continue;
-                }
-                let pressed = held & !pad.held;
                 let mut ctl = node.ctl;
-                let locked = ctl.step(board, level, pressed, held);
-                if locked {
+                if ctl.step(&fits, level, held & !node.pad.held, held) {
                     let p = ctl.piece;
                     let slot = (p.y as usize * 10 + p.x as usize) * 19 + p.id as usize;
                     if self.lock_seen[slot] != self.mark {
@@ -187,19 +325,15 @@ impl ControllerSearch {
                     }
                     continue;
                 }
-                let age = |pressed: bool, age: u8| if pressed { 1 } else { (age + 1).min(period) };
-                let next = Pad {
-                    held,
-                    shift_age: age(held & (LEFT | RIGHT) != 0, pad.shift_age),
-                    rotate_age: age(held & (A | B) != 0, pad.rotate_age),
-                };
-                let slot = self.slot(&ctl);
-                if self.visit(slot, &next) {
+                let pad = node.pad.after(held, self.period);
+                let dpad_pressed = node.dpad_pressed || held & !node.pad.held & DPAD != 0;
+                if self.visit(self.slot(&ctl, held, dpad_pressed, speed), &pad) {
                     self.nodes.push(Node {
                         ctl,
-                        pad: next,
+                        pad,
                         parent: from,
                         input: held,
+                        dpad_pressed,
                     });
                 }
             }
@@ -207,6 +341,8 @@ impl ControllerSearch {
     }
 
     /// The per-frame held buttons that lead to `lock`, the last frame being the one that locks.
+    /// The earliest sequence is finished with a held Down from the frame where that still
+    /// lands on `lock` and earns the most soft-drop points.
     pub fn plan(&self, lock: &Lock) -> Vec<u8> {
         let mut inputs = vec![lock.input];
         let mut i = lock.parent;
@@ -215,7 +351,41 @@ impl ControllerSearch {
             i = self.nodes[i as usize].parent;
         }
         inputs.reverse();
+        if self.holds {
+            self.finish_with_soft_drop(&mut inputs, lock.piece);
+        }
         inputs
+    }
+
+    fn finish_with_soft_drop(&self, inputs: &mut Vec<u8>, target: Piece) {
+        let (board, level) = (&self.board, self.level);
+        let (mut ctl, mut pad) = self.start;
+        let mut best: Option<(u8, usize, Vec<u8>)> = None;
+        for (i, &held) in inputs.iter().enumerate() {
+            if self.allowed(&pad, DOWN) {
+                let (mut c, mut p) = (ctl, pad);
+                let mut tail = Vec::new();
+                loop {
+                    tail.push(DOWN);
+                    if c.step(board, level, DOWN & !p.held, DOWN) {
+                        break;
+                    }
+                    p = p.after(DOWN, self.period);
+                }
+                let better = best.as_ref().is_none_or(|b| c.hold_down_points > b.0);
+                if c.piece == target && better {
+                    best = Some((c.hold_down_points, i, tail));
+                }
+            }
+            if ctl.step(board, level, held & !pad.held, held) {
+                break;
+            }
+            pad = pad.after(held, self.period);
+        }
+        if let Some((_, i, tail)) = best {
+            inputs.truncate(i);
+            inputs.extend(tail);
+        }
     }
 }
 

@@ -71,7 +71,7 @@ pub struct Driver {
     planned_level: u8,
     /// Where the piece must lock.
     target: Option<Piece>,
-    held: u8,
+    /// The buttons of the previous frame and the tap cool-downs.
     pad: Pad,
     frame: u64,
     pub stats: DriverStats,
@@ -96,7 +96,6 @@ impl Driver {
             board: Board::default(),
             planned_level: 0,
             target: None,
-            held: 0,
             pad: Pad::idle(),
             frame: 0,
             stats: DriverStats::default(),
@@ -129,20 +128,7 @@ impl Driver {
     pub fn step(&mut self, console: &mut Console) {
         let held = self.buttons(console);
         console.set_buttons(0, Buttons(held.reverse_bits()));
-        self.pad = Pad {
-            held,
-            shift_age: if held & (LEFT | RIGHT) != 0 {
-                1
-            } else {
-                self.pad.shift_age.saturating_add(1).min(8)
-            },
-            rotate_age: if held & (A | B) != 0 {
-                1
-            } else {
-                self.pad.rotate_age.saturating_add(1).min(8)
-            },
-        };
-        self.held = held;
+        self.pad = self.pad.after(held, 8);
         run_game_frame(console);
         self.frame += 1;
     }
@@ -254,10 +240,7 @@ impl Driver {
         self.plan.clear();
         self.expected = None;
         self.target = None;
-        let pad = Pad {
-            held: self.held,
-            ..self.pad
-        };
+        let pad = self.pad;
         let Some(decision) =
             self.planner
                 .decide(&self.board, self.planned_level, current, pad, next)
@@ -289,7 +272,7 @@ impl Driver {
     fn next_input(&mut self) -> u8 {
         let held = self.plan.pop_front().unwrap_or(0);
         if let Some(expected) = &mut self.expected {
-            expected.step(&self.board, self.planned_level, held & !self.held, held);
+            expected.step(&self.board, self.planned_level, held & !self.pad.held, held);
         }
         held
     }

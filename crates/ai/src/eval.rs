@@ -55,13 +55,9 @@ pub fn classic(board: &Board, placed: &[Placed]) -> f64 {
 /// Row of the topmost solid cell of each column; an empty column counts as row 19, as in the
 /// original AI.
 fn classic_depths(board: &Board) -> [i8; 10] {
-    let mut depth = [HEIGHT - 1; 10];
-    for (x, d) in depth.iter_mut().enumerate() {
-        if let Some(y) = board.rows.iter().position(|&r| r >> x & 1 != 0) {
-            *d = y as i8;
-        }
-    }
-    depth
+    board
+        .heights()
+        .map(|h| if h == 0 { HEIGHT - 1 } else { HEIGHT - h as i8 })
 }
 
 /// Well cells: from a column's top down to the higher neighbour's top, cells whose left and
@@ -166,16 +162,16 @@ pub fn strong_features(board: &Board, placed: &[Placed]) -> [f64; STRONG_FEATURE
         if hole_bits != 0 {
             rows_with_holes += 1;
             holes += hole_bits.count_ones();
-            for (x, a) in above.iter().enumerate() {
-                if hole_bits >> x & 1 != 0 {
-                    hole_depth += (*a).min(6);
-                }
+            let mut bits = hole_bits;
+            while bits != 0 {
+                hole_depth += above[bits.trailing_zeros() as usize].min(6);
+                bits &= bits - 1;
             }
         }
-        for (x, a) in above.iter_mut().enumerate() {
-            if row >> x & 1 != 0 {
-                *a += 1;
-            }
+        let mut bits = row;
+        while bits != 0 {
+            above[bits.trailing_zeros() as usize] += 1;
+            bits &= bits - 1;
         }
         seen |= row;
     }

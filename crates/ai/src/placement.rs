@@ -2,7 +2,7 @@
 //! (x, y, orientation) from the spawn state finds every lock position, slides, tucks and spins
 //! included, each with a shortest move sequence.
 
-use crate::rules::{Board, Piece, FIRST_ID, ROTATION, TYPE_OF};
+use crate::rules::{Board, Collision, FitTable, Piece, FIRST_ID, ROTATION, TYPE_OF};
 
 /// One step of the gravity-free game.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -86,6 +86,7 @@ impl PlacementSearch {
         if !board.fits(spawn.id, spawn.x, spawn.y) {
             return false;
         }
+        let fits = FitTable::new(board, TYPE_OF[spawn_id as usize]);
         let i = index(spawn);
         self.visited[i] = self.mark;
         self.pred[i] = NONE;
@@ -98,7 +99,7 @@ impl PlacementSearch {
             let p = self.pieces[from];
             for m in MOVES {
                 let q = apply(p, m);
-                if !board.fits(q.id, q.x, q.y) {
+                if !fits.fits(q.id, q.x, q.y) {
                     if m == Move::Down {
                         locks.push(p);
                     }

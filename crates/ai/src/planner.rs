@@ -56,7 +56,7 @@ impl Planner {
             SearchKind::Placement => None,
             SearchKind::Controller { tap_hz } => Some([
                 ControllerSearch::new(tap_hz)?,
-                ControllerSearch::new(tap_hz)?,
+                ControllerSearch::taps_only(tap_hz)?,
             ]),
         };
         let prune = match kind {
@@ -104,7 +104,7 @@ impl Planner {
                 if (start.autorepeat_y as i8) < 0 {
                     // The first piece hangs until Down is pressed: press it on the first frame.
                     prefix.push(DOWN);
-                    pad.held = DOWN;
+                    pad = pad.after(DOWN, c.period);
                     if start.step(board, level, DOWN, DOWN) {
                         return Some(Decision {
                             target: start.piece,

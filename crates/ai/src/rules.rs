@@ -268,11 +268,16 @@ impl Board {
     /// Column heights (0 = empty column, 20 = full to the top).
     pub fn heights(&self) -> [u8; 10] {
         let mut h = [0u8; 10];
+        let mut seen = 0u16;
         for (y, &row) in self.rows.iter().enumerate() {
-            for (x, hx) in h.iter_mut().enumerate() {
-                if *hx == 0 && row >> x & 1 != 0 {
-                    *hx = (HEIGHT as usize - y) as u8;
-                }
+            let mut tops = row & !seen;
+            seen |= row;
+            while tops != 0 {
+                h[tops.trailing_zeros() as usize] = (HEIGHT as usize - y) as u8;
+                tops &= tops - 1;
+            }
+            if seen == FULL_ROW {
+                break;
             }
         }
         h
@@ -288,6 +293,63 @@ impl std::fmt::Display for Board {
             f.write_str("\n")?;
         }
         Ok(())
+    }
+}
+
+/// Where pieces fit: the playfield itself, or a `FitTable` precomputed from it.
+pub trait Collision {
+    fn fits(&self, id: u8, x: i8, y: i8) -> bool;
+}
+
+impl Collision for Board {
+    fn fits(&self, id: u8, x: i8, y: i8) -> bool {
+        Board::fits(self, id, x, y)
+    }
+}
+
+/// `Board::fits` for the orientations of one piece type and rows -2..21, as one bit per column:
+/// the searches step through thousands of states of one piece on the same playfield. Other
+/// types fit nowhere.
+pub struct FitTable {
+    columns: [[u16; 24]; 19],
+}
+
+impl FitTable {
+    pub fn new(board: &Board, piece_type: u8) -> FitTable {
+        let row = |r: i8| match r {
+            -2 | -1 => board.hidden[(r + 2) as usize],
+            0..=19 => board.rows[r as usize],
+            _ => FULL_ROW,
+        };
+        let mut columns = [[0u16; 24]; 19];
+        let first = FIRST_ID[piece_type as usize] as usize;
+        let count = ORIENTATION_COUNT[piece_type as usize] as usize;
+        for (id, col) in columns.iter_mut().enumerate().skip(first).take(count) {
+            let s = &SHAPES[id];
+            let in_range = (FULL_ROW >> s.min_x << s.min_x) & (FULL_ROW >> (9 - s.max_x));
+            for (i, c) in col.iter_mut().enumerate() {
+                let y = i as i8 - 2;
+                if y + s.max_dy >= HEIGHT || y + s.min_dy < -2 {
+                    continue;
+                }
+                // Bit x of `blocked`: a square (dx, dy) of the piece at x lands on a solid cell.
+                let blocked = ORIENTATIONS[id].iter().fold(0u16, |b, &(dx, dy)| {
+                    let r = row(y + dy);
+                    b | if dx >= 0 { r >> dx } else { r << -dx }
+                });
+                *c = in_range & !blocked;
+            }
+        }
+        FitTable { columns }
+    }
+}
+
+impl Collision for FitTable {
+    #[inline]
+    fn fits(&self, id: u8, x: i8, y: i8) -> bool {
+        (-2..22).contains(&y)
+            && (0..10).contains(&x)
+            && self.columns[id as usize][(y + 2) as usize] >> x & 1 != 0
     }
 }
 
@@ -336,14 +398,14 @@ impl Control {
     /// One frame of play state 1: fallTimer++, then shift, rotate, drop. `pressed` are the
     /// buttons newly pressed this frame ($B5), `held` the buttons held ($B6).
     /// Returns true when the piece locked (the drop failed).
-    pub fn step(&mut self, board: &Board, level: u8, pressed: u8, held: u8) -> bool {
+    pub fn step(&mut self, board: &impl Collision, level: u8, pressed: u8, held: u8) -> bool {
         self.fall_timer = self.fall_timer.wrapping_add(1);
         self.shift(board, pressed, held);
         self.rotate(board, pressed);
         self.drop(board, level, pressed, held)
     }
 
-    fn shift(&mut self, board: &Board, pressed: u8, held: u8) {
+    fn shift(&mut self, board: &impl Collision, pressed: u8, held: u8) {
         if held & DOWN != 0 {
             return;
         }
@@ -374,7 +436,7 @@ impl Control {
         }
     }
 
-    fn rotate(&mut self, board: &Board, pressed: u8) {
+    fn rotate(&mut self, board: &impl Collision, pressed: u8) {
         let p = &mut self.piece;
         let to = if pressed & A != 0 {
             ROTATION[p.id as usize][1]
@@ -388,7 +450,7 @@ impl Control {
         }
     }
 
-    fn drop(&mut self, board: &Board, level: u8, pressed: u8, held: u8) -> bool {
+    fn drop(&mut self, board: &impl Collision, level: u8, pressed: u8, held: u8) -> bool {
         if (self.autorepeat_y as i8) < 0 {
             // Entry delay of the first piece: only a fresh Down press ends it.
             if pressed & DOWN == 0 {
@@ -418,7 +480,7 @@ impl Control {
         false
     }
 
-    fn move_down(&mut self, board: &Board) -> bool {
+    fn move_down(&mut self, board: &impl Collision) -> bool {
         self.fall_timer = 0;
         let p = &mut self.piece;
         if board.fits(p.id, p.x, p.y + 1) {

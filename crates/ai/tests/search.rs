@@ -104,12 +104,18 @@ fn check_plans(level: u8, hz: u32, boards: &[Board]) -> usize {
                     end.piece, l.piece,
                     "level {level}: plan lands where promised"
                 );
-                // Tap rate: presses of shift and rotate buttons at least `period` frames apart.
-                for group in [LEFT | RIGHT, A | B] {
+                // Tap rate: presses (not holds) of the d-pad and of A/B at least `period`
+                // frames apart.
+                for group in [LEFT | RIGHT | DOWN, A | B] {
+                    let mut prev = 0;
                     let presses: Vec<usize> = inputs
                         .iter()
                         .enumerate()
-                        .filter(|(_, &h)| h & group != 0)
+                        .filter(|(_, &h)| {
+                            let pressed = h & !prev & group != 0;
+                            prev = h;
+                            pressed
+                        })
                         .map(|(i, _)| i)
                         .collect();
                     assert!(
@@ -157,4 +163,88 @@ fn kill_screen_gravity_limits_reach_at_low_tap_rates() {
     assert!(fast.contains(&2) && fast.contains(&8), "{fast:?}");
     let slow = reach(10);
     assert!(slow.len() < fast.len(), "{slow:?} vs {fast:?}");
+}
+
+/// The earliest plan to each lock position on an empty board.
+fn plans(level: u8, hz: u32, id: u8) -> Vec<(Piece, Vec<u8>)> {
+    let mut c = ControllerSearch::new(hz).unwrap();
+    let mut locks = Vec::new();
+    c.search(
+        &Board::default(),
+        level,
+        Control::spawned(id, 0),
+        Pad::idle(),
+        &mut locks,
+    );
+    locks.iter().map(|l| (l.piece, c.plan(l))).collect()
+}
+
+#[test]
+fn soft_drop_is_held_where_it_is_faster_than_gravity() {
+    // Level 18 drops a row every 3 frames, a held Down every 2: plans hold Down and are shorter
+    // than gravity alone (18 rows from spawn to the floor).
+    for (piece, inputs) in plans(18, 30, 0x0A) {
+        let held_down = inputs.iter().filter(|&&h| h & DOWN != 0).count();
+        assert!(held_down > 10, "{piece:?}: {inputs:?}");
+        assert!(inputs.len() < 18 * 3, "{piece:?}: {}", inputs.len());
+        let end = execute(&Board::default(), 18, Control::spawned(0x0A, 0), 0, &inputs).unwrap();
+        assert!(
+            end.hold_down_points > 10,
+            "soft-drop points are earned: {piece:?} {inputs:?} {end:?}"
+        );
+    }
+}
+
+#[test]
+fn a_charged_das_shifts_without_a_press() {
+    // Left held since the last piece with autorepeatX charged (16): the first frame shifts with
+    // no press, and a tap of Left is still allowed on the third (its last press is long past).
+    // At level 29 and 12 Hz that is five shifts before the floor (frames 1, 3, 8, 13, 18)
+    // against four from an idle pad (1, 6, 11, 16): the J reaches column 0.
+    let reach = |pad: Pad| {
+        let mut c = ControllerSearch::new(12).unwrap();
+        let mut locks = Vec::new();
+        let start = Control::spawned(0x07, 16);
+        c.search(&Board::default(), 29, start, pad, &mut locks);
+        locks
+            .iter()
+            .map(|l| (l.piece, c.plan(l)))
+            .collect::<Vec<_>>()
+    };
+    let idle = reach(Pad::idle());
+    let charged = reach(Pad {
+        held: LEFT,
+        ..Pad::idle()
+    });
+    let leftmost = |v: &[(Piece, Vec<u8>)]| v.iter().map(|(p, _)| p.x).min().unwrap();
+    assert_eq!((leftmost(&idle), leftmost(&charged)), (1, 0));
+    let (piece, inputs) = charged
+        .iter()
+        .find(|(p, _)| p.x == leftmost(&charged))
+        .unwrap();
+    assert_eq!(inputs[0] & LEFT, LEFT, "{inputs:?}");
+    let start = Control::spawned(0x07, 16);
+    let end = execute(&Board::default(), 29, start, LEFT, inputs).unwrap();
+    assert_eq!(end.piece, *piece);
+}
+
+#[test]
+fn fit_table_agrees_with_the_collision_check() {
+    let mut bs = boards(20);
+    // A piece locked partly above the playfield fills the padding rows -2/-1.
+    bs[0].hidden = [0x0F0, 0x30C];
+    for b in &bs {
+        for id in 0..19 {
+            let t = FitTable::new(b, TYPE_OF[id as usize]);
+            for y in -3..23 {
+                for x in -3..13 {
+                    assert_eq!(
+                        Collision::fits(&t, id, x, y),
+                        b.fits(id, x, y),
+                        "{id} {x} {y}"
+                    );
+                }
+            }
+        }
+    }
 }

@@ -5,6 +5,7 @@ mod ai_bench;
 mod ai_play;
 mod bench;
 mod input_script;
+mod movie;
 mod nestest;
 mod run;
 mod soak;
@@ -55,9 +56,10 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let command = cli.command.unwrap_or_else(|| {
-        // The main job: the AI plays the built-in game unless a ROM of one's own is given.
+        // The main job: the AI plays the built-in game unless a ROM of one's own or a Lua
+        // script is given.
         let mut play = cli.play;
-        if play.rom.rom.is_none() && play.ai.ai.is_none() {
+        if play.rom.rom.is_none() && play.ai.ai.is_none() && play.lua.is_empty() {
             play.ai.ai = Some("strong".into());
         }
         Command::Run(play)

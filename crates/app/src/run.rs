@@ -3,6 +3,7 @@
 
 use crate::ai_play::{AiArgs, AiPlayer};
 use crate::input_script::InputScript;
+use crate::movie::Movies;
 use crate::{load_console, RomArg};
 use anyhow::{bail, Context};
 use desktop::battery::BatterySave;
@@ -22,6 +23,8 @@ pub struct Args {
     pub rom: RomArg,
     #[command(flatten)]
     pub ai: AiArgs,
+    #[command(flatten)]
+    movies: crate::movie::Args,
     /// Run without a window, as fast as possible, and print a summary (otherwise the game
     /// opens in a window to play).
     #[arg(long)]
@@ -46,7 +49,7 @@ pub struct Args {
     palette: Option<PathBuf>,
     /// FCEUX Lua script to run alongside (repeatable; see scripts/README.md).
     #[arg(long = "lua", value_name = "SCRIPT")]
-    lua: Vec<PathBuf>,
+    pub lua: Vec<PathBuf>,
     /// Print the headless summary as one JSON object.
     #[arg(long, requires = "headless")]
     json: bool,
@@ -59,14 +62,13 @@ pub struct Args {
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     // Options first: a bad value is reported before a window opens or a frame runs.
     let driver = args.ai.driver()?;
+    if args.ai.ai.is_some() && !args.lua.is_empty() {
+        bail!("--lua and the AI cannot play together (the AI runs its own frames)");
+    }
     if !args.headless {
         return play_in_window(args, driver);
     }
     let mut driver = args.ai.ai.is_some().then_some(driver);
-    if driver.is_some() && !args.lua.is_empty() {
-        bail!("--lua and the AI cannot play together (the AI runs its own frames)");
-    }
-    let frame_count = args.frames.unwrap_or(DEFAULT_FRAMES);
     let script = match &args.input {
         Some(path) => {
             let text = std::fs::read_to_string(path)
@@ -85,6 +87,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     };
     let (name, mut console) = load_console(&args.rom)?;
     let mut battery = BatterySave::open(&name, &mut console);
+    let mut movies = Movies::open(&args.movies, args.rom.rom.as_deref(), &console)?;
+    let frame_count = args.frames.or(movies.length()).unwrap_or(DEFAULT_FRAMES);
     let mut scripts = if args.lua.is_empty() {
         None
     } else {
@@ -125,11 +129,13 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                 pad = buttons;
                 console.set_buttons(0, buttons);
             }
+            let pads = movies.play(frame, &mut console).unwrap_or([pad.0, 0]);
             progress.inc(1);
             battery.tick(&console);
             if let Some(driver) = &mut driver {
                 // The AI presses its buttons (over the script's) and runs the game's frame.
                 driver.step(&mut console);
+                movies.log_started(&console);
                 if frame % 60 == 0 {
                     progress.set_message(format!("{} lines", driver.stats.lines));
                 }
@@ -139,11 +145,20 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             match &mut scripts {
                 // Scripts run the frame in FCEUX's order, the pad going through joypad.set.
                 Some(scripts) => {
-                    scripts.set_pads([pad.0, 0]);
+                    scripts.set_pads(pads);
                     scripts.run_frame(&mut console);
+                    movies.log_ended(&console);
                     if scripts.exit_code().is_some() {
                         return frame + 1;
                     }
+                }
+                // Movies go by FCEUX's frames, latching the pads at each one's start.
+                None if movies.active() => {
+                    for (port, &buttons) in pads.iter().enumerate() {
+                        console.set_buttons(port, nes::Buttons(buttons));
+                    }
+                    movies.log_started(&console);
+                    ::movie::run_frame(&mut console);
                 }
                 None => console.run_frame(),
             }
@@ -204,13 +219,16 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             println!("screenshot: {}", path.display());
         }
     }
+    let desync = movies.finish(args.json)?;
     let Some(mut scripts) = scripts else {
-        return Ok(ExitCode::SUCCESS);
+        return Ok(ExitCode::from(desync.unwrap_or(0)));
     };
     let exit = scripts.exit_code();
     scripts.stop_all(&mut console);
     // os.exit(n) ends nestor with n, as it ends FCEUX.
-    Ok(ExitCode::from(exit.unwrap_or(0) as u8))
+    Ok(ExitCode::from(
+        exit.map_or(desync.unwrap_or(0), |e| e as u8),
+    ))
 }
 
 /// Opens the window; the AI plays from the start if --ai was given, and I toggles it anyway.
@@ -225,8 +243,10 @@ fn play_in_window(args: &Args, driver: ai::driver::Driver) -> anyhow::Result<Exi
     let mut options = desktop::Options::new(rom);
     options.ai = Some(Box::new(AiPlayer(driver)));
     options.ai_enabled = args.ai.ai.is_some();
-    desktop::run(options)?;
-    Ok(ExitCode::SUCCESS)
+    options.lua = args.lua.clone();
+    let status = desktop::run(options)?;
+    // os.exit(n) in a script ends nestor with n, as it ends FCEUX.
+    Ok(ExitCode::from(status as u8))
 }
 
 /// Writes a 256x240 RGB picture, each pixel repeated `scale` times in both directions.

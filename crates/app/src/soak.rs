@@ -37,6 +37,22 @@ fn resident_kib() -> anyhow::Result<u64> {
         .context("no VmRSS line in /proc/self/status")
 }
 
+/// CPU time used by this process in seconds: utime + stime of /proc/self/stat, in the kernel's
+/// 100 Hz clock ticks. On a busy machine it shows the speed the wall clock hides.
+fn cpu_seconds() -> anyhow::Result<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").context("cannot read /proc/self/stat")?;
+    // Fields after the command name, which ends with the last ')': state is field 3, utime 14.
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map(|(_, rest)| rest.split_whitespace().collect())
+        .unwrap_or_default();
+    let ticks = |field: usize| fields.get(field - 3).and_then(|f| f.parse::<u64>().ok());
+    match (ticks(14), ticks(15)) {
+        (Some(user), Some(system)) => Ok((user + system) as f64 / 100.0),
+        _ => anyhow::bail!("unexpected /proc/self/stat"),
+    }
+}
+
 fn mib(kib: u64) -> f64 {
     kib as f64 / 1024.0
 }
@@ -57,7 +73,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         progress.inc(1);
     };
     let (mut start_kib, mut peak_kib) = (0, 0);
-    let mut seconds = 0.0;
+    let (mut seconds, mut cpu) = (0.0, 0.0);
     testrom::contain_panics(|| -> anyhow::Result<()> {
         for _ in 0..args.warmup {
             frame(&mut console);
@@ -65,6 +81,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         start_kib = resident_kib()?;
         peak_kib = start_kib;
         let start = Instant::now();
+        let cpu_start = cpu_seconds()?;
         for done in 1..=args.frames {
             frame(&mut console);
             if done.is_multiple_of(10_000) {
@@ -75,6 +92,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             }
         }
         seconds = start.elapsed().as_secs_f64();
+        cpu = cpu_seconds()? - cpu_start;
         Ok(())
     })
     .map_err(|e| anyhow::anyhow!("quadfall.nes: {e}"))??;
@@ -84,6 +102,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let growth_kib = end_kib.saturating_sub(start_kib);
     let flat = growth_kib < FLAT_LIMIT_KIB;
     let fps = args.frames as f64 / seconds;
+    let cpu_fps = args.frames as f64 / cpu;
     let stats = &driver.stats;
     if args.json {
         let json = serde_json::json!({
@@ -91,6 +110,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             "warmup": args.warmup,
             "seconds": seconds,
             "fps": fps,
+            "cpu_seconds": cpu,
+            "cpu_fps": cpu_fps,
             "rss_start_kib": start_kib,
             "rss_end_kib": end_kib,
             "rss_peak_kib": peak_kib,
@@ -103,7 +124,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         println!("{json}");
     } else {
         println!(
-            "soak: {} frames in {seconds:.1} s = {fps:.1} frames/s; resident memory {:.2} MiB \
+            "soak: {} frames in {seconds:.1} s = {fps:.1} frames/s ({cpu_fps:.1} frames/s of CPU \
+             time); resident memory {:.2} MiB \
              after warm-up, {:.2} MiB at the end (peak {:.2} MiB, growth {growth_kib} KiB: {}); \
              AI: {} games, {} pieces",
             args.frames,

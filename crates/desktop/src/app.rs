@@ -7,16 +7,20 @@ use crate::config::Config;
 use crate::files;
 use crate::input::Input;
 use crate::video::{picture_size, Video};
+use lua::{HostInput, Scripts, SpeedMode, Stream};
 use nes::ppu::palette::Palette;
 use nes::ppu::{HEIGHT, WIDTH};
 use nes::Console;
+use std::cell::RefCell;
+use std::collections::HashSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use winit::application::ApplicationHandler;
 use winit::dpi::PhysicalSize;
-use winit::event::{ElementState, KeyEvent, WindowEvent};
+use winit::event::{ElementState, KeyEvent, MouseButton, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::keyboard::{KeyCode, ModifiersState, PhysicalKey};
 use winit::window::{Fullscreen, Window, WindowId};
@@ -33,7 +37,6 @@ const FAST_FORWARD: f64 = 4.0;
 const MAX_LAG_FRAMES: u32 = 8;
 /// How long a status message stays in the title.
 const MESSAGE_TIME: Duration = Duration::from_secs(3);
-const SAVE_SLOTS: usize = 9;
 /// Colour of the AI's planned-placement outline.
 const OUTLINE_RGB: [u8; 3] = [255, 40, 200];
 
@@ -80,16 +83,13 @@ pub trait Player {
     }
 }
 
-/// Called before every frame, after the players' buttons are set and before the AI plays
-/// (Lua scripts).
-pub type FrameHook = Box<dyn FnMut(&mut Console)>;
-
 pub struct Options {
     pub rom: Rom,
     pub ai: Option<Box<dyn Player>>,
     /// Whether the AI plays from the start.
     pub ai_enabled: bool,
-    pub hook: Option<FrameHook>,
+    /// FCEUX Lua scripts run on the window's frames (they take the place of the AI).
+    pub lua: Vec<PathBuf>,
     /// Config file; `None` is `<config dir>/nestor/config.toml`.
     pub config_path: Option<PathBuf>,
 }
@@ -100,7 +100,7 @@ impl Options {
             rom,
             ai: None,
             ai_enabled: false,
-            hook: None,
+            lua: Vec::new(),
             config_path: None,
         }
     }
@@ -130,8 +130,9 @@ impl fmt::Display for RunError {
 
 impl std::error::Error for RunError {}
 
-/// Opens the window and plays until the user quits (Esc or closing the window).
-pub fn run(options: Options) -> Result<(), RunError> {
+/// Opens the window and plays until the user quits (Esc or closing the window, exit status 0)
+/// or a Lua script ends the program (`emu.exit`, `os.exit(n)`); returns the exit status.
+pub fn run(options: Options) -> Result<i32, RunError> {
     let console = Console::from_ines(&options.rom.bytes)
         .map_err(|e| RunError::BadRom(format!("{}: {e}", options.rom.name)))?;
     let event_loop = EventLoop::new().map_err(|e| RunError::NoDisplay(without_location(e)))?;
@@ -141,9 +142,13 @@ pub fn run(options: Options) -> Result<(), RunError> {
     };
     let mut app = App::new(options, console, config);
     let result = event_loop.run_app(&mut app);
+    let status = app.exit_status.unwrap_or(0);
+    if let Some(scripts) = &mut app.scripts {
+        scripts.stop_all(&mut app.console);
+    }
     app.battery.flush(&app.console);
     result.map_err(|e| RunError::Window(e.to_string()))?;
-    app.error.map_or(Ok(()), Err)
+    app.error.map_or(Ok(status), Err)
 }
 
 struct App {
@@ -153,7 +158,13 @@ struct App {
     ai: Option<Box<dyn Player>>,
     ai_enabled: bool,
     overlay_enabled: bool,
-    hook: Option<FrameHook>,
+    scripts: Option<Scripts>,
+    /// First lines of the errors scripts reported since the last frame (for the title).
+    lua_errors: Rc<RefCell<Vec<String>>>,
+    /// Mouse position in NES pixels and the buttons held, for `input.get`.
+    mouse: (i32, i32),
+    mouse_buttons: HashSet<&'static str>,
+    exit_status: Option<i32>,
     config: Config,
     palette: Palette,
     window: Option<Arc<Window>>,
@@ -165,7 +176,6 @@ struct App {
     speed: usize,
     fast_forward: bool,
     next_frame: Instant,
-    slots: Vec<Option<Console>>,
     message: Option<(String, Instant)>,
     title: String,
     /// Frames emulated per second, measured over the last second.
@@ -180,7 +190,7 @@ struct App {
 }
 
 impl App {
-    fn new(options: Options, mut console: Console, config: Config) -> App {
+    fn new(options: Options, console: Console, config: Config) -> App {
         let audio = match Audio::open(&config.audio.device) {
             Ok(mut audio) => {
                 audio.volume = config.audio.volume;
@@ -192,6 +202,10 @@ impl App {
                 None
             }
         };
+        let lua_errors = Rc::new(RefCell::new(Vec::new()));
+        let mut console = console;
+        let scripts = (!options.lua.is_empty())
+            .then(|| load_scripts(&options.rom, &mut console, &options.lua, lua_errors.clone()));
         App {
             battery: BatterySave::open(&options.rom.name, &mut console),
             rom: options.rom,
@@ -199,7 +213,11 @@ impl App {
             ai_enabled: options.ai_enabled && options.ai.is_some(),
             ai: options.ai,
             overlay_enabled: false,
-            hook: options.hook,
+            scripts,
+            lua_errors,
+            mouse: (0, 0),
+            mouse_buttons: HashSet::new(),
+            exit_status: None,
             config,
             palette: Palette::default(),
             window: None,
@@ -211,7 +229,6 @@ impl App {
             speed: 0,
             fast_forward: false,
             next_frame: Instant::now(),
-            slots: vec![None; SAVE_SLOTS],
             message: None,
             title: String::new(),
             fps: None,
@@ -235,23 +252,56 @@ impl App {
         Duration::from_secs_f64(1.0 / (FRAME_RATE * self.speed()))
     }
 
-    /// Runs one frame: players' buttons, AI, hook, then the machine; its sound goes out.
+    /// Lua scripts are loaded and running: they run the frames.
+    fn scripting(&self) -> bool {
+        self.scripts.as_ref().is_some_and(Scripts::active)
+    }
+
+    /// `emu.speedmode` other than normal: frames run as fast as the machine can.
+    fn unthrottled(&self) -> bool {
+        self.scripting()
+            && self
+                .scripts
+                .as_ref()
+                .is_some_and(|s| s.speed_mode() != SpeedMode::Normal)
+    }
+
+    /// Paused by the user or by a script's `emu.pause()`.
+    fn halted(&self) -> bool {
+        self.paused || self.scripts.as_ref().is_some_and(Scripts::paused)
+    }
+
+    /// Runs one frame: players' buttons, then the scripts, the AI or the machine alone; its sound
+    /// goes out.
     fn emulate_frame(&mut self) {
-        for port in 0..2 {
-            let bindings = [&self.config.player1, &self.config.player2][port];
-            let bits = self.input.buttons(port, bindings);
-            self.console.set_buttons(port, nes::Buttons(bits));
-        }
-        if let Some(hook) = &mut self.hook {
-            hook(&mut self.console);
-        }
+        let bindings = [&self.config.player1, &self.config.player2];
+        let pads = [0, 1].map(|port| self.input.buttons(port, bindings[port]));
         if let Some(audio) = &self.audio {
             self.console.bus.apu.set_sample_rate(audio.steered_rate());
         }
-        match self.ai.as_mut().filter(|_| self.ai_enabled) {
-            Some(ai) => ai.step(&mut self.console),
-            None => self.console.run_frame(),
+        if self.scripting() {
+            let input = HostInput {
+                keys: self
+                    .input
+                    .fceux_key_names()
+                    .chain(self.mouse_buttons.iter().map(|b| b.to_string()))
+                    .collect(),
+                mouse: self.mouse,
+            };
+            let scripts = self.scripts.as_mut().expect("scripting");
+            scripts.set_pads(pads);
+            scripts.set_input(input);
+            scripts.run_frame(&mut self.console);
+        } else {
+            for (port, bits) in pads.into_iter().enumerate() {
+                self.console.set_buttons(port, nes::Buttons(bits));
+            }
+            match self.ai.as_mut().filter(|_| self.ai_enabled) {
+                Some(ai) => ai.step(&mut self.console),
+                None => self.console.run_frame(),
+            }
         }
+        self.after_scripts();
         self.battery.tick(&self.console);
         self.fps_frames += 1;
         self.samples.clear();
@@ -264,6 +314,30 @@ impl App {
         }
         if let Some(window) = &self.window {
             window.request_redraw();
+        }
+    }
+
+    /// What the scripts asked of the window during the frame: messages, errors, screenshots,
+    /// the end of the program.
+    fn after_scripts(&mut self) {
+        let Some(scripts) = &mut self.scripts else {
+            return;
+        };
+        let messages = scripts.take_messages();
+        let screenshots = scripts.take_screenshot_requests();
+        self.exit_status = self.exit_status.or(scripts.exit_code());
+        let errors = std::mem::take(&mut *self.lua_errors.borrow_mut());
+        for message in messages {
+            self.message = Some((message, Instant::now()));
+        }
+        if let Some(error) = errors.last() {
+            self.message = Some((format!("Lua: {error}"), Instant::now()));
+        }
+        for path in screenshots {
+            let png = files::encode_png(&self.picture(), WIDTH as u32, HEIGHT as u32);
+            if let Err(err) = files::write_atomic(Path::new(&path), &png) {
+                self.show(format!("screenshot failed: {path}: {err}"));
+            }
         }
     }
 
@@ -280,7 +354,7 @@ impl App {
             self.fps_since = Instant::now();
         }
         let mut title = format!("nestor - {}", self.rom.name);
-        if self.paused {
+        if self.halted() {
             title += " - paused";
         } else {
             if self.fast_forward {
@@ -311,10 +385,19 @@ impl App {
         }
     }
 
-    fn redraw(&mut self) {
+    /// The frame as packed RGB with the scripts' drawing over it.
+    fn picture(&mut self) -> Vec<u8> {
         self.palette
             .to_rgb(&self.console.bus.ppu.frame_buffer, &mut self.rgb);
         let mut picture = self.rgb.clone();
+        if let Some(scripts) = &self.scripts {
+            scripts.composite(&mut picture, 3);
+        }
+        picture
+    }
+
+    fn redraw(&mut self) {
+        let mut picture = self.picture();
         if self.overlay_enabled && self.ai_enabled {
             if let Some(ai) = &self.ai {
                 for outline in ai.overlay(&self.console) {
@@ -333,9 +416,15 @@ impl App {
         let shift = self.modifiers.shift_key();
         match key {
             KeyCode::Escape => event_loop.exit(),
-            KeyCode::KeyP => self.set_paused(!self.paused),
+            KeyCode::KeyP => {
+                let halted = self.halted();
+                if let Some(scripts) = &mut self.scripts {
+                    scripts.unpause();
+                }
+                self.set_paused(!halted);
+            }
             KeyCode::KeyN => {
-                if self.paused {
+                if self.halted() {
                     self.emulate_frame();
                 } else {
                     self.set_paused(true);
@@ -350,6 +439,9 @@ impl App {
             KeyCode::KeyR => {
                 self.console.reset();
                 self.show("reset".into());
+            }
+            KeyCode::KeyI if self.scripting() => {
+                self.show("the Lua script is playing; no AI".into())
             }
             KeyCode::KeyI => match self.ai {
                 Some(_) => {
@@ -404,28 +496,53 @@ impl App {
         self.fps_since = Instant::now();
     }
 
-    fn save_state(&mut self, slot: usize) {
-        self.slots[slot - 1] = Some(self.console.clone());
-        self.show(format!("saved state {slot}"));
+    /// `<data dir>/nestor/states/<rom>.<slot>.state`.
+    fn state_path(&self, slot: usize) -> Option<PathBuf> {
+        let name = format!("{}.{slot}.state", self.rom.stem());
+        files::data_dir().map(|dir| dir.join("states").join(name))
     }
 
+    fn save_state(&mut self, slot: usize) {
+        let Some(path) = self.state_path(slot) else {
+            return self.show("cannot save the state: no data directory".into());
+        };
+        let message = match files::write_atomic(&path, &self.console.save_state()) {
+            Ok(()) => format!("saved state {slot}"),
+            Err(err) => format!("state {slot} not saved: {}: {err}", path.display()),
+        };
+        self.show(message);
+    }
+
+    /// A missing, unreadable, damaged or other game's state is reported; the game runs on.
     fn load_state(&mut self, slot: usize) {
-        match &self.slots[slot - 1] {
-            Some(state) => {
-                self.console = state.clone();
+        let Some(path) = self.state_path(slot) else {
+            return self.show("cannot load a state: no data directory".into());
+        };
+        let bytes = match std::fs::read(&path) {
+            Ok(bytes) => bytes,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+                return self.show(format!("state {slot} is empty"));
+            }
+            Err(err) => {
+                return self.show(format!(
+                    "state {slot} not loaded: {}: {err}",
+                    path.display()
+                ))
+            }
+        };
+        match self.console.load_state(&bytes) {
+            Ok(()) => {
                 self.show(format!("loaded state {slot}"));
                 if let Some(window) = &self.window {
                     window.request_redraw();
                 }
             }
-            None => self.show(format!("state {slot} is empty")),
+            Err(err) => self.show(format!("state {slot} not loaded: {err}")),
         }
     }
 
     fn screenshot(&mut self) {
-        self.palette
-            .to_rgb(&self.console.bus.ppu.frame_buffer, &mut self.rgb);
-        let png = files::encode_png(&self.rgb, WIDTH as u32, HEIGHT as u32);
+        let png = files::encode_png(&self.picture(), WIDTH as u32, HEIGHT as u32);
         let Some(dir) = files::data_dir().map(|d| d.join("screenshots")) else {
             return self.show("screenshot failed: no data directory".into());
         };
@@ -463,11 +580,14 @@ impl App {
     fn load_rom(&mut self, path: &Path) {
         match open_rom(path) {
             Ok((rom, mut console)) => {
+                // Scripts were written for the game they started with.
+                if let Some(mut scripts) = self.scripts.take() {
+                    scripts.stop_all(&mut self.console);
+                }
                 self.battery.flush(&self.console);
                 self.battery = BatterySave::open(&rom.name, &mut console);
                 self.rom = rom;
                 self.console = console;
-                self.slots = vec![None; SAVE_SLOTS];
                 // The AI knows one game; it would only press random buttons in another.
                 self.ai_enabled = false;
                 self.set_paused(false);
@@ -528,6 +648,24 @@ impl ApplicationHandler for App {
                 self.fast_forward = false;
             }
             WindowEvent::DroppedFile(path) => self.load_rom(&path),
+            WindowEvent::CursorMoved { position, .. } => {
+                if let Some(video) = &self.video {
+                    self.mouse = video.nes_position(position.x, position.y);
+                }
+            }
+            WindowEvent::MouseInput { state, button, .. } => {
+                let name = match button {
+                    MouseButton::Left => "leftclick",
+                    MouseButton::Right => "rightclick",
+                    MouseButton::Middle => "middleclick",
+                    _ => return,
+                };
+                if state == ElementState::Pressed {
+                    self.mouse_buttons.insert(name);
+                } else {
+                    self.mouse_buttons.remove(name);
+                }
+            }
             WindowEvent::KeyboardInput {
                 event:
                     KeyEvent {
@@ -552,7 +690,19 @@ impl ApplicationHandler for App {
 
     fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
         self.input.poll_gamepads();
-        if self.window.is_some() && !self.paused {
+        if self.exit_status.is_some() {
+            return event_loop.exit();
+        }
+        if self.window.is_some() && !self.halted() && self.unthrottled() {
+            // emu.speedmode("maximum") and the like: frames back to back, the picture shown
+            // about 60 times a second.
+            let shown = Instant::now() + Duration::from_secs_f64(1.0 / FRAME_RATE);
+            while Instant::now() < shown && self.unthrottled() && self.exit_status.is_none() {
+                self.emulate_frame();
+            }
+            self.next_frame = Instant::now();
+            event_loop.set_control_flow(ControlFlow::Poll);
+        } else if self.window.is_some() && !self.halted() {
             // Every frame that is due runs, even when drawing is slow (software rendering): the
             // picture may skip frames, the game and its sound never do.
             let now = Instant::now();
@@ -567,6 +717,15 @@ impl ApplicationHandler for App {
                 self.next_frame = now + period;
             }
             event_loop.set_control_flow(ControlFlow::WaitUntil(self.next_frame));
+        } else if let Some(scripts) = self.scripts.as_mut().filter(|s| s.paused()) {
+            // Paused by a script: its gui.register drawing stays live.
+            scripts.redraw(&mut self.console);
+            self.after_scripts();
+            if let Some(window) = &self.window {
+                window.request_redraw();
+            }
+            let wake = Instant::now() + Duration::from_secs_f64(1.0 / FRAME_RATE);
+            event_loop.set_control_flow(ControlFlow::WaitUntil(wake));
         } else {
             // Paused: wake only to clear the status message (and for gamepad hot-plug).
             let wake = Instant::now() + Duration::from_millis(250);
@@ -590,6 +749,34 @@ fn open_rom(path: &Path) -> Result<(Rom, Console), String> {
     let rom = Rom::from_file(path)?;
     let console = Console::from_ines(&rom.bytes).map_err(|e| format!("{}: {e}", path.display()))?;
     Ok((rom, console))
+}
+
+/// Loads the scripts up to their first frame; one that does not compile is reported (in the
+/// title too) and the others run. Error reports also go to the title.
+fn load_scripts(
+    rom: &Rom,
+    console: &mut Console,
+    paths: &[PathBuf],
+    errors: Rc<RefCell<Vec<String>>>,
+) -> Scripts {
+    let reported = errors.clone();
+    let output = Rc::new(move |stream, text: &str| match stream {
+        Stream::Out => println!("{text}"),
+        Stream::Err => {
+            eprintln!("{text}");
+            let first = text.lines().next().unwrap_or_default();
+            reported.borrow_mut().push(first.to_string());
+        }
+    });
+    let mut scripts = Scripts::with_output(rom.bytes.clone(), &rom.name, output);
+    scripts.set_interactive(true);
+    for path in paths {
+        if let Err(err) = scripts.load(console, path) {
+            eprintln!("nestor: {err}");
+            errors.borrow_mut().push(err);
+        }
+    }
+    scripts
 }
 
 /// F1-F9 as slot numbers 1-9.

@@ -106,3 +106,90 @@ impl Input {
         keys | pad
     }
 }
+
+impl Input {
+    /// Held keys by the Windows names FCEUX's `input.get` reports.
+    pub fn fceux_key_names(&self) -> impl Iterator<Item = String> + '_ {
+        self.keys_held.iter().filter_map(|&key| fceux_key_name(key))
+    }
+}
+
+/// FCEUX's name for a key (letters and digits as themselves, others lower case).
+fn fceux_key_name(key: KeyCode) -> Option<String> {
+    use KeyCode::*;
+    let debug = format!("{key:?}");
+    if let Some(letter) = debug.strip_prefix("Key") {
+        return Some(letter.into());
+    }
+    if let Some(digit) = debug.strip_prefix("Digit") {
+        return Some(digit.into());
+    }
+    if let Some(digit) = debug.strip_prefix("Numpad").filter(|d| d.len() == 1) {
+        return Some(format!("numpad{digit}"));
+    }
+    let function_key = debug.strip_prefix('F').filter(|n| n.parse::<u8>().is_ok());
+    if function_key.is_some() {
+        return Some(debug);
+    }
+    let name = match key {
+        ShiftLeft | ShiftRight => "shift",
+        ControlLeft | ControlRight => "control",
+        AltLeft | AltRight => "alt",
+        CapsLock => "capslock",
+        NumLock => "numlock",
+        ScrollLock => "scrolllock",
+        Backspace => "backspace",
+        Tab => "tab",
+        Enter | NumpadEnter => "enter",
+        Pause => "pause",
+        Escape => "escape",
+        Space => "space",
+        PageUp => "pageup",
+        PageDown => "pagedown",
+        End => "end",
+        Home => "home",
+        ArrowLeft => "left",
+        ArrowUp => "up",
+        ArrowRight => "right",
+        ArrowDown => "down",
+        Insert => "insert",
+        Delete => "delete",
+        NumpadMultiply => "numpad*",
+        NumpadAdd => "numpad+",
+        NumpadSubtract => "numpad-",
+        NumpadDecimal => "numpad.",
+        NumpadDivide => "numpad/",
+        Semicolon => "semicolon",
+        Equal => "plus",
+        Comma => "comma",
+        Minus => "minus",
+        Period => "period",
+        Slash => "slash",
+        Backquote => "tilde",
+        Quote => "quote",
+        BracketLeft => "leftbracket",
+        Backslash => "backslash",
+        BracketRight => "rightbracket",
+        _ => return None,
+    };
+    Some(name.into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_have_fceux_windows_names() {
+        let name = |k| fceux_key_name(k).unwrap();
+        assert_eq!(name(KeyCode::KeyX), "X");
+        assert_eq!(name(KeyCode::Digit7), "7");
+        assert_eq!(name(KeyCode::Numpad3), "numpad3");
+        assert_eq!(name(KeyCode::NumpadAdd), "numpad+");
+        assert_eq!(name(KeyCode::F12), "F12");
+        assert_eq!(name(KeyCode::ShiftRight), "shift");
+        assert_eq!(name(KeyCode::ArrowUp), "up");
+        assert_eq!(name(KeyCode::Equal), "plus");
+        assert_eq!(fceux_key_name(KeyCode::Fn), None);
+    }
+}

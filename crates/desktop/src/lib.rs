@@ -2,7 +2,7 @@
 //! keyboard and gamepads (gilrs), and the controls people expect from an emulator: pause, frame
 //! advance, fast-forward, save states, screenshots, an AI that can take over and hand back.
 //!
-//! The caller gives a ROM and, optionally, an AI player and a per-frame hook (Lua), then calls
+//! The caller gives a ROM and, optionally, an AI player and FCEUX Lua scripts, then calls
 //! [`run`]. The emulator sets the pace (60.0988 frames per second), never the display.
 
 mod app;
@@ -13,4 +13,4 @@ pub mod files;
 mod input;
 mod video;
 
-pub use app::{run, FrameHook, Options, Outline, Player, Rom, RunError, FRAME_RATE};
+pub use app::{run, Options, Outline, Player, Rom, RunError, FRAME_RATE};

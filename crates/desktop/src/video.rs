@@ -103,6 +103,23 @@ impl Video {
         Ok(())
     }
 
+    /// The NES pixel under a window position (outside the picture: clamped to its edge).
+    pub fn nes_position(&self, x: f64, y: f64) -> (i32, i32) {
+        let (px, py) = self
+            .pixels
+            .window_pos_to_pixel((x as f32, y as f32))
+            .unwrap_or_else(|outside| {
+                let (w, h) = self.picture;
+                let clamp = |v: isize, n: u32| v.clamp(0, n as isize - 1) as usize;
+                (clamp(outside.0, w), clamp(outside.1, h))
+            });
+        let (w, h) = self.picture;
+        (
+            (px * WIDTH / w as usize) as i32,
+            (py * HEIGHT / h as usize) as i32,
+        )
+    }
+
     /// Shows one frame given as packed RGB at the NES's resolution.
     pub fn draw(&mut self, rgb: &[u8]) -> Result<(), String> {
         let (width, height) = self.picture;

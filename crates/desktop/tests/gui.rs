@@ -23,25 +23,37 @@ const STEP_TIMEOUT: Duration = Duration::from_secs(20);
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if let Some(i) = args.iter().position(|a| a == "--child") {
-        child(Path::new(&args[i + 1]));
+        let lua = args[i + 2..]
+            .chunks_exact(2)
+            .filter(|pair| pair[0] == "--lua")
+            .map(|pair| PathBuf::from(&pair[1]))
+            .collect();
+        child(Path::new(&args[i + 1]), lua);
     }
     if args.iter().any(|a| a == "--audio-child") {
         audio_child();
     }
-    // `cargo test` passes filters and flags meant for libtest; this harness has one test.
+    // `cargo test` passes flags meant for libtest; they are ignored.
     if std::env::var_os("NESTOR_SKIP_GUI").is_some() {
         println!("gui: skipped because NESTOR_SKIP_GUI is set");
-        println!("0 passed, 0 failed, 4 skipped");
+        println!("0 passed, 0 failed, 5 skipped");
         return;
     }
-    let tests: [(&str, fn()); 4] = [
+    let tests: [(&str, fn()); 5] = [
         ("no_display_scenario", no_display_scenario),
         ("gui_scenario", gui_scenario),
         ("game_scenario", game_scenario),
         ("audio_scenario", audio_scenario),
+        ("lua_scenario", lua_scenario),
     ];
+    // Like libtest: plain arguments are name filters.
+    let filters: Vec<&String> = args[1..].iter().filter(|a| !a.starts_with('-')).collect();
+    let tests: Vec<_> = tests
+        .into_iter()
+        .filter(|(name, _)| filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str())))
+        .collect();
     let mut failed = 0;
-    for (name, test) in tests {
+    for &(name, test) in &tests {
         let started = Instant::now();
         let ok = std::panic::catch_unwind(test).is_ok();
         let verdict = if ok { "ok" } else { "FAILED" };
@@ -57,14 +69,16 @@ fn main() {
     }
 }
 
-/// The program under test.
-fn child(rom_path: &Path) -> ! {
+/// The program under test, with the Lua scripts given.
+fn child(rom_path: &Path, lua: Vec<PathBuf>) -> ! {
     let rom = desktop::Rom::from_file(rom_path).unwrap_or_else(|err| {
         eprintln!("nestor: {err}");
         std::process::exit(2)
     });
-    match desktop::run(desktop::Options::new(rom)) {
-        Ok(()) => std::process::exit(0),
+    let mut options = desktop::Options::new(rom);
+    options.lua = lua;
+    match desktop::run(options) {
+        Ok(status) => std::process::exit(status),
         Err(err) => {
             eprintln!("nestor: {err}");
             std::process::exit(2)
@@ -294,10 +308,19 @@ impl Session {
     }
 
     fn launch_rom(&mut self, rom: &Path) {
+        self.launch_with(rom, &[]);
+    }
+
+    /// Starts the program on `rom` with these Lua scripts.
+    fn launch_with(&mut self, rom: &Path, lua: &[PathBuf]) {
         let app = self
             .command(std::env::current_exe().unwrap().to_str().unwrap())
             .arg("--child")
             .arg(rom)
+            .args(
+                lua.iter()
+                    .flat_map(|path| ["--lua".as_ref(), path.as_os_str()]),
+            )
             .stdout(Stdio::null())
             .stderr(std::fs::File::create(self.dir.join("stderr.txt")).unwrap())
             .spawn()
@@ -614,6 +637,35 @@ fn gui_scenario() {
         s.stderr()
     );
     assert!(!s.stderr().contains("panicked"), "stderr:\n{}", s.stderr());
+
+    // The saved state outlives the program: after a restart, a damaged state file is reported
+    // and leaves the game alone; slot 1 brings back the saved game.
+    let states = s.dir.join("data/nestor/states");
+    assert!(states.join("buttons.1.state").is_file(), "slot 1 on disk");
+    std::fs::write(states.join("buttons.2.state"), b"NES state? no").unwrap();
+    s.launch();
+    let window = s.window();
+    s.wait_title(&window, "100%");
+    let fresh = s.wait_picture(&window, "the first frame after the restart", |p| {
+        p.width == WIDTH && p.uniform() == start.uniform()
+    });
+    s.key(&window, "F2");
+    let title = s.wait_title(&window, "state 2 not loaded");
+    println!("gui: damaged state: {title}");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(
+        s.screenshot(&window),
+        fresh,
+        "a bad state must not touch the game"
+    );
+    s.key(&window, "F1");
+    s.wait_title(&window, "loaded state 1");
+    s.wait_picture(&window, "the saved picture after a restart", |p| {
+        *p == right
+    });
+    s.key(&window, "Escape");
+    let status = wait_exit(s.app.as_mut().unwrap());
+    assert!(status.success(), "stderr:\n{}", s.stderr());
 }
 
 /// The project's own game, as `nestor` embeds it.
@@ -901,4 +953,72 @@ fn no_display_scenario() {
     assert!(stderr.contains("cannot open a window"), "stderr:\n{stderr}");
     assert!(!stderr.contains("panicked"), "stderr:\n{stderr}");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A script that draws a red box from (16, 32) to (47, 63) on every displayed frame, presses
+/// Right through joypad.set while J is held (read with input.get), and ends the program with
+/// status 3 when Q is held.
+const BOX_SCRIPT: &str = r#"
+gui.register(function() gui.box(16, 32, 47, 63, "red", "red") end)
+while true do
+  local keys = input.get()
+  if keys.J then joypad.set(1, {right = true}) end
+  if keys.Q then os.exit(3) end
+  emu.frameadvance()
+end
+"#;
+
+/// A script that fails after half a second.
+const FAILING_SCRIPT: &str = r#"
+for i = 1, 30 do emu.frameadvance() end
+error("boom after 30 frames")
+"#;
+
+/// Lua on the window's frames: the box drawn on the displayed picture at 3x, input.get seeing
+/// the window's keyboard, joypad.set reaching the game, a failing script reported in the title
+/// with the window and the other script running on, os.exit ending the program with its status.
+fn lua_scenario() {
+    let mut s = Session::start(&button_colour_rom());
+    let (boxed, failing) = (s.dir.join("box.lua"), s.dir.join("failing.lua"));
+    std::fs::write(&boxed, BOX_SCRIPT).unwrap();
+    std::fs::write(&failing, FAILING_SCRIPT).unwrap();
+    s.launch_with(&s.dir.join("buttons.nes"), &[boxed, failing]);
+    let window = s.window();
+    let title = s.wait_title(&window, "Lua: ");
+    assert!(title.contains("boom after 30 frames"), "title {title:?}");
+    assert!(
+        s.stderr().contains("failing.lua:3"),
+        "stderr:\n{}",
+        s.stderr()
+    );
+
+    // The box, exactly where the script put it; elsewhere the game's backdrop.
+    let red = [255, 0, 0];
+    let inside =
+        |x: usize, y: usize| (16..=47).contains(&(x / SCALE)) && (32..=63).contains(&(y / SCALE));
+    let boxed = s.wait_picture(&window, "the script's box", |p| {
+        p.width == WIDTH && p.pixel(100, 130) == red
+    });
+    let backdrop = boxed.pixel(0, 0);
+    assert_ne!(backdrop, red);
+    for y in 0..HEIGHT {
+        for x in 0..WIDTH {
+            let want = if inside(x, y) { red } else { backdrop };
+            assert_eq!(boxed.pixel(x, y), want, "pixel ({x}, {y})");
+        }
+    }
+
+    // J held: the script presses Right for the game, which turns its backdrop to colour $01.
+    s.hold(&window, "j");
+    let right = s.wait_picture(&window, "the backdrop to change after J", |p| {
+        p.pixel(0, 0) != backdrop && p.pixel(100, 130) == red
+    });
+    assert_ne!(right.pixel(0, 0), red);
+
+    // Q: the script ends the program with os.exit(3).
+    s.hold(&window, "q");
+    let mut app = s.app.take().unwrap();
+    let status = wait_exit(&mut app);
+    assert_eq!(status.code(), Some(3), "stderr:\n{}", s.stderr());
+    assert!(!s.stderr().contains("panicked"), "stderr:\n{}", s.stderr());
 }

@@ -11,13 +11,12 @@ mod api;
 mod bitops;
 mod colour;
 mod format;
-mod md5;
 mod overlay;
 mod script;
 mod state;
 mod watch;
 
-pub use state::{HostInput, Output, SpeedMode, Stream};
+pub use state::{HostInput, MovieMode, MovieStatus, Output, SpeedMode, Stream};
 
 use script::Script;
 use state::{state, PadOverride, Shared};
@@ -36,11 +35,15 @@ pub struct Scripts {
     scripts: Vec<Script>,
     /// Union of the scripts' hooked addresses.
     watch: Watch,
-    events: Vec<Access>,
     /// Instructions run and controller polls seen since the session state was last updated
     /// (kept here so that the per-instruction loop touches no shared state).
     instructions: u64,
     polled: bool,
+}
+
+/// The registers a script can see and change.
+fn registers(cpu: &nes::cpu::Cpu) -> (u8, u8, u8, u8, u8, u16) {
+    (cpu.a, cpu.x, cpu.y, cpu.s, cpu.p, cpu.pc)
 }
 
 impl Scripts {
@@ -63,7 +66,6 @@ impl Scripts {
             shared: Rc::new(RefCell::new(Shared::new(rom, rom_name.to_string(), output))),
             scripts: Vec::new(),
             watch: Watch::default(),
-            events: Vec::new(),
             instructions: 0,
             polled: false,
         }
@@ -95,6 +97,11 @@ impl Scripts {
     /// Keyboard and mouse state for `input.get`.
     pub fn set_input(&mut self, input: HostInput) {
         self.shared.borrow_mut().input = input;
+    }
+
+    /// The host's movie, for `movie.*` (None: no movie loaded).
+    pub fn set_movie(&mut self, movie: Option<MovieStatus>) {
+        self.shared.borrow_mut().movie = movie;
     }
 
     /// Any script still loaded (waiting in frameadvance or with callbacks).
@@ -256,7 +263,8 @@ impl Scripts {
         }
     }
 
-    /// One instruction, with the scripts' memory hooks.
+    /// One instruction, with the scripts' memory hooks: exec before it, read and write right
+    /// after the access, in the middle of the instruction.
     fn step(&mut self, console: &mut Console) {
         let pc = console.cpu.pc;
         let mut fetch_from = None;
@@ -273,21 +281,34 @@ impl Scripts {
                 fetch_from = Some(pc);
             }
         }
-        let mut events = std::mem::take(&mut self.events);
+        // Hooks inside the instruction see the registers as they were before it. One that
+        // changes them (setregister, savestate.load, a reset) leaves its CPU in place of the
+        // rest of the instruction's.
+        let before = registers(&console.cpu);
+        let mut cpu = console.cpu.clone();
+        let (scripts, shared, instructions) = (&self.scripts, &self.shared, &mut self.instructions);
+        let mut hook = |console: &mut Console, access: Access| {
+            shared.borrow_mut().instructions += std::mem::take(instructions);
+            for script in scripts {
+                script.hook(console, access.kind, access.addr, access.value);
+            }
+        };
         let mut bus = Watched {
-            bus: &mut console.bus,
+            console,
             watch: &self.watch,
-            events: &mut events,
+            hook: &mut hook,
             fetch_from,
             polled: false,
         };
-        console.cpu.step(&mut bus);
+        cpu.step(&mut bus);
         self.polled |= bus.polled;
-        self.instructions += 1;
-        for access in events.drain(..) {
-            self.dispatch(console, access);
+        if registers(&console.cpu) == before {
+            console.cpu = cpu;
         }
-        self.events = events;
+        self.instructions += 1;
+        if self.shared.borrow().hooks_changed {
+            self.refresh_watch();
+        }
     }
 
     fn dispatch(&mut self, console: &mut Console, access: Access) {

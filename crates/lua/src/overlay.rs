@@ -183,8 +183,10 @@ impl Overlay {
     /// Outline plus interior fill; the interior exists only for boxes at least 3 px each way.
     pub fn rect(&mut self, (x1, y1): (i32, i32), (x2, y2): (i32, i32), fill: Rgba, outline: Rgba) {
         self.begin_draw();
-        let (left, right) = (x1.min(x2), x1.max(x2));
-        let (top, bottom) = (y1.min(y2), y1.max(y2));
+        // Sides beyond the edges are invisible: clipping them one pixel off screen draws the same.
+        let (w, h) = (WIDTH as i32, HEIGHT as i32);
+        let (left, right) = (x1.min(x2).clamp(-1, w), x1.max(x2).clamp(-1, w));
+        let (top, bottom) = (y1.min(y2).clamp(-1, h), y1.max(y2).clamp(-1, h));
         for x in left..=right {
             self.blend(x, top, outline);
             if bottom != top {

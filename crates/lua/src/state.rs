@@ -43,6 +43,25 @@ pub struct HostInput {
     pub mouse: (i32, i32),
 }
 
+/// What the host's movie (FM2 playback or recording) is doing, for `movie.*`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MovieMode {
+    Record,
+    Playback,
+    /// Playback ran past the last frame of the movie.
+    Finished,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MovieStatus {
+    pub mode: MovieMode,
+    /// The movie file's path.
+    pub name: String,
+    /// Frames in the movie.
+    pub length: u32,
+    pub rerecords: u32,
+}
+
 /// A machine snapshot as savestates hold it (the frame and lag counters are part of it).
 #[derive(Clone)]
 pub struct Snapshot {
@@ -83,6 +102,7 @@ pub struct Shared {
     /// `emu.setrenderplanes` (sprites, background), for the host's display.
     pub render_planes: (bool, bool),
     pub readonly: bool,
+    pub movie: Option<MovieStatus>,
     /// Lua instructions one entry into a script may run before the watchdog stops it.
     pub instruction_limit: u64,
     /// Running without a window: `emu.pause` cannot wait for a user.
@@ -113,6 +133,7 @@ impl Shared {
             screenshots: Vec::new(),
             render_planes: (true, true),
             readonly: false,
+            movie: None,
             instruction_limit: 1_000_000_000,
             headless: true,
             output,

@@ -1,11 +1,11 @@
 //! Memory hooks: which addresses scripts watch, and the bus wrapper that notices accesses to them.
 //!
 //! The CPU is generic over its bus, so the host steps it through [`Watched`], which delegates to
-//! the real [`Bus`] and queues the watched accesses; the host runs the Lua callbacks after the
-//! instruction with the whole console lent to them. Without scripts nothing of this exists.
+//! the console's bus and calls the hook right after each watched access, in the middle of the
+//! instruction as FCEUX does. Without scripts nothing of this exists.
 
-use nes::bus::Bus;
 use nes::cpu::CpuBus;
+use nes::Console;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -97,11 +97,12 @@ pub struct Access {
     pub value: u8,
 }
 
-/// The bus as the CPU sees it while scripts run.
+/// The bus as the CPU sees it while scripts run. The CPU steps on a copy of its registers, so
+/// that the hook can be lent the whole console.
 pub struct Watched<'a> {
-    pub bus: &'a mut Bus,
+    pub console: &'a mut Console,
     pub watch: &'a Watch,
-    pub events: &'a mut Vec<Access>,
+    pub hook: &'a mut dyn FnMut(&mut Console, Access),
     /// An exec hook moved PC: the opcode is still fetched from here (FCEUX had fetched it before
     /// calling the hook), its operands from the new PC + 1.
     pub fetch_from: Option<u16>,
@@ -112,36 +113,42 @@ pub struct Watched<'a> {
 impl CpuBus for Watched<'_> {
     fn read(&mut self, addr: u16) -> u8 {
         let addr = self.fetch_from.take().unwrap_or(addr);
-        let value = self.bus.read(addr);
+        let value = self.console.bus.read(addr);
         if addr & 0xFFFE == 0x4016 {
             self.polled = true;
         }
         if self.watch.read.get(addr) {
-            self.events.push(Access {
+            let access = Access {
                 kind: Kind::Read,
                 addr,
                 value,
-            });
+            };
+            (self.hook)(self.console, access);
         }
         value
     }
 
     fn write(&mut self, addr: u16, value: u8) {
-        self.bus.write(addr, value);
+        self.console.bus.write(addr, value);
         if self.watch.write.get(addr) {
-            self.events.push(Access {
+            let access = Access {
                 kind: Kind::Write,
                 addr,
                 value,
-            });
+            };
+            (self.hook)(self.console, access);
         }
     }
 
     fn nmi_line(&self) -> bool {
-        self.bus.nmi_line()
+        self.console.bus.nmi_line()
     }
 
     fn irq_line(&self) -> bool {
-        self.bus.irq_line()
+        self.console.bus.irq_line()
+    }
+
+    fn dma_halted_last_read(&self) -> bool {
+        self.console.bus.dma_halted_last_read()
     }
 }

@@ -34,8 +34,13 @@ fn faded(lua: &Lua, c: Rgba) -> Rgba {
     with_alpha(c, (f64::from(alpha(c)) * opacity).clamp(0.0, 255.0) as u8)
 }
 
+/// Far enough off screen that nothing drawn from there shows; coordinates beyond it are pulled
+/// in, so the drawing loops stay short and their arithmetic cannot overflow.
+const FAR: i32 = 1 << 14;
+
 fn xy(x: f64, y: f64) -> (i32, i32) {
-    (int(x) as i32, int(y) as i32)
+    let clamp = |v: f64| (int(v) as i32).clamp(-FAR, FAR);
+    (clamp(x), clamp(y))
 }
 
 pub fn install(lua: &Lua, t: &Table) -> Result<()> {

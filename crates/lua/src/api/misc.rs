@@ -3,7 +3,7 @@
 
 use super::{add, int};
 use crate::script::ExitRequest;
-use crate::state::{machine, shared};
+use crate::state::{machine, shared, MovieMode, MovieStatus};
 use mlua::{Lua, MultiValue, Result, Table, Value};
 
 /// CRC-32 (IEEE), as FCEUX's `gethash` computes it.
@@ -19,8 +19,13 @@ fn crc32(bytes: &[u8]) -> u32 {
     })
 }
 
-fn no_movie<R>() -> Result<R> {
-    Err(mlua::Error::runtime("No movie loaded."))
+/// The host's movie, or FCEUX's error when there is none.
+fn loaded_movie(lua: &Lua) -> Result<MovieStatus> {
+    shared(lua, |s| s.movie.clone()).ok_or_else(|| mlua::Error::runtime("No movie loaded."))
+}
+
+fn movie_mode(lua: &Lua) -> Option<MovieMode> {
+    shared(lua, |s| s.movie.as_ref().map(|m| m.mode))
 }
 
 pub fn install(
@@ -93,11 +98,11 @@ pub fn install(
     add(lua, &rom, &["gethash"], |lua, kind: String| {
         // The hash covers the ROM data after the 16-byte header.
         let digest = shared(lua, |s| {
-            crate::md5::digest(s.rom.get(16..).unwrap_or_default())
+            movie::md5::digest(s.rom.get(16..).unwrap_or_default())
         });
         Ok(match kind.as_str() {
             "md5" => digest.iter().map(|b| format!("{b:02x}")).collect(),
-            "base64" => crate::md5::base64(&digest),
+            "base64" => movie::md5::base64(&digest),
             _ => String::new(),
         })
     })?;
@@ -137,27 +142,37 @@ pub fn install(
     )?;
 
     let movie = library("movie")?;
-    add(lua, &movie, &["mode"], |_, ()| Ok(Value::Nil))?;
-    add(
-        lua,
-        &movie,
-        &[
-            "active",
-            "recording",
-            "playing",
-            "ispoweron",
-            "isfromsavestate",
-        ],
-        |_, ()| Ok(false),
-    )?;
+    add(lua, &movie, &["mode"], |lua, ()| {
+        Ok(movie_mode(lua).map(|m| match m {
+            MovieMode::Record => "record",
+            MovieMode::Playback => "playback",
+            MovieMode::Finished => "finished",
+        }))
+    })?;
+    // Every movie counts as active; FCEUX counts a finished one as playing. Movies start from
+    // power-on, never from a savestate.
+    add(lua, &movie, &["active", "ispoweron"], |lua, ()| {
+        Ok(movie_mode(lua).is_some())
+    })?;
+    add(lua, &movie, &["playing"], |lua, ()| {
+        Ok(movie_mode(lua).is_some_and(|m| m != MovieMode::Record))
+    })?;
+    add(lua, &movie, &["recording"], |lua, ()| {
+        Ok(movie_mode(lua) == Some(MovieMode::Record))
+    })?;
+    add(lua, &movie, &["isfromsavestate"], |_, ()| Ok(false))?;
+    // FCEUX's one frame counter (a movie starts at power-on, so its frames are the same).
     add(lua, &movie, &["framecount"], |lua, ()| {
         Ok(shared(lua, |s| s.framecount))
     })?;
-    add(lua, &movie, &["length", "rerecordcount"], |_, ()| {
-        no_movie::<u32>()
+    add(lua, &movie, &["length"], |lua, ()| {
+        Ok(loaded_movie(lua)?.length)
     })?;
-    add(lua, &movie, &["name", "getname", "filename"], |_, ()| {
-        no_movie::<String>()
+    add(lua, &movie, &["rerecordcount"], |lua, ()| {
+        Ok(loaded_movie(lua)?.rerecords)
+    })?;
+    add(lua, &movie, &["name", "getname", "filename"], |lua, ()| {
+        Ok(loaded_movie(lua)?.name)
     })?;
     add(lua, &movie, &["readonly", "getreadonly"], |lua, ()| {
         Ok(shared(lua, |s| s.readonly))

@@ -7,6 +7,7 @@ mod joypad;
 mod memory;
 mod misc;
 mod savestate;
+mod sound;
 
 use crate::state::{shared, Stream};
 use crate::{bitops, format};
@@ -86,6 +87,7 @@ pub fn install(lua: &Lua, dir: &Path) -> Result<()> {
     )?;
     savestate::install(lua, &library("savestate")?)?;
     gui::install(lua, &library("gui")?)?;
+    sound::install(lua, &library("sound")?)?;
     misc::install(lua, &globals, &mut library)?;
     let bit = bitops::install(lua, &globals)?;
     globals.set("bit", bit.clone())?;

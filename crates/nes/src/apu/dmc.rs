@@ -1,5 +1,6 @@
 //! The delta modulation channel, $4010-$4013: 1-bit delta samples fetched from CPU memory by DMA.
 
+use super::Voice;
 use crate::state::{fields, Field, StateIo};
 
 /// NTSC rates in CPU cycles per output bit; the timer runs on APU cycles, so it counts half.
@@ -10,6 +11,15 @@ const RATE_TABLE: [u16; 16] = [
 /// CPU cycles after a sample's last byte arrives during which the output unit emptying the
 /// buffer still requests a (doomed) reload DMA (AccuracyCoin's Implicit DMA Abort).
 const IMPLICIT_ABORT_WINDOW: u64 = 2;
+
+/// The sample $4010-$4013 set up, and the output level now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DmcSample {
+    pub address: u16,
+    pub length: u16,
+    pub looping: bool,
+    pub level: u8,
+}
 
 #[derive(Clone)]
 pub struct Dmc {
@@ -256,5 +266,25 @@ impl Dmc {
 
     pub fn output(&self) -> u8 {
         self.output_level
+    }
+
+    /// Sounding while a sample plays; the period as its $4010 rate index.
+    pub fn voice(&self) -> Voice {
+        let index = RATE_TABLE.iter().position(|&p| p / 2 == self.period);
+        Voice {
+            volume: if self.bytes_remaining > 0 { 15 } else { 0 },
+            period: index.unwrap_or(0) as u16,
+            mode: 0,
+            frequency: super::CPU_CLOCK_HZ / f64::from(self.period * 2),
+        }
+    }
+
+    pub fn sample(&self) -> DmcSample {
+        DmcSample {
+            address: self.sample_address,
+            length: self.sample_length,
+            looping: self.looping,
+            level: self.output_level,
+        }
     }
 }

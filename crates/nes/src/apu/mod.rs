@@ -20,6 +20,7 @@ mod triangle;
 
 use crate::state::{fields, Field, StateIo};
 use dmc::Dmc;
+pub use dmc::DmcSample;
 use filters::OutputFilters;
 use frame_counter::{Clocks, FrameCounter};
 use noise::Noise;
@@ -299,6 +300,38 @@ impl Apu {
             let sample = filters.run(level) * OUTPUT_GAIN;
             out.push(sample.clamp(i16::MIN as f32, i16::MAX as f32) as i16);
         });
+    }
+}
+
+/// What a channel is sounding now, read without side effects (for displays and scripts).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Voice {
+    /// Level 0-15; 0 while silenced (length or linear counter, sweep mute, no sample). The
+    /// triangle and the DMC give 15 while sounding.
+    pub volume: u8,
+    /// Pulse and triangle: the 11-bit timer period; noise and DMC: the rate index 0-15.
+    pub period: u16,
+    /// Pulse: the duty 0-3; noise: 1 in short mode.
+    pub mode: u8,
+    /// Hz (NTSC): the tone of the pulses and the triangle, the rate the noise shift register
+    /// and the DMC's output bits are clocked at.
+    pub frequency: f64,
+}
+
+impl Apu {
+    /// Pulse 1, pulse 2, triangle, noise, DMC.
+    pub fn voices(&self) -> [Voice; 5] {
+        [
+            self.pulse1.voice(),
+            self.pulse2.voice(),
+            self.triangle.voice(),
+            self.noise.voice(),
+            self.dmc.voice(),
+        ]
+    }
+
+    pub fn dmc_sample(&self) -> DmcSample {
+        self.dmc.sample()
     }
 }
 

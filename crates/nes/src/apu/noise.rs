@@ -2,6 +2,7 @@
 
 use super::envelope::Envelope;
 use super::length_counter::LengthCounter;
+use super::Voice;
 use crate::state::{fields, Field, StateIo};
 
 /// NTSC periods in CPU cycles; the timer runs on APU cycles, so it counts half of these.
@@ -95,6 +96,21 @@ impl Noise {
             self.envelope.output()
         } else {
             0
+        }
+    }
+
+    /// The period as its $400E index; mode 1 is the short (93-step) sequence.
+    pub fn voice(&self) -> Voice {
+        let index = PERIOD_TABLE.iter().position(|&p| p / 2 == self.period);
+        Voice {
+            volume: if self.length.active() {
+                self.envelope.output()
+            } else {
+                0
+            },
+            period: index.unwrap_or(0) as u16,
+            mode: u8::from(self.short_mode),
+            frequency: super::CPU_CLOCK_HZ / f64::from(self.period * 2),
         }
     }
 }

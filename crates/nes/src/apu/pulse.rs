@@ -2,6 +2,7 @@
 
 use super::envelope::Envelope;
 use super::length_counter::LengthCounter;
+use super::Voice;
 use crate::state::{fields, Field, StateIo};
 
 /// Output of the 8-step sequencer per duty setting, bit n for step n (the step counts down):
@@ -152,6 +153,16 @@ impl Pulse {
             self.envelope.output()
         } else {
             0
+        }
+    }
+
+    pub fn voice(&self) -> Voice {
+        let sounding = self.length.active() && !self.muted();
+        Voice {
+            volume: if sounding { self.envelope.output() } else { 0 },
+            period: self.period,
+            mode: self.duty,
+            frequency: super::CPU_CLOCK_HZ / (16.0 * f64::from(self.period + 1)),
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The triangle channel, $4008-$400B.
 
 use super::length_counter::LengthCounter;
+use super::Voice;
 use crate::state::{fields, Field, StateIo};
 
 /// The 32-step sequence: 15 down to 0, then 0 up to 15.
@@ -102,6 +103,16 @@ impl Triangle {
     /// The triangle keeps its level when silenced, it only stops stepping.
     pub fn output(&self) -> u8 {
         SEQUENCE[usize::from(self.step)]
+    }
+
+    pub fn voice(&self) -> Voice {
+        let sounding = self.linear_counter > 0 && self.length.active() && self.period >= 2;
+        Voice {
+            volume: if sounding { 15 } else { 0 },
+            period: self.period,
+            mode: 0,
+            frequency: super::CPU_CLOCK_HZ / (32.0 * f64::from(self.period + 1)),
+        }
     }
 
     /// Reset puts the sequence back to its first step.

@@ -1,5 +1,5 @@
-//! MD5 (RFC 1321), for `rom.gethash`: FCEUX identifies ROMs (and movies their ROM) by the MD5
-//! of the ROM data.
+//! MD5 (RFC 1321) and base64: FCEUX identifies ROMs by the MD5 of their data (a movie's
+//! `romChecksum`, Lua's `rom.gethash`), written in base64.
 
 /// Per-round left-rotation amounts.
 const SHIFTS: [u32; 64] = [
@@ -52,8 +52,9 @@ pub fn digest(data: &[u8]) -> [u8; 16] {
     out
 }
 
+const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
 pub fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::new();
     for chunk in bytes.chunks(3) {
         let n = chunk
@@ -69,6 +70,28 @@ pub fn base64(bytes: &[u8]) -> String {
         }
     }
     out
+}
+
+/// Decodes padded base64; None if a character is outside the alphabet or the length is wrong.
+pub fn from_base64(text: &str) -> Option<Vec<u8>> {
+    if !text.len().is_multiple_of(4) {
+        return None;
+    }
+    let mut out = Vec::new();
+    for chunk in text.as_bytes().chunks(4) {
+        let pad = chunk.iter().rev().take_while(|&&c| c == b'=').count();
+        if pad > 2 {
+            return None;
+        }
+        let mut n = 0u32;
+        for &c in &chunk[..4 - pad] {
+            let value = ALPHABET.iter().position(|&a| a == c)?;
+            n = n << 6 | value as u32;
+        }
+        n <<= 6 * pad;
+        out.extend_from_slice(&n.to_be_bytes()[1..4 - pad]);
+    }
+    Some(out)
 }
 
 #[cfg(test)]
@@ -90,5 +113,15 @@ mod tests {
             "57edf4a22be3c955ac49da2e2107b67a"
         );
         assert_eq!(base64(b"any carnal pleas"), "YW55IGNhcm5hbCBwbGVhcw==");
+    }
+
+    #[test]
+    fn base64_decodes_what_it_encodes() {
+        for text in [&b""[..], b"a", b"an", b"any", b"any carnal pleas"] {
+            assert_eq!(from_base64(&base64(text)).as_deref(), Some(text));
+        }
+        assert_eq!(from_base64("YW5"), None);
+        assert_eq!(from_base64("YW5*"), None);
+        assert_eq!(from_base64("Y==="), None);
     }
 }

@@ -59,10 +59,12 @@ fn register_hook(lua: &Lua, kind: Kind, args: MultiValue) -> Result<()> {
         )));
     }
     let (from, to) = if size < 0 {
-        (start + size, start)
+        (start.saturating_add(size), start)
     } else {
-        (start, start + size)
+        (start, start.saturating_add(size))
     };
+    // Addresses wrap at 64 KiB, so a wider range covers each address once.
+    let to = to.min(from.saturating_add(0x10000));
     let table: Table = lua.named_registry_value(kind.table())?;
     let on = !f.is_nil();
     for a in from..to {

@@ -1,5 +1,5 @@
 //! Mapper behaviour that the conformance manifest cannot express: the same test ROM under
-//! another NES 2.0 submapper.
+//! another NES 2.0 header (submapper, PRG-RAM size).
 
 use testrom::{run_rom, Protocol, Verdict};
 
@@ -28,4 +28,30 @@ fn mmc3_alt_passes_as_mmc3a_submapper() {
     rom[11] = if rom[5] == 0 { 0x07 } else { 0 };
     let mmc3a = run_rom(&rom, &Protocol::Blargg6000, 1200).unwrap();
     assert_eq!(mmc3a.verdict, Verdict::Passed, "{mmc3a:?}");
+}
+
+/// Holy Diver Batman's MMC1 ROMs under the NES 2.0 headers of boards the shared set lacks: its
+/// driver banks PRG-RAM through the CHR register and checks that SNROM (CHR-RAM, at most
+/// 256 KiB PRG, 8 KiB PRG-RAM) disables the RAM with CHR bit 4 and that other boards do not.
+#[test]
+fn holy_diver_batman_on_snrom_and_sxrom() {
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../shared/test-roms/holydiverbatman/testroms/"
+    );
+    // (ROM, header byte 10: PRG-RAM and PRG-NVRAM sizes as 64 << n)
+    for (file, ram_sizes, board) in [
+        ("M1_P128K.nes", 0x07, "SNROM, 8 KiB PRG-RAM"),
+        ("M1_P512K_S8K.nes", 0x09, "SXROM, 32 KiB PRG-RAM"),
+        (
+            "M1_P512K_S8K.nes",
+            0x90,
+            "SXROM, 32 KiB battery-backed PRG-RAM",
+        ),
+    ] {
+        let mut rom = std::fs::read(format!("{dir}{file}")).expect("shared test ROM present");
+        rom[10] = ram_sizes;
+        let result = run_rom(&rom, &Protocol::BoardReport { mapper: 1 }, 1200).unwrap();
+        assert_eq!(result.verdict, Verdict::Passed, "{board}: {result:?}");
+    }
 }

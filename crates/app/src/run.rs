@@ -6,6 +6,7 @@ use crate::input_script::InputScript;
 use crate::movie::Movies;
 use crate::{load_console, RomArg};
 use anyhow::{bail, Context};
+use desktop::battery::BatterySave;
 use desktop::files::{self, encode_png};
 use indicatif::{ProgressBar, ProgressStyle};
 use nes::ppu::palette::Palette;
@@ -85,6 +86,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         None => Palette::default(),
     };
     let (name, mut console) = load_console(&args.rom)?;
+    let mut battery = BatterySave::open(&name, &mut console);
     let mut movies = Movies::open(&args.movies, args.rom.rom.as_deref(), &console)?;
     let frame_count = args.frames.or(movies.length()).unwrap_or(DEFAULT_FRAMES);
     let mut scripts = if args.lua.is_empty() {
@@ -130,6 +132,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             }
             let pads = movies.play(frame, &mut console).unwrap_or([pad.0, 0]);
             progress.inc(1);
+            battery.tick(&console);
             if let Some(driver) = &mut driver {
                 // The AI presses its buttons (over the script's) and runs the game's frame.
                 driver.step(&mut console);
@@ -167,6 +170,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     })
     .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
     take_samples(&mut console);
+    battery.flush(&console);
     progress.finish_and_clear();
     if let Some(path) = &args.wav {
         let rate = console.bus.apu.sample_rate().round() as u32;

@@ -2,6 +2,7 @@
 //! input.
 
 use crate::audio::Audio;
+use crate::battery::BatterySave;
 use crate::config::Config;
 use crate::files;
 use crate::input::Input;
@@ -58,18 +59,7 @@ impl Rom {
 
     /// File-name stem for states and screenshots.
     fn stem(&self) -> String {
-        let stem = Path::new(&self.name)
-            .file_stem()
-            .map_or("rom".into(), |s| s.to_string_lossy());
-        stem.chars()
-            .map(|c| {
-                if c.is_alphanumeric() || c == '-' || c == '_' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect()
+        files::safe_stem(&self.name)
     }
 }
 
@@ -151,19 +141,20 @@ pub fn run(options: Options) -> Result<i32, RunError> {
         None => Config::default(),
     };
     let mut app = App::new(options, console, config);
-    event_loop
-        .run_app(&mut app)
-        .map_err(|e| RunError::Window(e.to_string()))?;
+    let result = event_loop.run_app(&mut app);
     let status = app.exit_status.unwrap_or(0);
     if let Some(scripts) = &mut app.scripts {
         scripts.stop_all(&mut app.console);
     }
+    app.battery.flush(&app.console);
+    result.map_err(|e| RunError::Window(e.to_string()))?;
     app.error.map_or(Ok(status), Err)
 }
 
 struct App {
     rom: Rom,
     console: Console,
+    battery: BatterySave,
     ai: Option<Box<dyn Player>>,
     ai_enabled: bool,
     overlay_enabled: bool,
@@ -216,6 +207,7 @@ impl App {
         let scripts = (!options.lua.is_empty())
             .then(|| load_scripts(&options.rom, &mut console, &options.lua, lua_errors.clone()));
         App {
+            battery: BatterySave::open(&options.rom.name, &mut console),
             rom: options.rom,
             console,
             ai_enabled: options.ai_enabled && options.ai.is_some(),
@@ -310,6 +302,7 @@ impl App {
             }
         }
         self.after_scripts();
+        self.battery.tick(&self.console);
         self.fps_frames += 1;
         self.samples.clear();
         self.console.bus.apu.take_samples(&mut self.samples);
@@ -586,11 +579,13 @@ impl App {
     /// Loads a dropped ROM file; a bad one leaves the current game running.
     fn load_rom(&mut self, path: &Path) {
         match open_rom(path) {
-            Ok((rom, console)) => {
+            Ok((rom, mut console)) => {
                 // Scripts were written for the game they started with.
                 if let Some(mut scripts) = self.scripts.take() {
                     scripts.stop_all(&mut self.console);
                 }
+                self.battery.flush(&self.console);
+                self.battery = BatterySave::open(&rom.name, &mut console);
                 self.rom = rom;
                 self.console = console;
                 // The AI knows one game; it would only press random buttons in another.

@@ -19,9 +19,30 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     std::fs::rename(&temp, path)
 }
 
-/// `<data dir>/nestor`, where states and screenshots go.
+/// `<data dir>/nestor`, where saves and screenshots go; the NESTOR_DATA_DIR environment
+/// variable replaces it (tests, portable installs).
 pub fn data_dir() -> Option<PathBuf> {
-    dirs::data_dir().map(|dir| dir.join("nestor"))
+    match std::env::var_os("NESTOR_DATA_DIR") {
+        Some(dir) if !dir.is_empty() => Some(PathBuf::from(dir)),
+        _ => dirs::data_dir().map(|dir| dir.join("nestor")),
+    }
+}
+
+/// A ROM's file name without its extension, reduced to letters, digits, `-` and `_`, for the
+/// names of its save and screenshot files.
+pub fn safe_stem(rom_name: &str) -> String {
+    let stem = Path::new(rom_name)
+        .file_stem()
+        .map_or("rom".into(), |s| s.to_string_lossy());
+    stem.chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 /// The first `<dir>/<stem>-<n>.png` that does not exist yet, counting from 1.

@@ -7,6 +7,7 @@
 
 mod app;
 pub mod audio;
+pub mod battery;
 pub mod config;
 pub mod files;
 mod input;

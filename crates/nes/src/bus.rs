@@ -154,10 +154,12 @@ impl Bus {
             halted: false,
             latch: None,
         });
-        // Cycles the DMC unit has held the CPU for its pending request.
+        // Cycles the DMC unit has held the CPU for its pending request; past the dummy cycle
+        // the transfer goes through even if the DMC is disabled meanwhile.
         let mut dmc_waited = 0;
+        let mut dmc_committed = None;
         loop {
-            let dmc = self.apu.dmc_dma_request();
+            let dmc = dmc_committed.or_else(|| self.apu.dmc_dma_request());
             if dmc.is_none() && oam.is_none() {
                 break;
             }
@@ -167,9 +169,16 @@ impl Bus {
                     let byte = self.dma_read_cycle(sample_addr, cpu_addr);
                     self.apu.dmc_dma_complete(byte);
                     dmc_waited = 0;
+                    dmc_committed = None;
                     continue;
                 }
                 dmc_waited += 1;
+                if dmc_waited == 2 {
+                    dmc_committed = Some(sample_addr);
+                }
+            } else {
+                // Withdrawn after its halt cycle: that one cycle was all it took.
+                dmc_waited = 0;
             }
             let Some(o) = oam.as_mut().filter(|o| o.halted) else {
                 if let Some(o) = &mut oam {

@@ -50,6 +50,27 @@ impl fmt::Display for RomError {
 
 impl std::error::Error for RomError {}
 
+/// Why saved battery RAM cannot go into this cartridge.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BatteryError {
+    NoBattery,
+    WrongSize { expected: usize, actual: usize },
+}
+
+impl fmt::Display for BatteryError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            BatteryError::NoBattery => write!(f, "the cartridge has no battery-backed RAM"),
+            BatteryError::WrongSize { expected, actual } => write!(
+                f,
+                "the save is {actual} bytes, the cartridge's battery-backed RAM {expected}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for BatteryError {}
+
 /// What the header says about the board.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Header {
@@ -324,6 +345,39 @@ impl Cartridge {
         page * 0x400 + offset
     }
 
+    /// The battery-backed PRG-RAM, what the cartridge keeps with the power off; `None` without
+    /// a battery. NES 2.0 places the non-volatile RAM after the volatile (SOROM's second chip);
+    /// iNES 1.0 cannot tell them apart, so all of it counts.
+    pub fn battery_ram(&self) -> Option<&[u8]> {
+        self.battery_range().map(|range| &self.prg_ram[range])
+    }
+
+    /// Restores battery-backed RAM saved from [`Self::battery_ram`]; nothing changes on error.
+    pub fn load_battery_ram(&mut self, bytes: &[u8]) -> Result<(), BatteryError> {
+        let range = self.battery_range().ok_or(BatteryError::NoBattery)?;
+        let ram = &mut self.prg_ram[range];
+        if ram.len() != bytes.len() {
+            return Err(BatteryError::WrongSize {
+                expected: ram.len(),
+                actual: bytes.len(),
+            });
+        }
+        ram.copy_from_slice(bytes);
+        Ok(())
+    }
+
+    fn battery_range(&self) -> Option<std::ops::Range<usize>> {
+        if !self.header.battery || self.prg_ram.is_empty() {
+            return None;
+        }
+        let len = self.prg_ram.len();
+        let nvram = match self.header.prg_nvram_size {
+            0 => len,
+            size => size.min(len),
+        };
+        Some(len - nvram..len)
+    }
+
     /// Identifies the game for save states: FNV-1a of the header's board fields and the ROMs.
     pub fn rom_hash(&self) -> u64 {
         let Header {
@@ -499,5 +553,39 @@ mod tests {
         let h = Header::parse(&img).unwrap();
         assert!(h.nes2 && h.battery);
         assert_eq!((h.mapper, h.submapper, h.prg_nvram_size), (1, 5, 8192));
+    }
+
+    #[test]
+    fn battery_ram_is_the_non_volatile_part() {
+        assert_eq!(
+            Cartridge::from_ines(&image(1, 1, 0)).unwrap().battery_ram(),
+            None
+        );
+        // iNES 1.0 with a battery: the whole 8 KiB at $6000.
+        let mut cart = Cartridge::from_ines(&image(1, 1, 0x02)).unwrap();
+        cart.cpu_write(0x6001, 0x5A, 0);
+        assert_eq!(
+            cart.battery_ram().map(|r| (r.len(), r[1])),
+            Some((8192, 0x5A))
+        );
+        // NES 2.0 SOROM: 8 KiB volatile, then 8 KiB battery-backed.
+        let mut img = image(16, 0, 0x12);
+        img[7] = 0x08;
+        img[10] = 0x77;
+        let mut cart = Cartridge::from_ines(&img).unwrap();
+        assert_eq!(
+            cart.load_battery_ram(&[1; 100]),
+            Err(BatteryError::WrongSize {
+                expected: 8192,
+                actual: 100
+            })
+        );
+        assert!(
+            cart.prg_ram.iter().all(|&b| b == 0),
+            "a bad save changes nothing"
+        );
+        cart.load_battery_ram(&[7; 8192]).unwrap();
+        assert_eq!((cart.prg_ram[8191], cart.prg_ram[8192]), (0, 7));
+        assert_eq!(cart.battery_ram(), Some(&[7; 8192][..]));
     }
 }

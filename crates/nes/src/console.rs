@@ -1,7 +1,7 @@
 //! The whole console: CPU plus bus. This is the API front ends, the AI and Lua use.
 
 use crate::bus::Bus;
-use crate::cartridge::{Cartridge, RomError};
+use crate::cartridge::{BatteryError, Cartridge, RomError};
 use crate::controller::Buttons;
 use crate::cpu::Cpu;
 use crate::state::{self, fields, Field, Fnv1a, StateError, StateIo};
@@ -89,6 +89,16 @@ impl Console {
     /// Writes CPU memory as the CPU would (registers react), without spending a cycle.
     pub fn write(&mut self, addr: u16, val: u8) {
         self.bus.write_untimed(addr, val);
+    }
+
+    /// The cartridge's battery-backed RAM (what a save file holds); `None` without a battery.
+    pub fn battery_ram(&self) -> Option<&[u8]> {
+        self.bus.cart.battery_ram()
+    }
+
+    /// Puts a save file's bytes back into the battery-backed RAM.
+    pub fn load_battery_ram(&mut self, bytes: &[u8]) -> Result<(), BatteryError> {
+        self.bus.cart.load_battery_ram(bytes)
     }
 
     /// The machine as a save state (see [`crate::state`] for the format). Taken between

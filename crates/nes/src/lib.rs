@@ -13,7 +13,7 @@ pub mod ppu;
 pub mod state;
 pub mod trace;
 
-pub use cartridge::{Cartridge, RomError};
+pub use cartridge::{BatteryError, Cartridge, RomError};
 pub use console::Console;
 pub use controller::Buttons;
 pub use state::StateError;

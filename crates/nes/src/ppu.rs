@@ -304,6 +304,7 @@ impl Ppu {
         let (line, dot) = (self.render_line, self.render_dot);
         if line < 240 || line == PRE_RENDER_LINE {
             if self.rendering_enabled() {
+                self.corrupt_oam();
                 self.render_dot(cart);
             } else if line < 240 && (1..=256).contains(&dot) {
                 self.output_backdrop();
@@ -334,6 +335,7 @@ impl Ppu {
         let line = self.render_line;
         if line < 240 || line == PRE_RENDER_LINE {
             if self.rendering_enabled() {
+                self.corrupt_oam();
                 self.render_line(cart);
             } else if line < 240 {
                 self.render_dot = 1;
@@ -623,12 +625,18 @@ impl Ppu {
                 self.ppu_ctrl = val;
                 self.t = (self.t & !0x0C00) | (u16::from(val & 3) << 10);
             }
-            1 => self.ppu_mask = val,
+            1 => {
+                if self.rendering_now() && val & mask::RENDERING == 0 {
+                    self.rendering_stopped();
+                }
+                self.ppu_mask = val;
+            }
             3 => self.oam_addr = val,
             4 => {
                 if self.rendering_now() {
-                    // No write happens; the glitchy increment bumps the sprite index only.
-                    self.oam_addr = self.oam_addr.wrapping_add(4);
+                    // No write happens; the glitchy increment bumps the sprite index and
+                    // clears the byte index (AccuracyCoin's "Address $2004 behavior" A).
+                    self.oam_addr = self.oam_addr.wrapping_add(4) & 0xFC;
                 } else {
                     // Bits 2-4 of the attribute byte do not exist.
                     let val = if self.oam_addr & 3 == 2 {

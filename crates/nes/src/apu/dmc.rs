@@ -8,6 +8,10 @@ const RATE_TABLE: [u16; 16] = [
     428, 380, 340, 320, 286, 254, 226, 214, 190, 160, 142, 128, 106, 84, 72, 54,
 ];
 
+/// CPU cycles after a sample's last byte arrives during which the output unit emptying the
+/// buffer still requests a (doomed) reload DMA (AccuracyCoin's Implicit DMA Abort).
+const IMPLICIT_ABORT_WINDOW: u64 = 2;
+
 /// The sample $4010-$4013 set up, and the output level now.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DmcSample {
@@ -42,6 +46,13 @@ pub struct Dmc {
     dma_from: Option<u64>,
     /// CPU cycle on which a $4015 enable takes effect.
     start_at: Option<u64>,
+    /// CPU cycle on which a $4015 disable takes effect.
+    stop_at: Option<u64>,
+    /// The pending DMA is the phantom of an implicit abort: it halts the CPU on cycle
+    /// `dma_from` (not later: a write cycle then cancels it) and ends after that cycle.
+    dma_aborts: bool,
+    /// CPU cycle on which a DMA took the last byte of a non-looping sample.
+    last_byte_at: Option<u64>,
 }
 
 impl Field for Dmc {
@@ -63,6 +74,9 @@ impl Field for Dmc {
             irq_flag,
             dma_from,
             start_at,
+            stop_at,
+            dma_aborts,
+            last_byte_at,
         } = self;
         fields!(io, irq_enabled, looping, period, timer, sample_address);
         fields!(io, sample_length, address, bytes_remaining, buffer, shift);
@@ -71,6 +85,9 @@ impl Field for Dmc {
         io.checked(bits_remaining, "DMC bit count", |&n| (1..=8).contains(&n));
         io.counter(dma_from, "DMC DMA cycle");
         io.counter(start_at, "DMC start cycle");
+        io.counter(stop_at, "DMC stop cycle");
+        io.counter(last_byte_at, "DMC last byte cycle");
+        fields!(io, dma_aborts);
     }
 }
 
@@ -93,6 +110,9 @@ impl Default for Dmc {
             irq_flag: false,
             dma_from: None,
             start_at: None,
+            stop_at: None,
+            dma_aborts: false,
+            last_byte_at: None,
         }
     }
 }
@@ -114,22 +134,34 @@ impl Dmc {
         }
     }
 
-    /// $4015 bit 4. Disabling acts at once; enabling restarts a finished sample on cycle
-    /// `start_at`, which is the put cycle before the load DMA's get cycle. A reload DMA that
-    /// comes due before then waits for it (AccuracyCoin's DMC tests L and M).
-    pub fn set_enabled(&mut self, enabled: bool, start_at: u64) {
+    /// $4015 bit 4, acting on cycle `at`, the put cycle before the load DMA's get cycle:
+    /// enabling restarts a finished sample then (a reload DMA that comes due before waits for
+    /// it: AccuracyCoin's DMC tests L and M); disabling ends the sample then, withdrawing a DMA
+    /// not yet past its halt cycle (AccuracyCoin's Explicit DMA Abort).
+    pub fn set_enabled(&mut self, enabled: bool, at: u64) {
         if !enabled {
-            self.bytes_remaining = 0;
-            self.dma_from = None;
             self.start_at = None;
-        } else if self.bytes_remaining == 0 {
-            self.start_at = Some(start_at);
+            self.stop_at = Some(at);
+        } else {
+            self.stop_at = None;
+            if self.bytes_remaining == 0 {
+                self.start_at = Some(at);
+            }
         }
     }
 
     /// Every CPU cycle: a pending enable may take effect.
     #[inline]
     pub fn step(&mut self, cycle: u64) {
+        if self.dma_aborts && self.dma_from.is_some_and(|from| cycle >= from) {
+            self.dma_aborts = false;
+            self.dma_from = None;
+        }
+        if self.stop_at == Some(cycle) {
+            self.stop_at = None;
+            self.bytes_remaining = 0;
+            self.dma_from = None;
+        }
         if self.start_at == Some(cycle) {
             self.start_at = None;
             if self.bytes_remaining == 0 {
@@ -175,6 +207,14 @@ impl Dmc {
                     if self.bytes_remaining > 0 {
                         // The reload DMA tries to halt the CPU on the next (put) cycle.
                         self.dma_from = Some(cycle + 1);
+                    } else if self
+                        .last_byte_at
+                        .is_some_and(|at| cycle - at <= IMPLICIT_ABORT_WINDOW)
+                    {
+                        // Implicit abort: the byte count reached 0 too recently for the
+                        // reload logic to see it; a DMA starts and gives up after halting.
+                        self.dma_from = Some(cycle + 1);
+                        self.dma_aborts = true;
                     }
                 }
                 None => self.silence = true,
@@ -191,7 +231,7 @@ impl Dmc {
         }
     }
 
-    pub fn dma_complete(&mut self, byte: u8) {
+    pub fn dma_complete(&mut self, byte: u8, cycle: u64) {
         if self.dma_from.take().is_none() || self.bytes_remaining == 0 {
             return;
         }
@@ -201,8 +241,11 @@ impl Dmc {
         if self.bytes_remaining == 0 {
             if self.looping {
                 self.restart();
-            } else if self.irq_enabled {
-                self.irq_flag = true;
+            } else {
+                self.last_byte_at = Some(cycle);
+                if self.irq_enabled {
+                    self.irq_flag = true;
+                }
             }
         }
     }
@@ -213,7 +256,9 @@ impl Dmc {
         self.bytes_remaining = 0;
         self.buffer = None;
         self.dma_from = None;
+        self.dma_aborts = false;
         self.start_at = None;
+        self.stop_at = None;
         self.silence = true;
         self.bits_remaining = 8;
         self.irq_flag = false;

@@ -269,7 +269,7 @@ impl Apu {
 
     /// The byte the DMC DMA read.
     pub fn dmc_dma_complete(&mut self, byte: u8) {
-        self.dmc.dma_complete(byte);
+        self.dmc.dma_complete(byte, self.cycle);
     }
 
     /// Whether the coming CPU cycle is a DMA get cycle (else a put cycle).

@@ -511,6 +511,7 @@ fn dmc_disable_stops_fetching() {
     let mut apu = dmc_playing(0x0F, 0xFF);
     run_with_dma(&mut apu, 1000, 0x55);
     apu.write_register(0x4015, 0x00);
+    run(&mut apu, 3); // the disable's delay
     assert_eq!(apu.peek_status() & 0x10, 0);
     assert_eq!(run_with_dma(&mut apu, 5000, 0x55), 0);
 }
@@ -558,4 +559,20 @@ fn inhibited_frame_irq_flag_still_shows_for_two_cycles_without_an_interrupt() {
         })
         .collect();
     assert_eq!(seen, [true, true, false, false]);
+}
+
+#[test]
+fn dmc_disable_acts_on_the_put_cycle_before_the_load_dma_get() {
+    for start in [100, 101] {
+        let mut apu = apu_at(start);
+        apu.write_register(0x4013, 0x01); // 17 bytes
+        apu.write_register(0x4015, 0x10);
+        run(&mut apu, 8);
+        assert_ne!(apu.peek_status() & 0x10, 0);
+        apu.write_register(0x4015, 0x00);
+        // As an enable: 2 cycles on when cycle +3 is a get cycle, else 3.
+        let delay = if is_get_cycle(apu.cycle + 3) { 2 } else { 3 };
+        let took = cycles_until(&mut apu, 10, |apu| apu.peek_status() & 0x10 == 0);
+        assert_eq!(took, delay, "start {start}");
+    }
 }

@@ -1,5 +1,11 @@
 //! MMC1 (mapper 1, SxROM): a 5-bit serial shift register loaded through writes to $8000-$FFFF,
 //! feeding four registers selected by address bits 14-13 of the fifth write.
+//!
+//! Boards with 8 KiB of CHR-RAM leave the CHR register's upper outputs (CHR A13-A16) free and
+//! wire them to other chips: SNROM disables PRG-RAM with A16, SOROM banks its 16 KiB PRG-RAM
+//! with A15, SXROM its 32 KiB with A15 and A14, and SUROM/SXROM pick the 256 KiB half of a 512 KiB
+//! PRG-ROM with A16. In 4 KiB CHR mode those lines follow whichever CHR register PPU A12
+//! selects; games keep both equal, and nestor takes the first, like in 8 KiB mode.
 
 use super::{CpuTarget, Mirroring};
 use crate::cartridge::{wrap, Header};
@@ -11,12 +17,16 @@ pub struct Mmc1 {
     shift_count: u8,
     /// Mirroring (bits 0-1), PRG mode (2-3), CHR 4 KiB mode (4).
     control: u8,
-    chr_bank0: u8,
-    chr_bank1: u8,
+    /// CHR bank registers for PPU $0000 and $1000.
+    chr_bank: [u8; 2],
     prg_bank: u8,
     prg_banks: usize,
-    /// 8 KiB PRG-RAM banks (SOROM/SXROM have four, selected through the CHR registers).
+    /// 8 KiB PRG-RAM banks: 2 on SOROM (the second battery-backed), 4 on SXROM.
     prg_ram_banks: usize,
+    /// SNROM: CHR A16 disables PRG-RAM (8 KiB CHR-RAM, at most 256 KiB PRG, one RAM chip).
+    snrom: bool,
+    /// SEROM/SHROM (NES 2.0 submapper 5): 32 KiB PRG wired straight, the PRG register ignored.
+    fixed_prg: bool,
     /// The cycle of the last register write: MMC1 ignores a write on the very next cycle
     /// (the second write of a read-modify-write instruction such as `INC $8000`).
     last_write_cycle: Option<u64>,
@@ -28,34 +38,42 @@ impl Field for Mmc1 {
             shift,
             shift_count,
             control,
-            chr_bank0,
-            chr_bank1,
+            chr_bank,
             prg_bank,
             prg_banks: _,
             prg_ram_banks: _,
+            snrom: _,
+            fixed_prg: _,
             last_write_cycle,
         } = self;
-        fields!(io, shift, control, chr_bank0, chr_bank1, prg_bank);
+        fields!(io, shift, control, chr_bank, prg_bank);
         io.checked(shift_count, "MMC1 shift count", |&n| n < 5);
         io.counter(last_write_cycle, "MMC1 write cycle");
     }
 }
 
 const BANK_16K: usize = 16 * 1024;
+const BANK_8K: usize = 8 * 1024;
 const BANK_4K: usize = 4 * 1024;
+/// PRG-ROM banks (16 KiB) reachable without the SUROM outer bank.
+const INNER_BANKS: usize = 16;
 
 impl Mmc1 {
     pub fn new(header: &Header) -> Mmc1 {
+        let prg_ram_size = header.prg_ram_size + header.prg_nvram_size;
         Mmc1 {
             shift: 0,
             shift_count: 0,
             // Power-on: PRG mode 3 (last bank fixed at $C000) so the reset vector is reachable.
             control: 0x0C,
-            chr_bank0: 0,
-            chr_bank1: 0,
+            chr_bank: [0; 2],
             prg_bank: 0,
             prg_banks: (header.prg_rom_size / BANK_16K).max(1),
-            prg_ram_banks: ((header.prg_ram_size + header.prg_nvram_size) / 0x2000).max(1),
+            prg_ram_banks: (prg_ram_size / BANK_8K).max(1),
+            snrom: header.chr_rom_size == 0
+                && header.prg_rom_size <= INNER_BANKS * BANK_16K
+                && prg_ram_size <= BANK_8K,
+            fixed_prg: header.submapper == 5,
             last_write_cycle: None,
         }
     }
@@ -77,9 +95,9 @@ impl Mmc1 {
         if self.shift_count == 5 {
             let value = self.shift;
             match addr & 0xE000 {
-                0x8000 | 0x9000 => self.control = value,
-                0xA000 | 0xB000 => self.chr_bank0 = value,
-                0xC000 | 0xD000 => self.chr_bank1 = value,
+                0x8000 => self.control = value,
+                0xA000 => self.chr_bank[0] = value,
+                0xC000 => self.chr_bank[1] = value,
                 _ => self.prg_bank = value,
             }
             self.shift = 0;
@@ -87,61 +105,62 @@ impl Mmc1 {
         }
     }
 
+    /// The CHR register driving the upper CHR address lines.
+    fn chr_outputs(&self) -> u8 {
+        self.chr_bank[0]
+    }
+
     fn prg_ram_enabled(&self) -> bool {
-        // MMC1B and later: bit 4 of the PRG register disables PRG-RAM.
-        self.prg_bank & 0x10 == 0
+        // MMC1B and later: bit 4 of the PRG register disables PRG-RAM; SNROM adds CHR A16.
+        self.prg_bank & 0x10 == 0 && !(self.snrom && self.chr_outputs() & 0x10 != 0)
+    }
+
+    fn prg_ram_bank(&self) -> usize {
+        // PRG-RAM A13 is CHR A15 (SOROM and SXROM), A14 is CHR A14 (SXROM only).
+        let lines = usize::from(self.chr_outputs());
+        let bank = (lines >> 3) & 1 | ((lines >> 2) & 1) << 1;
+        bank & (self.prg_ram_banks - 1)
+    }
+
+    /// The 16 KiB PRG-ROM bank at $8000 (`high` false) or $C000.
+    fn prg_rom_bank(&self, high: bool) -> usize {
+        // SUROM/SXROM: CHR A16 selects the 256 KiB half; the "fixed" banks are its first and last.
+        let outer = if self.prg_banks > INNER_BANKS {
+            usize::from(self.chr_outputs() & 0x10)
+        } else {
+            0
+        };
+        let bank = usize::from(self.prg_bank & 0x0F);
+        let inner = match (self.control >> 2) & 3 {
+            0 | 1 => (bank & !1) | usize::from(high),
+            2 if high => bank,
+            2 => 0,
+            _ if high => INNER_BANKS - 1,
+            _ => bank,
+        };
+        wrap(outer | inner, self.prg_banks)
     }
 
     pub fn map_cpu(&self, addr: u16) -> CpuTarget {
         match addr {
             0x6000..=0x7FFF if self.prg_ram_enabled() => {
-                let bank = usize::from(self.chr_bank0 >> 2) & 3 & (self.prg_ram_banks - 1);
-                CpuTarget::PrgRam(bank * 0x2000 + usize::from(addr - 0x6000))
+                CpuTarget::PrgRam(self.prg_ram_bank() * BANK_8K + usize::from(addr - 0x6000))
             }
-            0x8000..=0xFFFF => {
-                // SUROM/SXROM: CHR register bit 4 selects the 256 KiB half of a 512 KiB PRG.
-                let outer = if self.prg_banks > 16 {
-                    usize::from(self.chr_bank0 & 0x10)
-                } else {
-                    0
-                };
-                let bank = usize::from(self.prg_bank & 0x0F) | outer;
-                let high = addr >= 0xC000;
-                let bank = match (self.control >> 2) & 3 {
-                    0 | 1 => (bank & !1) | usize::from(high),
-                    2 => {
-                        if high {
-                            bank
-                        } else {
-                            0
-                        }
-                    }
-                    _ => {
-                        if high {
-                            self.prg_banks - 1
-                        } else {
-                            bank
-                        }
-                    }
-                };
-                CpuTarget::PrgRom(
-                    wrap(bank, self.prg_banks) * BANK_16K + usize::from(addr & 0x3FFF),
-                )
-            }
+            0x8000..=0xFFFF if self.fixed_prg => CpuTarget::PrgRom(usize::from(addr & 0x7FFF)),
+            0x8000..=0xFFFF => CpuTarget::PrgRom(
+                self.prg_rom_bank(addr >= 0xC000) * BANK_16K + usize::from(addr & 0x3FFF),
+            ),
             _ => CpuTarget::None,
         }
     }
 
     pub fn map_chr(&self, addr: u16) -> usize {
         let offset = usize::from(addr & 0x0FFF);
+        let high = addr & 0x1000 != 0;
         let bank = if self.control & 0x10 != 0 {
-            if addr < 0x1000 {
-                self.chr_bank0
-            } else {
-                self.chr_bank1
-            }
+            self.chr_bank[usize::from(high)]
         } else {
-            (self.chr_bank0 & !1) | u8::from(addr >= 0x1000)
+            (self.chr_bank[0] & !1) | u8::from(high)
         };
         usize::from(bank) * BANK_4K + offset
     }
@@ -160,45 +179,130 @@ impl Mmc1 {
 mod tests {
     use super::*;
 
-    fn serial_write(m: &mut Mmc1, addr: u16, value: u8, cycle: &mut u64) {
+    /// A full five-write register load, two cycles apart.
+    fn load(m: &mut Mmc1, addr: u16, value: u8, cycle: &mut u64) {
         for i in 0..5 {
             *cycle += 2;
             m.write_register(addr, (value >> i) & 1, *cycle);
         }
     }
 
-    fn mmc1(prg_kib: usize) -> Mmc1 {
-        let header = crate::cartridge::Header::parse(&{
-            let mut h = vec![b'N', b'E', b'S', 0x1A, (prg_kib / 16) as u8, 1, 0x10, 0];
-            h.resize(16, 0);
-            h
-        })
-        .unwrap();
-        Mmc1::new(&header)
+    /// An NES 2.0 MMC1 board: PRG-ROM and PRG-RAM in KiB, CHR-ROM in 8 KiB banks (0: CHR-RAM).
+    fn board(prg_kib: usize, chr_rom_banks: u8, prg_ram_kib: usize, submapper: u8) -> Mmc1 {
+        let ram_shift = |kib: usize| (kib * 1024 / 64).trailing_zeros() as u8;
+        let mut h = vec![
+            b'N',
+            b'E',
+            b'S',
+            0x1A,
+            (prg_kib / 16) as u8,
+            chr_rom_banks,
+            0x10,
+            0x08,
+        ];
+        h.push(submapper << 4);
+        h.push(0);
+        h.push(if prg_ram_kib > 0 {
+            ram_shift(prg_ram_kib)
+        } else {
+            0
+        });
+        h.push(if chr_rom_banks == 0 { 7 } else { 0 });
+        h.resize(16, 0);
+        Mmc1::new(&Header::parse(&h).unwrap())
+    }
+
+    fn rom_bank(m: &Mmc1, addr: u16) -> usize {
+        match m.map_cpu(addr) {
+            CpuTarget::PrgRom(off) => off / BANK_16K,
+            other => panic!("{addr:04X} maps to {other:?}"),
+        }
     }
 
     #[test]
     fn prg_modes_and_chr_4k() {
-        let mut m = mmc1(128);
+        let mut m = board(128, 8, 8, 0);
         let mut cycle = 0;
-        serial_write(&mut m, 0xE000, 3, &mut cycle);
-        assert_eq!(m.map_cpu(0x8000), CpuTarget::PrgRom(3 * BANK_16K));
-        assert_eq!(m.map_cpu(0xC000), CpuTarget::PrgRom(7 * BANK_16K));
-        serial_write(&mut m, 0x8000, 0x10 | 0x08 | 0x02, &mut cycle); // fix first, 4K CHR
-        assert_eq!(m.map_cpu(0x8000), CpuTarget::PrgRom(0));
-        assert_eq!(m.map_cpu(0xC000), CpuTarget::PrgRom(3 * BANK_16K));
+        load(&mut m, 0xE000, 3, &mut cycle);
+        assert_eq!((rom_bank(&m, 0x8000), rom_bank(&m, 0xC000)), (3, 7));
+        load(&mut m, 0x8000, 0x10 | 0x08 | 0x02, &mut cycle); // fix first, 4K CHR
+        assert_eq!((rom_bank(&m, 0x8000), rom_bank(&m, 0xC000)), (0, 3));
         assert_eq!(m.mirroring(), Mirroring::Vertical);
-        serial_write(&mut m, 0xC000, 5, &mut cycle);
+        load(&mut m, 0x8000, 0x00, &mut cycle); // 32K mode ignores bit 0
+        assert_eq!((rom_bank(&m, 0x8000), rom_bank(&m, 0xFFFF)), (2, 3));
+        load(&mut m, 0xC000, 5, &mut cycle);
+        load(&mut m, 0x8000, 0x10, &mut cycle);
         assert_eq!(m.map_chr(0x1004), 5 * BANK_4K + 4);
     }
 
     #[test]
     fn write_on_next_cycle_is_ignored() {
-        let mut m = mmc1(32);
+        let mut m = board(32, 1, 0, 0);
         m.write_register(0x8000, 0x01, 10);
         m.write_register(0x8000, 0x80, 11); // ignored: consecutive
         assert_eq!(m.shift_count, 1);
         m.write_register(0x8000, 0x80, 13);
         assert_eq!((m.shift_count, m.control & 0x0C), (0, 0x0C));
+    }
+
+    #[test]
+    fn surom_outer_bank_moves_the_fixed_banks_too() {
+        let mut m = board(512, 0, 8, 0);
+        let mut cycle = 0;
+        load(&mut m, 0xE000, 2, &mut cycle);
+        assert_eq!((rom_bank(&m, 0x8000), rom_bank(&m, 0xC000)), (2, 15));
+        load(&mut m, 0xA000, 0x10, &mut cycle);
+        assert_eq!((rom_bank(&m, 0x8000), rom_bank(&m, 0xC000)), (18, 31));
+        load(&mut m, 0x8000, 0x08, &mut cycle); // fixed first bank: the outer half's first
+        assert_eq!((rom_bank(&m, 0x8000), rom_bank(&m, 0xC000)), (16, 18));
+        // The second CHR register does not take part.
+        load(&mut m, 0xC000, 0x00, &mut cycle);
+        load(&mut m, 0x8000, 0x18, &mut cycle);
+        assert_eq!(rom_bank(&m, 0x8000), 16);
+    }
+
+    #[test]
+    fn prg_ram_banked_through_chr_lines() {
+        let ram_bank = |m: &Mmc1| match m.map_cpu(0x6000) {
+            CpuTarget::PrgRam(off) => off / BANK_8K,
+            other => panic!("$6000 maps to {other:?}"),
+        };
+        let mut cycle = 0;
+        let mut sorom = board(256, 0, 16, 0);
+        load(&mut sorom, 0xA000, 0x04, &mut cycle);
+        assert_eq!(ram_bank(&sorom), 0);
+        load(&mut sorom, 0xA000, 0x08, &mut cycle);
+        assert_eq!(ram_bank(&sorom), 1);
+        let mut sxrom = board(512, 0, 32, 0);
+        for (chr_lines, bank) in [(0x00, 0), (0x08, 1), (0x04, 2), (0x0C, 3)] {
+            load(&mut sxrom, 0xA000, 0x10 | chr_lines, &mut cycle);
+            assert_eq!((ram_bank(&sxrom), rom_bank(&sxrom, 0xC000)), (bank, 31));
+        }
+    }
+
+    #[test]
+    fn snrom_chr_a16_disables_prg_ram() {
+        let mut cycle = 0;
+        let mut snrom = board(256, 0, 8, 0);
+        load(&mut snrom, 0xA000, 0x10, &mut cycle);
+        assert_eq!(snrom.map_cpu(0x6000), CpuTarget::None);
+        load(&mut snrom, 0xA000, 0x01, &mut cycle);
+        assert_eq!(snrom.map_cpu(0x6000), CpuTarget::PrgRam(0));
+        load(&mut snrom, 0xE000, 0x10, &mut cycle); // MMC1B's own disable bit
+        assert_eq!(snrom.map_cpu(0x6000), CpuTarget::None);
+        // With CHR-ROM the line goes to the ROM, not the RAM.
+        let mut skrom = board(256, 16, 8, 0);
+        load(&mut skrom, 0xA000, 0x10, &mut cycle);
+        assert_eq!(skrom.map_cpu(0x6000), CpuTarget::PrgRam(0));
+    }
+
+    #[test]
+    fn serom_submapper_5_ignores_prg_banking() {
+        let mut m = board(32, 4, 0, 5);
+        let mut cycle = 0;
+        load(&mut m, 0x8000, 0x0C, &mut cycle);
+        load(&mut m, 0xE000, 1, &mut cycle);
+        assert_eq!(m.map_cpu(0x8000), CpuTarget::PrgRom(0));
+        assert_eq!(m.map_cpu(0xC000), CpuTarget::PrgRom(BANK_16K));
     }
 }

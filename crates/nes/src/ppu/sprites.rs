@@ -35,6 +35,9 @@ pub(super) struct Sprites {
     pub(super) count: u8,
     pattern_low: u8,
     line: [u8; 256],
+    /// Rendering stopped mid-line with secondary OAM's address here: when it restarts, this
+    /// row of OAM (eight bytes) becomes a copy of row 0.
+    pub(super) oam_corruption: Option<u8>,
 }
 
 impl Field for Sprites {
@@ -50,6 +53,7 @@ impl Field for Sprites {
             count,
             pattern_low,
             line,
+            oam_corruption,
         } = self;
         fields!(
             io,
@@ -61,6 +65,9 @@ impl Field for Sprites {
             sprite0_in_line
         );
         fields!(io, pattern_low, line);
+        io.checked(oam_corruption, "OAM corruption row", |row| {
+            row.is_none_or(|r| r < 32)
+        });
         io.checked(secondary_addr, "secondary OAM address", |&a| a <= 32);
         io.checked(count, "sprite count", |&n| n <= 8);
     }
@@ -79,6 +86,7 @@ impl Default for Sprites {
             count: 0,
             pattern_low: 0,
             line: [0; 256],
+            oam_corruption: None,
         }
     }
 }
@@ -142,6 +150,36 @@ impl Ppu {
             }
             321..=340 | 0 => self.sprites.oam_bus = self.sprites.secondary[0],
             _ => {}
+        }
+    }
+
+    /// Secondary OAM's address (0-31) on this dot: the clear walks it on dots 1-64, the scan
+    /// on 65-256 (rounded up to a whole sprite), and each slot's fetch on 257-320 steps it
+    /// over the sprite's Y, tile and attribute bytes (AccuracyCoin's OAM corruption notes).
+    fn secondary_oam_addr(&self) -> u8 {
+        let dot = self.render_dot;
+        let addr = match dot {
+            1..=64 => (dot - 1) / 2,
+            65..=256 => u16::from(self.sprites.secondary_addr + 3) & !3,
+            257..=320 => (dot - 257) / 8 * 4 + ((dot - 257) % 8).min(3),
+            _ => 0,
+        };
+        (addr & 0x1F) as u8
+    }
+
+    /// Rendering was switched off in the middle of a rendering line.
+    pub(super) fn rendering_stopped(&mut self) {
+        self.sprites.oam_corruption = Some(self.secondary_oam_addr());
+    }
+
+    /// On each rendering dot: the first one after rendering stopped mid-line overwrites the row
+    /// of OAM at secondary OAM's address then with row 0, and its secondary OAM byte with byte 0.
+    #[inline]
+    pub(super) fn corrupt_oam(&mut self) {
+        if let Some(addr) = self.sprites.oam_corruption.take() {
+            let row = usize::from(addr) * 8;
+            self.oam.copy_within(0..8, row);
+            self.sprites.secondary[usize::from(addr)] = self.sprites.secondary[0];
         }
     }
 

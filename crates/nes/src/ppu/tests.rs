@@ -185,6 +185,35 @@ fn oam_writes_increment_and_attribute_bits_2_to_4_read_zero() {
 }
 
 #[test]
+fn oam_writes_while_rendering_only_step_the_sprite_index() {
+    let (mut ppu, mut cart) = (Ppu::default(), cart());
+    ppu.write_register(1, mask::SPRITES, &mut cart);
+    run_to(&mut ppu, &mut cart, PRE_RENDER_LINE, 330);
+    ppu.write_register(3, 0x01, &mut cart);
+    ppu.write_register(4, 0x8C, &mut cart);
+    // AccuracyCoin's "Address $2004 behavior" A: the byte index is cleared too.
+    assert_eq!(ppu.oam_addr, 0x04);
+    assert_eq!(ppu.oam[1], 0, "nothing is written");
+}
+
+#[test]
+fn stopping_rendering_mid_line_corrupts_an_oam_row_when_it_restarts() {
+    let (mut ppu, mut cart) = (Ppu::default(), cart());
+    for (i, byte) in ppu.oam.iter_mut().enumerate() {
+        *byte = i as u8;
+    }
+    ppu.write_register(1, mask::SPRITES, &mut cart);
+    run_to(&mut ppu, &mut cart, 0, 10); // the secondary OAM clear is at address 4
+    ppu.write_register(1, 0, &mut cart);
+    run_to(&mut ppu, &mut cart, 10, 0);
+    assert_eq!(ppu.oam[32], 32, "nothing happens while rendering is off");
+    ppu.write_register(1, mask::SPRITES, &mut cart);
+    ppu.step(&mut cart);
+    assert_eq!(&ppu.oam[32..40], &[0, 1, 2, 3, 4, 5, 6, 7]);
+    assert_eq!((ppu.oam[31], ppu.oam[40]), (31, 40));
+}
+
+#[test]
 fn open_bus_latch_keeps_written_values_then_decays() {
     let (mut ppu, mut cart) = (Ppu::default(), cart());
     ppu.write_register(0, 0x5A, &mut cart);

@@ -1,0 +1,71 @@
+//! Battery saves from the command line: a game's PRG-RAM survives `nestor run --headless`
+//! exiting and starting again, and a damaged save file is reported and left as it was.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// NROM with a battery whose code counts power-ons in $6000 and marks $7FFF.
+fn counter_rom() -> Vec<u8> {
+    let mut rom = vec![b'N', b'E', b'S', 0x1A, 1, 1, 0x02, 0];
+    rom.resize(16, 0);
+    // INC $6000; LDA #$A5; STA $7FFF; JMP (here)
+    let code = [
+        0xEE, 0x00, 0x60, 0xA9, 0xA5, 0x8D, 0xFF, 0x7F, 0x4C, 0x08, 0x80,
+    ];
+    let mut prg = vec![0; 0x4000];
+    prg[..code.len()].copy_from_slice(&code);
+    prg[0x3FFC..].copy_from_slice(&[0x00, 0x80, 0x00, 0x80]);
+    rom.extend(prg);
+    rom.resize(rom.len() + 0x2000, 0);
+    rom
+}
+
+fn run_headless(rom: &Path, data_dir: &Path) -> Output {
+    let out = Command::new(env!("CARGO_BIN_EXE_nestor"))
+        .args(["run", "--headless", "--frames", "5", "--json"])
+        .arg(rom)
+        .env("NESTOR_DATA_DIR", data_dir)
+        .output()
+        .expect("nestor runs");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    out
+}
+
+#[test]
+fn prg_ram_survives_a_restart_and_bad_saves_stay_untouched() {
+    let dir = std::env::temp_dir().join(format!("nestor-sav-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let rom = dir.join("counter.nes");
+    std::fs::write(&rom, counter_rom()).unwrap();
+    let data = dir.join("data");
+    let sav = data.join("counter.sav");
+
+    run_headless(&rom, &data);
+    let saved = std::fs::read(&sav).expect("the save is written on exit");
+    assert_eq!((saved.len(), saved[0], saved[0x1FFF]), (8192, 1, 0xA5));
+    run_headless(&rom, &data);
+    assert_eq!(
+        std::fs::read(&sav).unwrap()[0],
+        2,
+        "the save was loaded at start"
+    );
+
+    let damaged = b"half a save".to_vec();
+    std::fs::write(&sav, &damaged).unwrap();
+    let out = run_headless(&rom, &data);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let reports: Vec<_> = stderr
+        .lines()
+        .filter(|l| l.contains("counter.sav"))
+        .collect();
+    assert_eq!(reports.len(), 1, "one line names the bad file: {stderr}");
+    assert!(reports[0].contains("11 bytes"), "{stderr}");
+    assert_eq!(std::fs::read(&sav).unwrap(), damaged, "left untouched");
+    let aside = std::fs::read(data.join("counter.sav.new")).unwrap();
+    assert_eq!(
+        aside[0], 1,
+        "this session started from fresh RAM and was saved aside"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -275,7 +275,10 @@ impl ControllerSearch {
         }
         (self.board, self.level, self.start) = (*board, level, (start, pad));
         let speed = drop_speed(level);
-        let slots = 20 * 10 * 4 * speed as usize * if self.holds { PAD_KEYS } else { 1 };
+        // Sized for the slowest gravity (level 0, where the level counter also wraps back to
+        // after 255) the first time, so a long game's memory stays flat.
+        let slowest = drop_speed(0) as usize;
+        let slots = 20 * 10 * 4 * slowest * if self.holds { PAD_KEYS } else { 1 };
         if self.visited.len() < slots {
             self.visited.resize(slots, 0);
         }

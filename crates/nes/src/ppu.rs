@@ -257,9 +257,12 @@ impl Ppu {
             }
             (PRE_RENDER_LINE, 1) => self.vblank = false,
             // Odd frames with rendering on skip the pre-render line's last dot. The PPU decides
-            // while dot 338 runs, so a PPUMASK write after that is too late to matter.
+            // while dot 338 runs, so a PPUMASK write after that is too late to matter. It reads
+            // the register as written, without the delay of the rendering switch (ppu_vbl_nmi's
+            // even_odd_timing measures this edge).
             (PRE_RENDER_LINE, 338) => {
-                self.skip_last_dot = self.odd_frame && self.rendering_enabled();
+                let mask = self.mask_pending.map_or(self.ppu_mask, |(val, _)| val);
+                self.skip_last_dot = self.odd_frame && mask & mask::RENDERING != 0;
             }
             _ => {}
         }

@@ -26,10 +26,12 @@ fn run(apu: &mut Apu, cycles: u64) {
     }
 }
 
-/// Runs until `done` holds, returning the cycles it took (panics after `limit`).
+/// Runs until `done` holds, returning the cycles it took (panics after `limit`). `done` sees
+/// the timers brought up to date after each cycle.
 fn cycles_until(apu: &mut Apu, limit: u64, done: impl Fn(&Apu) -> bool) -> u64 {
     for n in 1..=limit {
         apu.step();
+        apu.catch_up(apu.cycle);
         if done(apu) {
             return n;
         }

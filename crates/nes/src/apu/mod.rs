@@ -215,7 +215,7 @@ impl Apu {
         let first_get = if is_get_cycle(now + 1) { 1 } else { 2 };
         // The cycle of a get-cycle timer's `clocks`th clock.
         let on_get = |clocks: u64| now + first_get + 2 * (clocks - 1);
-        let channels = [
+        let due = [
             self.triangle.clocks_to_change().map(|clocks| now + clocks),
             self.pulse1.clocks_to_change().map(on_get),
             self.pulse2.clocks_to_change().map(on_get),
@@ -224,7 +224,7 @@ impl Apu {
             self.dmc.next_action(now),
             Some(now + self.frame_counter.cycles_to_action(first_get)),
         ];
-        self.next_event = channels.into_iter().flatten().min().unwrap_or(u64::MAX);
+        self.next_event = due.into_iter().flatten().min().unwrap_or(u64::MAX);
     }
 
     /// Brings every unit up to the current cycle and has the next cycle run in full (which

@@ -35,10 +35,11 @@ pub struct Scripts {
     scripts: Vec<Script>,
     /// Union of the scripts' hooked addresses.
     watch: Watch,
-    /// Instructions run and controller polls seen since the session state was last updated
-    /// (kept here so that the per-instruction loop touches no shared state).
+    /// Some address is hooked.
+    hooked: bool,
+    /// Instructions run since the session state was last updated (kept here so that the
+    /// per-instruction loop touches no shared state).
     instructions: u64,
-    polled: bool,
 }
 
 /// The registers a script can see and change.
@@ -66,8 +67,8 @@ impl Scripts {
             shared: Rc::new(RefCell::new(Shared::new(rom, rom_name.to_string(), output))),
             scripts: Vec::new(),
             watch: Watch::default(),
+            hooked: false,
             instructions: 0,
-            polled: false,
         }
     }
 
@@ -150,6 +151,9 @@ impl Scripts {
         self.for_each(console, |script, console| script.resume(console));
         self.latch_input(console);
         self.shared.borrow_mut().lagged = true;
+        for pad in &mut console.bus.pads {
+            pad.polled = false;
+        }
         self.for_each(console, |script, console| {
             script.callback(console, script::BEFORE)
         });
@@ -168,6 +172,7 @@ impl Scripts {
             .collect();
         for i in failed.into_iter().rev() {
             self.scripts.remove(i).stop(console, true);
+            self.shared.borrow_mut().hooks_changed = true;
         }
         self.refresh_watch();
     }
@@ -192,6 +197,7 @@ impl Scripts {
         for script in self.scripts.drain(..) {
             script.stop(console, true);
         }
+        self.shared.borrow_mut().hooks_changed = true;
         self.refresh_watch();
     }
 
@@ -203,6 +209,7 @@ impl Scripts {
                 i += 1;
             } else {
                 self.scripts.remove(i).stop(console, false);
+                self.shared.borrow_mut().hooks_changed = true;
             }
         }
         self.refresh_watch();
@@ -229,8 +236,25 @@ impl Scripts {
 
     /// Emulates until the PPU enters the frame-start line. FCEUX's first frame after power-on
     /// starts at that line, so it contains a VBlank; ours starts at line 0 and runs on to the
-    /// second entry.
+    /// second entry. Without memory hooks the machine runs on its own, instruction by
+    /// instruction; hooks can only be registered from inside a hook, so that holds all frame.
     fn emulate(&mut self, console: &mut Console) {
+        if self.hooked {
+            self.run_to_boundary(console, Self::step);
+        } else {
+            self.run_to_boundary(console, |host, console| {
+                console.step();
+                host.instructions += 1;
+            });
+        }
+        self.sync(console);
+    }
+
+    fn run_to_boundary(
+        &mut self,
+        console: &mut Console,
+        mut step: impl FnMut(&mut Self, &mut Console),
+    ) {
         let ppu = &console.bus.ppu;
         let mut boundaries = if ppu.frame == 0 && ppu.scanline < FRAME_START_LINE {
             2
@@ -240,7 +264,7 @@ impl Scripts {
         loop {
             let line = console.bus.ppu.scanline;
             let cycles = console.bus.cycles;
-            self.step(console);
+            step(self, console);
             let now = console.bus.ppu.scanline;
             let crossed = line < FRAME_START_LINE && (now >= FRAME_START_LINE || now < line);
             if crossed {
@@ -251,15 +275,17 @@ impl Scripts {
                 break;
             }
         }
-        self.sync();
     }
 
     /// Hands the instruction count and the lag flag to the session state scripts read.
-    fn sync(&mut self) {
+    fn sync(&mut self, console: &mut Console) {
         let mut s = self.shared.borrow_mut();
         s.instructions += std::mem::take(&mut self.instructions);
-        if std::mem::take(&mut self.polled) {
+        let pads = &mut console.bus.pads;
+        if pads.iter().any(|pad| pad.polled) {
             s.lagged = false;
+            // Cleared so that an `emu.setlagflag(true)` from a later hook is not undone.
+            pads.iter_mut().for_each(|pad| pad.polled = false);
         }
     }
 
@@ -298,34 +324,33 @@ impl Scripts {
             watch: &self.watch,
             hook: &mut hook,
             fetch_from,
-            polled: false,
         };
         cpu.step(&mut bus);
-        self.polled |= bus.polled;
         if registers(&console.cpu) == before {
             console.cpu = cpu;
         }
         self.instructions += 1;
-        if self.shared.borrow().hooks_changed {
-            self.refresh_watch();
-        }
+        self.refresh_watch();
     }
 
     fn dispatch(&mut self, console: &mut Console, access: Access) {
-        self.sync();
+        self.sync(console);
         for script in &self.scripts {
             script.hook(console, access.kind, access.addr, access.value);
         }
-        if self.shared.borrow().hooks_changed {
-            self.refresh_watch();
-        }
+        self.refresh_watch();
     }
 
+    /// Rebuilds the union of the scripts' hooks after one registered, cleared or stopped.
     fn refresh_watch(&mut self) {
+        if !self.shared.borrow().hooks_changed {
+            return;
+        }
         let mut watch = Watch::default();
         for script in &self.scripts {
             state(&script.lua, |s| watch.union(&s.watch));
         }
+        self.hooked = !watch.is_empty();
         self.watch = watch;
         self.shared.borrow_mut().hooks_changed = false;
     }

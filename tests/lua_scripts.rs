@@ -150,6 +150,11 @@ fn memory_reads_writes_and_registers() {
 }
 
 #[test]
+fn lag_frames_are_frames_without_a_controller_read() {
+    check("lag", 7);
+}
+
+#[test]
 fn frame_order_of_callbacks() {
     check("frame_order", 3);
 }

@@ -30,6 +30,24 @@ use nes::Console;
 /// The scanline where FCEUX's frame (and so the scripts' frame boundary) begins.
 const FRAME_START_LINE: u16 = 240;
 
+/// More CPU cycles than one step can take (an instruction with an OAM DMA of 513 cycles and
+/// DMC fetches in it).
+const LONGEST_STEP: u64 = 1000;
+
+/// CPU cycles (three PPU dots each, at most one dot skipped per frame) before the PPU next
+/// enters the frame-start line.
+fn cycles_to_frame_start(ppu: &nes::ppu::Ppu) -> u64 {
+    const LINE_DOTS: u64 = 341;
+    let line = u64::from(ppu.scanline);
+    let start = u64::from(FRAME_START_LINE);
+    let lines = if line < start {
+        start - line
+    } else {
+        u64::from(nes::ppu::PRE_RENDER_LINE) + 1 - line + start
+    };
+    (lines * LINE_DOTS).saturating_sub(u64::from(ppu.dot) + 1) / 3
+}
+
 pub struct Scripts {
     shared: Rc<RefCell<Shared>>,
     scripts: Vec<Script>,
@@ -236,31 +254,42 @@ impl Scripts {
 
     /// Emulates until the PPU enters the frame-start line. FCEUX's first frame after power-on
     /// starts at that line, so it contains a VBlank; ours starts at line 0 and runs on to the
-    /// second entry. Without memory hooks the machine runs on its own, instruction by
-    /// instruction; hooks can only be registered from inside a hook, so that holds all frame.
+    /// second entry.
     fn emulate(&mut self, console: &mut Console) {
-        if self.hooked {
-            self.run_to_boundary(console, Self::step);
-        } else {
-            self.run_to_boundary(console, |host, console| {
-                console.step();
-                host.instructions += 1;
-            });
-        }
-        self.sync(console);
-    }
-
-    fn run_to_boundary(
-        &mut self,
-        console: &mut Console,
-        mut step: impl FnMut(&mut Self, &mut Console),
-    ) {
         let ppu = &console.bus.ppu;
-        let mut boundaries = if ppu.frame == 0 && ppu.scanline < FRAME_START_LINE {
+        let boundaries = if ppu.frame == 0 && ppu.scanline < FRAME_START_LINE {
             2
         } else {
             1
         };
+        if self.hooked {
+            self.run_to_boundaries(console, boundaries, Self::step);
+        } else {
+            // No Lua runs before the frame ends (hooks are only registered from inside a
+            // hook), so the machine runs on its own, most of the way without looking at the PPU.
+            let step = |host: &mut Self, console: &mut Console| {
+                console.step();
+                host.instructions += 1;
+            };
+            for _ in 0..boundaries {
+                let end = console.bus.cycles
+                    + cycles_to_frame_start(&console.bus.ppu).saturating_sub(LONGEST_STEP);
+                while console.bus.cycles < end {
+                    step(self, console);
+                }
+                self.run_to_boundaries(console, 1, step);
+            }
+        }
+        self.sync(console);
+    }
+
+    /// Steps until the PPU has entered the frame-start line `boundaries` times.
+    fn run_to_boundaries(
+        &mut self,
+        console: &mut Console,
+        mut boundaries: u32,
+        mut step: impl FnMut(&mut Self, &mut Console),
+    ) {
         loop {
             let line = console.bus.ppu.scanline;
             let cycles = console.bus.cycles;

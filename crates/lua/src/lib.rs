@@ -10,13 +10,14 @@
 mod api;
 mod bitops;
 mod colour;
+mod fm2;
 mod format;
 mod overlay;
 mod script;
 mod state;
 mod watch;
 
-pub use state::{HostInput, MovieMode, MovieStatus, Output, SpeedMode, Stream};
+pub use state::{HostFiles, HostInput, MovieMode, MovieStatus, Output, SpeedMode, Stream};
 
 use script::Script;
 use state::{state, PadOverride, Shared};
@@ -58,6 +59,17 @@ pub struct Scripts {
     /// Instructions run since the session state was last updated (kept here so that the
     /// per-instruction loop touches no shared state).
     instructions: u64,
+}
+
+/// A script's movie reached the frame `movie.play` was asked to pause at.
+fn pause_for_movie(s: &mut Shared) {
+    if s.headless && !s.paused {
+        s.print(
+            Stream::Err,
+            "movie.play: pause frame reached; no window to pause in a headless run; continuing",
+        );
+    }
+    s.paused = true;
 }
 
 /// The registers a script can see and change.
@@ -116,6 +128,12 @@ impl Scripts {
     /// Keyboard and mouse state for `input.get`.
     pub fn set_input(&mut self, input: HostInput) {
         self.shared.borrow_mut().input = input;
+    }
+
+    /// Where `savestate.persist` and `movie.record` write their files, and where
+    /// `savestate.create`/`object` find numbered slots.
+    pub fn set_files(&mut self, files: HostFiles) {
+        self.shared.borrow_mut().files = Some(files);
     }
 
     /// The host's movie, for `movie.*` (None: no movie loaded).
@@ -215,7 +233,10 @@ impl Scripts {
         for script in self.scripts.drain(..) {
             script.stop(console, true);
         }
-        self.shared.borrow_mut().hooks_changed = true;
+        let mut s = self.shared.borrow_mut();
+        s.stop_movie();
+        s.hooks_changed = true;
+        drop(s);
         self.refresh_watch();
     }
 
@@ -244,10 +265,16 @@ impl Scripts {
                 }
             });
         }
+        let mut s = self.shared.borrow_mut();
+        if let Some(movie) = &mut s.script_movie {
+            pads = movie.latch(console, pads);
+            if movie.pause_at == Some(::movie::play::frame_number(console)) {
+                pause_for_movie(&mut s);
+            }
+        }
         for (port, &pad) in pads.iter().enumerate() {
             console.set_buttons(port, nes::Buttons(pad));
         }
-        let mut s = self.shared.borrow_mut();
         s.pads = pads;
         s.framecount += 1;
     }

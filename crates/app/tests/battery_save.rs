@@ -6,18 +6,11 @@ use std::process::{Command, Output};
 
 /// NROM with a battery whose code counts power-ons in $6000 and marks $7FFF.
 fn counter_rom() -> Vec<u8> {
-    let mut rom = vec![b'N', b'E', b'S', 0x1A, 1, 1, 0x02, 0];
-    rom.resize(16, 0);
     // INC $6000; LDA #$A5; STA $7FFF; JMP (here)
     let code = [
         0xEE, 0x00, 0x60, 0xA9, 0xA5, 0x8D, 0xFF, 0x7F, 0x4C, 0x08, 0x80,
     ];
-    let mut prg = vec![0; 0x4000];
-    prg[..code.len()].copy_from_slice(&code);
-    prg[0x3FFC..].copy_from_slice(&[0x00, 0x80, 0x00, 0x80]);
-    rom.extend(prg);
-    rom.resize(rom.len() + 0x2000, 0);
-    rom
+    testrom::image::nrom(&code, [0x8008, 0x8000, 0x8008], 0x02)
 }
 
 fn run_headless(rom: &Path, data_dir: &Path) -> Output {

@@ -132,13 +132,7 @@ fn running_out_of_frames_is_a_desync() {
 fn movie_for_another_rom_is_a_desync() {
     let (movie, _) = record("other");
     // An NROM image that loops at $8000.
-    let mut rom = vec![b'N', b'E', b'S', 0x1A, 1, 1, 0, 0];
-    rom.resize(16, 0);
-    let mut prg = vec![0xEA; 0x4000];
-    prg[..3].copy_from_slice(&[0x4C, 0x00, 0x80]);
-    prg[0x3FFA..].copy_from_slice(&[0x00, 0x80, 0x00, 0x80, 0x00, 0x80]);
-    rom.extend_from_slice(&prg);
-    rom.resize(rom.len() + 0x2000, 0);
+    let rom = testrom::image::nrom(&[0x4C, 0x00, 0x80], [0x8000; 3], 0);
     let path = dir().join("loop.nes");
     std::fs::write(&path, rom).unwrap();
     let (code, err) = nestor(&[

@@ -860,14 +860,8 @@ mod tests {
         let bad = open_rom(&junk).err().unwrap();
         assert!(bad.starts_with(&junk.display().to_string()), "{bad}");
 
-        // NROM: 16 KiB of PRG (NOPs, reset vector $8000), 8 KiB of CHR.
-        let mut ines = vec![b'N', b'E', b'S', 0x1A, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
-        let mut prg = vec![0xEA; 0x4000];
-        prg[0x3FFC..0x3FFE].copy_from_slice(&[0x00, 0x80]);
-        ines.extend_from_slice(&prg);
-        ines.extend_from_slice(&[0; 0x2000]);
         let good = dir.join("good.nes");
-        std::fs::write(&good, &ines).unwrap();
+        std::fs::write(&good, testrom::image::nrom(&[], [0x8000; 3], 0)).unwrap();
         let (rom, _) = open_rom(&good).unwrap();
         assert_eq!(rom.name, "good.nes");
         std::fs::remove_dir_all(&dir).unwrap();

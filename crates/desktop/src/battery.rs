@@ -115,15 +115,8 @@ mod tests {
 
     /// NROM with a battery; its code counts power-ons in $6000.
     fn counter_rom() -> Vec<u8> {
-        let mut rom = vec![b'N', b'E', b'S', 0x1A, 1, 1, 0x02, 0];
-        rom.resize(16, 0);
         let code = [0xEE, 0x00, 0x60, 0x4C, 0x03, 0x80]; // INC $6000; JMP $8003
-        let mut prg = vec![0; 0x4000];
-        prg[..code.len()].copy_from_slice(&code);
-        prg[0x3FFC..].copy_from_slice(&[0x00, 0x80, 0x00, 0x80]);
-        rom.extend(prg);
-        rom.resize(rom.len() + 0x2000, 0);
-        rom
+        testrom::image::nrom(&code, [0x8003, 0x8000, 0x8003], 0x02)
     }
 
     fn play(dir: &Path) -> (Console, BatterySave) {

@@ -184,13 +184,7 @@ fn button_colour_rom() -> Vec<u8> {
         0x4C, 0x19, 0xC0, // C054 JMP $C019
         0x40,             // C057 RTI           NMI and IRQ
     ];
-    let mut prg = vec![0xEA; 0x4000];
-    prg[..program.len()].copy_from_slice(&program);
-    prg[0x3FFA..].copy_from_slice(&[0x57, 0xC0, 0x00, 0xC0, 0x57, 0xC0]);
-    let mut rom = vec![b'N', b'E', b'S', 0x1A, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
-    rom.extend_from_slice(&prg);
-    rom.extend_from_slice(&[0; 0x2000]);
-    rom
+    testrom::image::nrom(&program, [0xC057, 0xC000, 0xC057], 0)
 }
 
 /// Everything the scenario started, stopped when it ends however it ends.
@@ -407,6 +401,39 @@ impl Session {
         self.xdotool(&["windowfocus", "--sync", window]);
         // No --window: that would send synthetic events, which X clients may ignore.
         self.xdotool(&["key", keys]);
+    }
+
+    /// Esc quits with exit code 0.
+    fn quit(&mut self, window: &str) {
+        self.key(window, "Escape");
+        let status = self.wait_exit();
+        assert!(
+            status.success(),
+            "Esc must exit with 0, got {status}; stderr:\n{}",
+            self.stderr()
+        );
+    }
+
+    /// Waits for the program to end by itself; it must not have panicked.
+    fn wait_exit(&mut self) -> std::process::ExitStatus {
+        let mut app = self.app.take().expect("the program is running");
+        let start = Instant::now();
+        let status = loop {
+            if let Some(status) = app.try_wait().unwrap() {
+                break status;
+            }
+            if start.elapsed() > STEP_TIMEOUT {
+                let _ = app.kill();
+                panic!("the program did not exit within {STEP_TIMEOUT:?}");
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        };
+        assert!(
+            !self.stderr().contains("panicked"),
+            "stderr:\n{}",
+            self.stderr()
+        );
+        status
     }
 
     /// Presses N (frame advance) `frames` times, holding `held` throughout. The window is
@@ -628,15 +655,7 @@ fn gui_scenario() {
     }
 
     // Esc quits with exit code 0.
-    s.key(&window, "Escape");
-    let mut app = s.app.take().unwrap();
-    let status = wait_exit(&mut app);
-    assert!(
-        status.success(),
-        "Esc must exit with 0, got {status}; stderr:\n{}",
-        s.stderr()
-    );
-    assert!(!s.stderr().contains("panicked"), "stderr:\n{}", s.stderr());
+    s.quit(&window);
 
     // The saved state outlives the program: after a restart, a damaged state file is reported
     // and leaves the game alone; slot 1 brings back the saved game.
@@ -663,9 +682,7 @@ fn gui_scenario() {
     s.wait_picture(&window, "the saved picture after a restart", |p| {
         *p == right
     });
-    s.key(&window, "Escape");
-    let status = wait_exit(s.app.as_mut().unwrap());
-    assert!(status.success(), "stderr:\n{}", s.stderr());
+    s.quit(&window);
 }
 
 /// The project's own game, as `nestor` embeds it.
@@ -764,28 +781,7 @@ fn game_scenario() {
         "holding Left did not move the piece"
     );
 
-    s.key(&window, "Escape");
-    let mut app = s.app.take().unwrap();
-    let status = wait_exit(&mut app);
-    assert!(
-        status.success(),
-        "Esc must exit with 0, got {status}; stderr:\n{}",
-        s.stderr()
-    );
-}
-
-fn wait_exit(app: &mut Child) -> std::process::ExitStatus {
-    let start = Instant::now();
-    loop {
-        if let Some(status) = app.try_wait().unwrap() {
-            return status;
-        }
-        if start.elapsed() > STEP_TIMEOUT {
-            let _ = app.kill();
-            panic!("the program did not exit within {STEP_TIMEOUT:?}");
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    s.quit(&window);
 }
 
 /// A PulseAudio server with only a null sink: a sound device that plays in real time to nowhere.
@@ -1017,8 +1013,6 @@ fn lua_scenario() {
 
     // Q: the script ends the program with os.exit(3).
     s.hold(&window, "q");
-    let mut app = s.app.take().unwrap();
-    let status = wait_exit(&mut app);
+    let status = s.wait_exit();
     assert_eq!(status.code(), Some(3), "stderr:\n{}", s.stderr());
-    assert!(!s.stderr().contains("panicked"), "stderr:\n{}", s.stderr());
 }

@@ -7,6 +7,7 @@
 pub mod accuracycoin;
 pub mod blargg;
 pub mod board_report;
+pub mod image;
 pub mod manifest;
 pub mod nestest;
 pub mod screen;

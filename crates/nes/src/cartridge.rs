@@ -284,11 +284,9 @@ impl Cartridge {
 
     /// Asks the mapper where each window points now.
     fn refresh_banks(&mut self) {
-        let prg_window = |slot: usize| {
-            match self.mapper.map_cpu(0x8000 + slot as u16 * 0x2000) {
-                CpuTarget::PrgRom(off) => wrap(off, self.prg_rom.len()),
-                _ => unreachable!("every mapper puts PRG-ROM at $8000-$FFFF"),
-            }
+        let prg_window = |slot: usize| match self.mapper.map_cpu(0x8000 + slot as u16 * 0x2000) {
+            CpuTarget::PrgRom(off) => wrap(off, self.prg_rom.len()),
+            _ => unreachable!("every mapper puts PRG-ROM at $8000-$FFFF"),
         };
         let prg_rom = std::array::from_fn(prg_window);
         let prg_ram = match self.mapper.map_cpu(0x6000) {

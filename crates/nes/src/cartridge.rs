@@ -200,6 +200,8 @@ struct Banks {
     chr: [usize; 8],
     /// CIRAM for the nametables at $2000, $2400, $2800 and $2C00.
     nametables: [usize; 4],
+    /// The mapper must see the PPU's accesses as they happen ([`Mapper::watches_ppu_bus`]).
+    watches_ppu_bus: bool,
 }
 
 /// The board's memories and registers; the ROMs come from the image.
@@ -316,6 +318,7 @@ impl Cartridge {
             prg_ram,
             chr,
             nametables,
+            watches_ppu_bus: self.mapper.watches_ppu_bus(),
         };
     }
 
@@ -327,18 +330,20 @@ impl Cartridge {
     /// Same as [`Self::cpu_read`] without side effects (for debuggers, the AI and Lua).
     #[inline]
     pub fn cpu_peek(&self, addr: u16) -> Option<u8> {
-        let offset = usize::from(addr & 0x1FFF);
         match addr {
-            0x8000..=0xFFFF => {
-                let bank = self.banks.prg_rom[usize::from(addr >> 13) & 3];
-                Some(self.prg_rom[wrap(bank + offset, self.prg_rom.len())])
-            }
-            0x6000..=0x7FFF => self
-                .banks
-                .prg_ram
-                .map(|bank| self.prg_ram[wrap(bank + offset, self.prg_ram.len())]),
+            0x8000..=0xFFFF => Some(self.prg_rom_byte(addr)),
+            0x6000..=0x7FFF => self.banks.prg_ram.map(|bank| {
+                self.prg_ram[wrap(bank + usize::from(addr & 0x1FFF), self.prg_ram.len())]
+            }),
             _ => None,
         }
+    }
+
+    /// The PRG-ROM byte at CPU address `addr` ($8000-$FFFF).
+    #[inline]
+    pub fn prg_rom_byte(&self, addr: u16) -> u8 {
+        let bank = self.banks.prg_rom[usize::from(addr >> 13) & 3];
+        self.prg_rom[wrap(bank + usize::from(addr & 0x1FFF), self.prg_rom.len())]
     }
 
     /// CPU write of $4020-$FFFF. `cpu_cycle` lets serial mappers see back-to-back writes.
@@ -362,18 +367,22 @@ impl Cartridge {
 
     /// PPU read of $0000-$3EFF: pattern tables from CHR, nametables from CIRAM.
     pub fn ppu_read(&mut self, addr: u16) -> u8 {
-        self.mapper.ppu_address(addr);
+        self.ppu_address(addr);
         self.ppu_peek(addr)
     }
 
-    /// The PPU drove an address without reading or writing (e.g. a $2006 write sets v).
+    /// The PPU drove an address (a fetch, or e.g. a $2006 write setting v).
+    #[inline]
     pub fn ppu_address(&mut self, addr: u16) {
-        self.mapper.ppu_address(addr);
+        if self.mapper.ppu_address(addr) {
+            self.refresh_banks();
+        }
     }
 
     /// Whether the mapper sees the PPU's address bus dot by dot (see [`Self::ppu_address`]).
+    #[inline]
     pub fn watches_ppu_bus(&self) -> bool {
-        self.mapper.watches_ppu_bus()
+        self.banks.watches_ppu_bus
     }
 
     /// One CPU cycle passed.
@@ -392,7 +401,7 @@ impl Cartridge {
     }
 
     pub fn ppu_write(&mut self, addr: u16, val: u8) {
-        self.mapper.ppu_address(addr);
+        self.ppu_address(addr);
         let addr = addr & 0x3FFF;
         if addr < 0x2000 {
             if self.chr_writable {

@@ -282,6 +282,14 @@ impl Ppu {
         }
     }
 
+    /// The cartridge's registers may have changed: a mapper that now watches the PPU's address
+    /// bus sees every dot from here on.
+    pub fn cartridge_changed(&mut self, cart: &Cartridge) {
+        if cart.watches_ppu_bus() {
+            self.quiet_until = 0;
+        }
+    }
+
     /// Runs the render part up to the timing part's dot.
     pub fn catch_up(&mut self, cart: &mut Cartridge) {
         let whole_lines = !cart.watches_ppu_bus();
@@ -393,6 +401,8 @@ impl Ppu {
             self.bg.shift(1);
             self.bg.reload();
         }
+        // Dot 339's nametable fetch is the line's last address on the bus (MMC1 keeps its A12).
+        cart.ppu_address(0x2000 | (self.v & 0x0FFF));
     }
 
     /// The pixels of tile column `tile` (dots 8 * tile + 1 to + 8), background and sprites

@@ -128,6 +128,7 @@ impl Bus {
     }
 
     /// A read cycle as the CPU does it: the value lands on the data bus.
+    #[inline]
     fn read_cycle(&mut self, addr: u16) -> u8 {
         self.tick(|bus| {
             let val = bus.read_mem(addr);

@@ -185,6 +185,8 @@ pub struct Cartridge {
     pub ciram: Vec<u8>,
     /// The mapper's current banks, so that reads need no mapper call (see [`Banks`]).
     banks: Banks,
+    /// The mapper follows the PPU's address bus ([`Mapper::follows_ppu_bus`]).
+    follows_ppu_bus: bool,
 }
 
 /// Where the mapper points each window of the address spaces, as offsets into the memories
@@ -216,6 +218,7 @@ impl Field for Cartridge {
             chr_writable,
             ciram,
             banks: _,
+            follows_ppu_bus: _,
         } = self;
         fields!(io, mapper);
         io.fixed(prg_ram);
@@ -250,6 +253,7 @@ impl Cartridge {
             (vec![0; header.chr_ram_size.max(CHR_BANK)], true)
         };
         let mapper = Mapper::new(&header)?;
+        let mapper_follows_ppu_bus = mapper.follows_ppu_bus();
         // NES 2.0 states the PRG-RAM exactly; iNES 1.0 cannot, and test ROMs and games expect
         // 8 KiB at $6000 there.
         let ram_size = if header.nes2 {
@@ -271,6 +275,7 @@ impl Cartridge {
             chr_writable,
             ciram,
             banks: Banks::default(),
+            follows_ppu_bus: mapper_follows_ppu_bus,
         };
         cart.refresh_banks();
         Ok(cart)
@@ -374,7 +379,7 @@ impl Cartridge {
     /// The PPU drove an address (a fetch, or e.g. a $2006 write setting v).
     #[inline]
     pub fn ppu_address(&mut self, addr: u16) {
-        if self.mapper.ppu_address(addr) {
+        if self.follows_ppu_bus && self.mapper.ppu_address(addr) {
             self.refresh_banks();
         }
     }

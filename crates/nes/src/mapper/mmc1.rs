@@ -137,10 +137,17 @@ impl Mmc1 {
     }
 
     /// The PPU put `addr` on its bus; returns whether the PRG side's mapping changed.
+    #[inline]
     pub fn ppu_address(&mut self, addr: u16) -> bool {
-        let before = self.chr_outputs();
-        self.a12_high = addr & 0x1000 != 0;
-        self.prg_side_wired && (before ^ self.chr_outputs()) & PRG_SIDE_LINES != 0
+        let high = addr & 0x1000 != 0;
+        let moved = high != self.a12_high && self.watches_ppu_bus();
+        self.a12_high = high;
+        moved
+    }
+
+    /// Whether the PPU's addresses can matter at all (see [`Self::ppu_address`]).
+    pub fn follows_ppu_bus(&self) -> bool {
+        self.prg_side_wired
     }
 
     fn prg_ram_enabled(&self) -> bool {

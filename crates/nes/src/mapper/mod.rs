@@ -185,6 +185,16 @@ impl Mapper {
         }
     }
 
+    /// Whether [`Self::ppu_address`] can matter at all: otherwise the PPU's addresses need not
+    /// reach the mapper.
+    pub fn follows_ppu_bus(&self) -> bool {
+        match self {
+            Mapper::Mmc3(_) => true,
+            Mapper::Mmc1(m) => m.follows_ppu_bus(),
+            _ => false,
+        }
+    }
+
     /// Whether [`Self::ppu_address`] matters now: the PPU then shows the mapper every dot as
     /// it happens.
     pub fn watches_ppu_bus(&self) -> bool {

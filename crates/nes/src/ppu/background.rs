@@ -133,6 +133,7 @@ impl Ppu {
 
     /// A whole tile's four fetches, for a render part running a line at a time (nothing
     /// watches the PPU's address bus then, so only the values matter).
+    #[inline]
     pub(super) fn fetch_all(&mut self, cart: &mut Cartridge) {
         self.fetch_tile(cart);
         self.fetch_attribute(cart);

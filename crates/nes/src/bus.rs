@@ -109,6 +109,7 @@ impl Bus {
     }
 
     /// One CPU cycle of the whole machine around one memory access (see the module notes).
+    #[inline(always)]
     fn tick<R>(&mut self, access: impl FnOnce(&mut Bus) -> R) -> R {
         if (self.joypad_out || self.strobe_high) && !self.apu.next_cycle_is_get() {
             // The 2A03's OUT pins follow the $4016 latch at the get-to-put transition.

@@ -420,8 +420,9 @@ impl Ppu {
         if !show_sprites || self.sprites.count == 0 {
             // No sprite pixels (the line buffer is empty when no sprite was fetched for it).
             let pixels = &mut self.frame_buffer[row..row + 8];
+            let bg_pixels = if show_bg { bg_pixels } else { [0; 8] };
             for (pixel, &bg_pixel) in pixels.iter_mut().zip(&bg_pixels) {
-                *pixel = colours[usize::from(if show_bg { bg_pixel } else { 0 })];
+                *pixel = colours[usize::from(bg_pixel & 0x0F)];
             }
             return;
         }

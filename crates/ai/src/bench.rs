@@ -125,6 +125,7 @@ pub fn configure(o: &BenchOptions) -> Result<(Profile, GameConfig), String> {
         max_pieces: o.max_pieces,
         seed: o.seed,
         two_deep: true,
+        until_29: false,
     };
     Ok((profile, cfg))
 }

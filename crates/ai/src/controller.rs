@@ -122,6 +122,11 @@ const TAPS: [u8; 9] = [
 const PAD_KEYS: usize = 1 + 2 * 17 + 3;
 /// Bits of a `visited` entry holding the visited tap-age pairs (period 6: 36 pairs).
 const AGE_BITS: u32 = 36;
+/// Room for the states of one search, with and without holds: the most are visited at level
+/// 0's gravity (48 frames per row) on an empty playfield, 171,124 and 84,478 at 10 Hz (135k and
+/// 64k at 30 Hz); the test `level_0_searches_fit_their_reserved_nodes` checks the margin.
+const MAX_NODES: usize = 180_000;
+const MAX_NODES_TAPS: usize = 90_000;
 
 /// Reusable controller search.
 pub struct ControllerSearch {
@@ -282,6 +287,24 @@ impl ControllerSearch {
         if self.visited.len() < slots {
             self.visited.resize(slots, 0);
         }
+        let root = Node {
+            ctl: start,
+            pad,
+            parent: u32::MAX,
+            input: 0,
+            dpad_pressed: false,
+        };
+        // Likewise the nodes: reserved and written once, so that memory is resident from the
+        // first search on instead of growing with the largest search seen.
+        let max_nodes = if self.holds {
+            MAX_NODES
+        } else {
+            MAX_NODES_TAPS
+        };
+        if self.nodes.capacity() < max_nodes {
+            self.nodes.resize(max_nodes, root);
+            self.nodes.clear();
+        }
         // A and B do the same to two-orientation pieces, and nothing to the O.
         let piece_type = TYPE_OF[start.piece.id as usize];
         let orientations = ORIENTATION_COUNT[piece_type as usize];
@@ -296,13 +319,7 @@ impl ControllerSearch {
             .collect();
         let fits = FitTable::new(board, piece_type);
         self.visit(self.slot(&start, pad.held, false, speed), &pad);
-        self.nodes.push(Node {
-            ctl: start,
-            pad,
-            parent: u32::MAX,
-            input: 0,
-            dpad_pressed: false,
-        });
+        self.nodes.push(root);
         let mut head = 0;
         while head < self.nodes.len() {
             let node = self.nodes[head];
@@ -410,4 +427,46 @@ pub fn execute(
         prev = held;
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::SPAWN_ID;
+    use crate::sim::SplitMix;
+
+    #[test]
+    fn level_0_searches_fit_their_reserved_nodes() {
+        // The empty playfield and ragged stacks at the slowest gravity, at every tap rate.
+        let mut r = SplitMix(3);
+        let mut boards = vec![Board::default()];
+        for _ in 0..3 {
+            let mut b = Board::default();
+            for x in 0..10 {
+                let h = (r.next_u64() % 8) as i8;
+                for y in (20 - h)..20 {
+                    if !r.next_u64().is_multiple_of(5) {
+                        b.set(x, y);
+                    }
+                }
+            }
+            b.clear_rows();
+            boards.push(b);
+        }
+        let mut locks = Vec::new();
+        for &(hz, _) in &TAP_RATES {
+            for mut s in
+                [ControllerSearch::new(hz), ControllerSearch::taps_only(hz)].map(Option::unwrap)
+            {
+                for b in &boards {
+                    for &id in &SPAWN_ID {
+                        s.search(b, 0, Control::spawned(id, 0), Pad::idle(), &mut locks);
+                        let room = if s.holds { MAX_NODES } else { MAX_NODES_TAPS };
+                        assert!(s.nodes.len() <= room, "{hz} Hz, {} nodes", s.nodes.len());
+                        assert_eq!(s.nodes.capacity(), room);
+                    }
+                }
+            }
+        }
+    }
 }

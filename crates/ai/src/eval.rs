@@ -5,7 +5,7 @@
 //! as the original AI defines them. `strong` is this project's own profile: more features, with
 //! weights tuned by `ai::train` (see `weights/README.md`).
 
-use crate::rules::{max_dy, Board, Piece, FULL_ROW, HEIGHT};
+use crate::rules::{drop_speed, max_dy, Board, Piece, FULL_ROW, HEIGHT};
 use serde::{Deserialize, Serialize};
 
 /// What one placement did, for the factors that depend on the path rather than the final board.
@@ -114,7 +114,7 @@ pub fn row_transitions(board: &Board) -> u32 {
 }
 
 /// Number of features of the strong profile.
-pub const STRONG_FEATURES: usize = 16;
+pub const STRONG_FEATURES: usize = 18;
 pub const STRONG_NAMES: [&str; STRONG_FEATURES] = [
     "holes",
     "hole_depth",
@@ -132,7 +132,47 @@ pub const STRONG_NAMES: [&str; STRONG_FEATURES] = [
     "burn",
     "tetris",
     "lock_height",
+    "unfit_pieces",
+    "well_blocked",
 ];
+
+/// Bottom profiles of the pieces other than I as height steps between neighbouring columns
+/// (right minus left): the surface steps where the piece lands without leaving a hole. Per
+/// type O, T, S, Z, J, L; one entry per orientation (a one-column step pads with 9).
+const CLEAN_FITS: [&[[i8; 2]]; 6] = [
+    &[[0, 9]],
+    &[[0, 0], [-1, 1], [-1, 9], [1, 9]],
+    &[[0, 1], [-1, 9]],
+    &[[-1, 0], [1, 9]],
+    &[[0, 0], [0, -1], [2, 9], [0, 9]],
+    &[[0, 0], [1, 0], [-2, 9], [0, 9]],
+];
+
+/// Piece types (of O, T, S, Z, J, L) with no place on columns 0-8 where they land without a
+/// hole: a surface that takes every piece cleanly keeps the stack clean whatever comes.
+fn unfit_pieces(h: &[u8; 10]) -> u32 {
+    let steps: [i8; 8] = std::array::from_fn(|x| h[x + 1] as i8 - h[x] as i8);
+    let fits =
+        |p: &[i8; 2], x: usize| steps[x] == p[0] && (p[1] == 9 || steps.get(x + 1) == Some(&p[1]));
+    CLEAN_FITS
+        .iter()
+        .filter(|profiles| !profiles.iter().any(|p| (0..8).any(|x| fits(p, x))))
+        .count() as u32
+}
+
+/// Rows by which columns 6-8 stand in the way of an I piece going to the well (column 9) at
+/// `level`'s gravity: with taps at 30 Hz the vertical I (bottom at row 1 at spawn) passes
+/// column 6, 7, 8 on frames 1, 3, 5, having dropped a row every `drop_speed` frames before.
+fn well_blocked(h: &[u8; 10], level: u8) -> u32 {
+    let speed = drop_speed(level) as i32;
+    (6..9)
+        .map(|x| {
+            let frame = 2 * (x as i32 - 5) - 1;
+            let limit = 18 - (frame - 1) / speed;
+            (h[x] as i32 - limit).max(0) as u32
+        })
+        .sum()
+}
 
 /// Weights of the strong profile (one per feature).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -147,8 +187,8 @@ impl Weights {
     }
 }
 
-/// Computes the strong profile's features.
-pub fn strong_features(board: &Board, placed: &[Placed]) -> [f64; STRONG_FEATURES] {
+/// Computes the strong profile's features at `level`.
+pub fn strong_features(board: &Board, placed: &[Placed], level: u8) -> [f64; STRONG_FEATURES] {
     let h = board.heights();
     let rows = &board.rows;
     // Holes and their depth (solid cells above each hole).
@@ -214,8 +254,8 @@ pub fn strong_features(board: &Board, placed: &[Placed]) -> [f64; STRONG_FEATURE
             deep_wells += 1;
         }
     }
-    // Tetris readiness: rows complete except column 9 below the top of column 9's stack.
-    let ready = rows
+    // Tetris readiness: rows complete but for column 9 just above column 9's stack.
+    let ready = rows[..(HEIGHT as usize - h[9] as usize)]
         .iter()
         .rev()
         .take_while(|&&r| r == 0x1FF)
@@ -249,11 +289,21 @@ pub fn strong_features(board: &Board, placed: &[Placed]) -> [f64; STRONG_FEATURE
         burn,
         tetris,
         lock_height,
+        unfit_pieces(&h) as f64,
+        well_blocked(&h, level) as f64,
     ]
 }
 
-/// Stack height from which the strong profile stops building and burns.
-pub const BURN_HEIGHT: u8 = 12;
+/// Stack height from which the strong profile stops building and burns: 15 rows at 3 frames
+/// per row (level 18), 12 at 2 frames per row (levels 19-28), where a piece has less time to
+/// get past a high stack.
+pub fn burn_height(level: u8) -> u8 {
+    if drop_speed(level) >= 3 {
+        15
+    } else {
+        12
+    }
+}
 
 /// The evaluation profiles.
 #[derive(Clone, Debug)]
@@ -277,19 +327,68 @@ impl Profile {
     /// (1 frame per row), where it survives far longer than Tetris building.
     pub fn at(&self, level: u8, height: u8) -> &Profile {
         match self {
-            Profile::Strong(_) if level >= 29 || height >= BURN_HEIGHT => &Profile::Classic,
+            Profile::Strong(_) if level >= 29 || height >= burn_height(level) => &Profile::Classic,
             p => p,
         }
     }
 
-    pub fn evaluate(&self, board: &Board, placed: &[Placed]) -> f64 {
+    pub fn evaluate(&self, level: u8, board: &Board, placed: &[Placed]) -> f64 {
         match self {
             Profile::Classic => classic(board, placed),
-            Profile::Strong(w) => strong_features(board, placed)
+            Profile::Strong(w) => strong_features(board, placed, level)
                 .iter()
                 .zip(&w.w)
                 .map(|(f, w)| f * w)
                 .sum(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A board with the given column heights, filled solid below them.
+    fn stack(heights: [u8; 10]) -> Board {
+        let mut b = Board::default();
+        for (x, &h) in heights.iter().enumerate() {
+            for y in (HEIGHT - h as i8)..HEIGHT {
+                b.set(x as i8, y);
+            }
+        }
+        b
+    }
+
+    #[test]
+    fn unfit_pieces_counts_types_without_a_clean_landing() {
+        // Flat: S and Z leave a hole anywhere.
+        assert_eq!(unfit_pieces(&[4; 10]), 2);
+        // One step up and then flat takes S (0, +1) and Z vertical (+1).
+        assert_eq!(unfit_pieces(&[4, 4, 5, 5, 5, 5, 5, 5, 5, 0]), 0);
+        // Alternating two-high spikes: only J and L standing up (+2 / -2) land clean.
+        assert_eq!(unfit_pieces(&[0, 2, 0, 2, 0, 2, 0, 2, 0, 0]), 4);
+    }
+
+    #[test]
+    fn well_blocked_follows_gravity() {
+        let mut h = [0; 10];
+        h[8] = 16;
+        // Level 19 (2 frames per row): the I is two rows down when passing column 8.
+        assert_eq!(well_blocked(&h, 19), 0);
+        h[8] = 17;
+        assert_eq!(well_blocked(&h, 19), 1);
+        // Level 29 (1 frame per row): four rows down there.
+        h[8] = 15;
+        assert_eq!(well_blocked(&h, 29), 1);
+    }
+
+    #[test]
+    fn tetris_readiness_counts_full_rows_above_the_well_floor() {
+        let mut b = stack([6, 6, 6, 6, 6, 6, 6, 6, 6, 1]);
+        let ready = |b: &Board| strong_features(b, &[], 18)[12];
+        assert_eq!(ready(&b), 4.0);
+        // A hole in the second row above the well's floor cuts the run to one.
+        b.rows[17] &= !1;
+        assert_eq!(ready(&b), 1.0);
     }
 }

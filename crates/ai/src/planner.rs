@@ -131,8 +131,10 @@ impl Planner {
                 lines,
                 height_before: height,
             }];
-            self.ranked
-                .push((self.profile.at(level, height).evaluate(&b1, &placed), i));
+            self.ranked.push((
+                self.profile.at(level, height).evaluate(level, &b1, &placed),
+                i,
+            ));
         }
         let mut best = self
             .ranked
@@ -190,7 +192,7 @@ impl Planner {
                             height_before: h1,
                         },
                     ];
-                    let v = self.profile.at(level, height).evaluate(&b2, &placed);
+                    let v = self.profile.at(level, height).evaluate(level, &b2, &placed);
                     if v < best_value {
                         best_value = v;
                         best = i;

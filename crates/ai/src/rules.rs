@@ -344,6 +344,14 @@ impl FitTable {
     }
 }
 
+impl FitTable {
+    /// Bit x: orientation `id` fits at (x, y), for y in -2..22.
+    #[inline]
+    pub fn row(&self, id: u8, y: i8) -> u16 {
+        self.columns[id as usize][(y + 2) as usize]
+    }
+}
+
 impl Collision for FitTable {
     #[inline]
     fn fits(&self, id: u8, x: i8, y: i8) -> bool {

@@ -25,6 +25,8 @@ pub struct GameConfig {
     pub seed: u64,
     /// Search the preview piece too.
     pub two_deep: bool,
+    /// End the game when the level reaches 29 (training for the score at the transition).
+    pub until_29: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -162,6 +164,9 @@ pub fn play(profile: &Profile, cfg: &GameConfig) -> GameResult {
         if !r.reached_29 && progress.level >= 29 && cfg.level < 29 {
             r.reached_29 = true;
             r.score_at_29 = r.score;
+            if cfg.until_29 {
+                break;
+            }
         }
         current = next;
         next = source.next(frames);

@@ -16,6 +16,8 @@ pub enum Objective {
     Score,
     /// Pieces placed before game over.
     Survive,
+    /// Uncapped score when the level reaches 29 (games end there), or at game over before.
+    Transition,
 }
 
 #[derive(Clone, Debug)]
@@ -61,11 +63,13 @@ pub fn fitness(w: &Weights, o: &TrainOptions, seed: u64) -> f64 {
                 max_pieces: Some(o.max_pieces),
                 seed: seed.wrapping_mul(7919).wrapping_add(g),
                 two_deep: true,
+                until_29: o.objective == Objective::Transition,
             };
             let r = play(&profile, &cfg);
             match o.objective {
                 Objective::Score => r.score as f64,
                 Objective::Survive => r.pieces as f64,
+                Objective::Transition => r.score_at_29 as f64,
             }
         })
         .sum();

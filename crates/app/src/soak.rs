@@ -1,12 +1,61 @@
 //! `nestor soak`: the AI plays Quadfall for a long run (a million frames by default) to show
 //! that speed holds and memory stays flat: frames per second and resident memory after the
-//! warm-up and at the end. Exits 1 if memory grew by 1 MiB or more.
+//! warm-up and at the end, with the live heap bytes counted by the binary's allocator (RSS
+//! also holds pages the allocator keeps, the heap count says what the program still uses).
+//! Exits 1 if memory grew by 1 MiB or more.
 
 use crate::ai_play::AiArgs;
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::Instant;
+
+/// The system allocator, counting the bytes allocated and not yet freed.
+struct Counting;
+
+static HEAP_BYTES: AtomicUsize = AtomicUsize::new(0);
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+// SAFETY: every call is passed on to `System` unchanged; only the counter is added.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            HEAP_BYTES.fetch_add(layout.size(), Relaxed);
+        }
+        p
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        let p = unsafe { System.alloc_zeroed(layout) };
+        if !p.is_null() {
+            HEAP_BYTES.fetch_add(layout.size(), Relaxed);
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, p: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(p, layout) };
+        HEAP_BYTES.fetch_sub(layout.size(), Relaxed);
+    }
+
+    unsafe fn realloc(&self, p: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let q = unsafe { System.realloc(p, layout, new_size) };
+        if !q.is_null() {
+            HEAP_BYTES.fetch_add(new_size, Relaxed);
+            HEAP_BYTES.fetch_sub(layout.size(), Relaxed);
+        }
+        q
+    }
+}
+
+fn heap_kib() -> u64 {
+    HEAP_BYTES.load(Relaxed) as u64 / 1024
+}
 
 /// Growth past this after warm-up counts as a leak.
 const FLAT_LIMIT_KIB: u64 = 1024;
@@ -72,13 +121,14 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         console.bus.apu.take_samples(&mut samples);
         progress.inc(1);
     };
-    let (mut start_kib, mut peak_kib) = (0, 0);
+    let (mut start_kib, mut peak_kib, mut heap_start_kib) = (0, 0, 0);
     let (mut seconds, mut cpu) = (0.0, 0.0);
     testrom::contain_panics(|| -> anyhow::Result<()> {
         for _ in 0..args.warmup {
             frame(&mut console);
         }
         start_kib = resident_kib()?;
+        heap_start_kib = heap_kib();
         peak_kib = start_kib;
         let start = Instant::now();
         let cpu_start = cpu_seconds()?;
@@ -88,7 +138,11 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                 let now = resident_kib()?;
                 peak_kib = peak_kib.max(now);
                 let fps = done as f64 / start.elapsed().as_secs_f64();
-                progress.set_message(format!("{fps:.0} frames/s, {:.1} MiB", mib(now)));
+                progress.set_message(format!(
+                    "{fps:.0} frames/s, {:.1} MiB resident, {:.1} MiB heap",
+                    mib(now),
+                    mib(heap_kib())
+                ));
             }
         }
         seconds = start.elapsed().as_secs_f64();
@@ -98,6 +152,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     .map_err(|e| anyhow::anyhow!("quadfall.nes: {e}"))??;
     progress.finish_and_clear();
     let end_kib = resident_kib()?;
+    let heap_end_kib = heap_kib();
     let peak_kib = peak_kib.max(end_kib);
     let growth_kib = end_kib.saturating_sub(start_kib);
     let flat = growth_kib < FLAT_LIMIT_KIB;
@@ -116,6 +171,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             "rss_end_kib": end_kib,
             "rss_peak_kib": peak_kib,
             "rss_growth_kib": growth_kib,
+            "heap_start_kib": heap_start_kib,
+            "heap_end_kib": heap_end_kib,
             "flat": flat,
             "games": stats.games,
             "lines": stats.lines,
@@ -127,12 +184,14 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             "soak: {} frames in {seconds:.1} s = {fps:.1} frames/s ({cpu_fps:.1} frames/s of CPU \
              time); resident memory {:.2} MiB \
              after warm-up, {:.2} MiB at the end (peak {:.2} MiB, growth {growth_kib} KiB: {}); \
-             AI: {} games, {} pieces",
+             heap {:.2} -> {:.2} MiB; AI: {} games, {} pieces",
             args.frames,
             mib(start_kib),
             mib(end_kib),
             mib(peak_kib),
             if flat { "flat" } else { "NOT flat" },
+            mib(heap_start_kib),
+            mib(heap_end_kib),
             stats.games,
             stats.pieces,
         );

@@ -31,6 +31,12 @@ pub const LINES_PER_FRAME: u16 = 262;
 pub const VBLANK_LINE: u16 = 241;
 pub const PRE_RENDER_LINE: u16 = 261;
 
+/// A PPUMASK write takes effect after this many dots have run, from the third dot of the next
+/// CPU cycle on. AccuracyCoin's "BG Serial In" needs the rendering switch to land 3 or 4 dots
+/// after the access with this bus's CPU/PPU alignment (its notes put the delay at 2-5 dots);
+/// 3 keeps one pending write at a time, as writes come at least a CPU cycle apart.
+const MASK_DELAY: u8 = 3;
+
 /// A bit of the open-bus latch fades to 0 about 600 ms after it was last driven high.
 const DECAY_FRAMES: u64 = 36;
 
@@ -74,6 +80,8 @@ pub struct Ppu {
 
     pub ppu_ctrl: u8,
     pub ppu_mask: u8,
+    /// A PPUMASK write on its way in: the value and the dots left before it takes effect.
+    mask_pending: Option<(u8, u8)>,
     pub oam_addr: u8,
     vblank: bool,
     sprite0_hit: bool,
@@ -113,6 +121,7 @@ impl Field for Ppu {
             frame_buffer,
             ppu_ctrl,
             ppu_mask,
+            mask_pending,
             oam_addr,
             vblank,
             sprite0_hit,
@@ -140,6 +149,7 @@ impl Field for Ppu {
             palette,
             ppu_ctrl,
             ppu_mask,
+            mask_pending,
             oam_addr,
             vblank,
             sprite0_hit
@@ -176,6 +186,7 @@ impl Default for Ppu {
             frame_buffer: vec![0; WIDTH * HEIGHT],
             ppu_ctrl: 0,
             ppu_mask: 0,
+            mask_pending: None,
             oam_addr: 0,
             vblank: false,
             sprite0_hit: false,
@@ -202,6 +213,7 @@ impl Ppu {
     pub fn reset(&mut self) {
         self.ppu_ctrl = 0;
         self.ppu_mask = 0;
+        self.mask_pending = None;
         self.w = false;
         self.read_buffer = 0;
         self.odd_frame = false;
@@ -245,9 +257,12 @@ impl Ppu {
             }
             (PRE_RENDER_LINE, 1) => self.vblank = false,
             // Odd frames with rendering on skip the pre-render line's last dot. The PPU decides
-            // while dot 338 runs, so a PPUMASK write after that is too late to matter.
+            // while dot 338 runs, so a PPUMASK write after that is too late to matter. It reads
+            // the register as written, without the delay of the rendering switch (ppu_vbl_nmi's
+            // even_odd_timing measures this edge).
             (PRE_RENDER_LINE, 338) => {
-                self.skip_last_dot = self.odd_frame && self.rendering_enabled();
+                let mask = self.mask_pending.map_or(self.ppu_mask, |(val, _)| val);
+                self.skip_last_dot = self.odd_frame && mask & mask::RENDERING != 0;
             }
             _ => {}
         }
@@ -265,7 +280,15 @@ impl Ppu {
         } else if cart.watches_ppu_bus() {
             self.catch_up(cart);
         }
-        self.quiet_until = if cart.watches_ppu_bus() {
+        if let Some((val, dots)) = self.mask_pending {
+            if dots > 1 {
+                self.mask_pending = Some((val, dots - 1));
+            } else {
+                self.catch_up(cart);
+                self.apply_mask(val);
+            }
+        }
+        self.quiet_until = if cart.watches_ppu_bus() || self.mask_pending.is_some() {
             0
         } else {
             self.quiet_until()
@@ -294,7 +317,11 @@ impl Ppu {
     pub fn catch_up(&mut self, cart: &mut Cartridge) {
         let whole_lines = !cart.watches_ppu_bus();
         while self.lags() {
-            if whole_lines && self.render_dot == 0 && self.render_line != self.scanline {
+            if whole_lines
+                && self.render_dot == 0
+                && self.render_line != self.scanline
+                && (self.sprites.buffered || !self.rendering_enabled())
+            {
                 self.render_whole_line(cart);
             } else {
                 self.render_step(cart);
@@ -316,6 +343,12 @@ impl Ppu {
                 self.render_dot(cart);
             } else if line < 240 && (1..=256).contains(&dot) {
                 self.output_backdrop();
+                if !self.sprites.buffered {
+                    self.sprites.clock_slots(false);
+                }
+            }
+            if line == 0 && dot == 1 {
+                self.after_first_dot();
             }
             // Both are cleared "at dot 1"; measured against the VBlank flag through this bus
             // (ppu_sprite_hit 09, ppu_sprite_overflow 03), a $2002 read already sees the sprite
@@ -327,6 +360,9 @@ impl Ppu {
         }
         // The timing part decided the skip when it ran dot 338, before this dot.
         let skip = line == PRE_RENDER_LINE && dot == 339 && self.skip_last_dot;
+        if skip && self.rendering_enabled() {
+            self.skipped_last_dot();
+        }
         self.render_dot += if skip { 2 } else { 1 };
         if self.render_dot >= DOTS_PER_LINE {
             self.next_render_line();
@@ -346,6 +382,9 @@ impl Ppu {
                 self.corrupt_oam();
                 self.render_line(cart);
             } else if line < 240 {
+                if !self.sprites.buffered {
+                    self.sprites.idle_line();
+                }
                 self.render_dot = 1;
                 self.output_backdrop();
                 let start = usize::from(line) * WIDTH;
@@ -489,10 +528,15 @@ impl Ppu {
         } else {
             0
         };
+        let sprite = if self.sprites.buffered {
+            self.sprites.pixel(x)
+        } else {
+            self.sprites.clock_slots(true)
+        };
         let sprite = if self.ppu_mask & mask::SPRITES != 0
             && !(left_edge && self.ppu_mask & mask::SPRITES_LEFT == 0)
         {
-            self.sprites.pixel(x)
+            sprite
         } else {
             sprites::Pixel::default()
         };
@@ -637,10 +681,9 @@ impl Ppu {
                 self.t = (self.t & !0x0C00) | (u16::from(val & 3) << 10);
             }
             1 => {
-                if self.rendering_now() && val & mask::RENDERING == 0 {
-                    self.rendering_stopped();
-                }
-                self.ppu_mask = val;
+                // Writes come at least a CPU cycle apart: the last one has landed by now.
+                self.mask_pending = Some((val, MASK_DELAY));
+                self.quiet_until = 0;
             }
             3 => self.oam_addr = val,
             4 => {
@@ -693,6 +736,18 @@ impl Ppu {
             }
             _ => {}
         }
+    }
+
+    /// A PPUMASK write taking effect (the render part caught up to this dot).
+    fn apply_mask(&mut self, val: u8) {
+        self.mask_pending = None;
+        if self.rendering_now() && val & mask::RENDERING == 0 {
+            self.rendering_stopped();
+        }
+        if (self.ppu_mask & mask::RENDERING == 0) != (val & mask::RENDERING == 0) {
+            self.rendering_switched();
+        }
+        self.ppu_mask = val;
     }
 
     /// Outside rendering the incremented v stays on the PPU address bus after a $2007 access.

@@ -1,7 +1,7 @@
 //! Trains the strong profile's weights (see weights/README.md):
 //! `cargo run --release -p ai --bin ai-train -- [--generations N] [--population N] [--games N]
 //! [--max-pieces N] [--level L] [--search placement|controller] [--tap-hz H] [--pieces nes|uniform]
-//! [--objective score|survive] [--seed S] [--start FILE] [--out FILE]`
+//! [--objective score|survive|transition] [--seed S] [--start FILE] [--out FILE]`
 
 use ai::eval::Weights;
 use ai::planner::SearchKind;
@@ -61,6 +61,7 @@ fn main() {
                 o.objective = match value.as_str() {
                     "score" => Objective::Score,
                     "survive" => Objective::Survive,
+                    "transition" => Objective::Transition,
                     v => fail(format!("unknown objective '{v}'")),
                 }
             }

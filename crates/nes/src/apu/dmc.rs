@@ -1,6 +1,6 @@
 //! The delta modulation channel, $4010-$4013: 1-bit delta samples fetched from CPU memory by DMA.
 
-use super::Voice;
+use super::{timer, Voice};
 use crate::state::{fields, Field, StateIo};
 
 /// NTSC rates in CPU cycles per output bit; the timer runs on APU cycles, so it counts half.
@@ -173,6 +173,31 @@ impl Dmc {
         }
     }
 
+    /// The first cycle after `now` on which [`Dmc::step`] acts.
+    pub fn next_action(&self, now: u64) -> Option<u64> {
+        let abort = self
+            .dma_from
+            .filter(|_| self.dma_aborts)
+            .map(|from| from.max(now + 1));
+        let due = |at: Option<u64>| at.filter(|&at| at > now);
+        [abort, due(self.stop_at), due(self.start_at)]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    /// `clocks` timer clocks at once, none of them the output unit's (the APU runs that
+    /// clock on its own, see [`Dmc::clocks_to_expiry`]).
+    pub fn run(&mut self, clocks: u64) {
+        let expired = timer::run(&mut self.timer, self.period.wrapping_sub(1), clocks);
+        debug_assert_eq!(expired, 0, "the DMC's output clock was skipped");
+    }
+
+    /// Timer clocks until the output unit is next clocked, that clock included.
+    pub fn clocks_to_expiry(&self) -> u64 {
+        timer::clocks_to_expiry(self.timer)
+    }
+
     fn restart(&mut self) {
         self.address = self.sample_address;
         self.bytes_remaining = self.sample_length;
@@ -185,7 +210,7 @@ impl Dmc {
             self.timer -= 1;
             return false;
         }
-        self.timer = self.period - 1;
+        self.timer = self.period.wrapping_sub(1);
         let level = self.output_level;
         if !self.silence {
             if self.shift & 1 != 0 {

@@ -132,6 +132,29 @@ impl FrameCounter {
         clocks
     }
 
+    /// Cycles until the first `step` that does more than count, that one included;
+    /// `first_get`: the cycles until the first get cycle.
+    pub fn cycles_to_action(&self, first_get: u64) -> u64 {
+        let sequence = u64::from(self.next_event.saturating_sub(self.cycle)).max(1);
+        let pending = self
+            .pending
+            .map_or(u64::MAX, |(_, delay)| u64::from(delay.max(1)));
+        let acknowledge = if self.irq_acknowledged {
+            first_get
+        } else {
+            u64::MAX
+        };
+        sequence.min(pending).min(acknowledge)
+    }
+
+    /// `cycles` steps that only count (fewer than [`FrameCounter::cycles_to_action`]).
+    pub fn run(&mut self, cycles: u64) {
+        self.cycle += cycles as u16;
+        if let Some((_, delay)) = &mut self.pending {
+            *delay -= cycles as u8;
+        }
+    }
+
     fn start(&mut self, val: u8) {
         self.five_step = val & 0x80 != 0;
         self.cycle = 0;

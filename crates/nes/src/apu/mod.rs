@@ -6,6 +6,15 @@
 //! register write or a $4015 read in cycle N sees the APU after cycle N's clocks. Pulse, noise and
 //! DMC timers run on APU cycles (every other CPU cycle); DMA get cycles are the CPU cycles on
 //! which those timers are clocked.
+//!
+//! Events: most cycles change nothing anyone can see (a timer counts down, the frame counter
+//! counts). `step()` only counts them; a cycle on which something may happen (a channel's
+//! output may move, the DMC's output unit is clocked, the frame counter or a $4015 write acts,
+//! the cycle after a register access or a DMA) runs in full, after the timers jump over the
+//! cycles since the last one. So the mixed level is constant between full cycles, and the
+//! resampler sees exactly the steps it saw when every cycle ran. The IRQ line, $4015, the DMA
+//! request and the DMC level change only on full cycles or on accesses, so they are always
+//! current; the timers are brought up to date before any access and for a save state.
 
 mod dmc;
 mod envelope;
@@ -16,6 +25,7 @@ mod mixer;
 mod noise;
 mod pulse;
 mod resampler;
+mod timer;
 mod triangle;
 
 use crate::state::{fields, Field, StateIo};
@@ -38,6 +48,10 @@ const OUTPUT_GAIN: f32 = 30_000.0;
 pub struct Apu {
     /// CPU cycles since power-on (the bus's cycle count).
     cycle: u64,
+    /// The cycle up to which the timers, the frame counter's count and the resampler have run.
+    synced: u64,
+    /// The next cycle that must run in full.
+    next_event: u64,
     pulse1: Pulse,
     pulse2: Pulse,
     triangle: Triangle,
@@ -56,8 +70,12 @@ pub struct Apu {
 
 impl Field for Apu {
     fn visit(&mut self, io: &mut StateIo) {
+        // A state holds every unit at the current cycle; a loaded one schedules afresh.
+        self.catch_up(self.cycle);
         let Apu {
             cycle,
+            synced: _,
+            next_event: _,
             pulse1,
             pulse2,
             triangle,
@@ -82,6 +100,8 @@ impl Field for Apu {
         );
         fields!(io, length_writes, mix_stale, resampler, filters);
         io.counter(cycle, "APU cycle counter");
+        self.synced = self.cycle;
+        self.next_event = self.cycle + 1;
     }
 }
 
@@ -89,6 +109,8 @@ impl Default for Apu {
     fn default() -> Apu {
         let mut apu = Apu {
             cycle: 0,
+            synced: 0,
+            next_event: 1,
             pulse1: Pulse::pulse1(),
             pulse2: Pulse::pulse2(),
             triangle: Triangle::default(),
@@ -112,12 +134,18 @@ fn is_get_cycle(cycle: u64) -> bool {
     cycle.is_multiple_of(2)
 }
 
+/// The get cycles after `from` up to `to` included.
+fn get_cycles_between(from: u64, to: u64) -> u64 {
+    to / 2 - from / 2
+}
+
 impl Apu {
     /// The reset button: $4015 cleared, $4017 written again with its last mode but the IRQ
     /// inhibit cleared (apu_reset's readme: "mode unchanged, IRQ inhibit sometimes cleared";
     /// 4017_timing needs the frame IRQ after reset), the triangle back at its first step, the
     /// DMC level's low bit kept.
     pub fn reset(&mut self) {
+        self.sync();
         self.write_status(0);
         self.dmc.reset();
         self.triangle.reset_phase();
@@ -126,26 +154,84 @@ impl Apu {
     }
 
     /// Advances one CPU cycle.
+    #[inline]
     pub fn step(&mut self) {
         self.cycle += 1;
-        self.dmc.step(self.cycle);
-        let clocks = self.frame_counter.step(is_get_cycle(self.cycle));
+        if self.cycle >= self.next_event {
+            self.run_cycle();
+        }
+    }
+
+    /// The current cycle in full, after the cycles skipped since the last one.
+    #[inline(never)]
+    fn run_cycle(&mut self) {
+        let cycle = self.cycle;
+        self.catch_up(cycle - 1);
+        self.synced = cycle;
+        self.dmc.step(cycle);
+        let clocks = self.frame_counter.step(is_get_cycle(cycle));
         if clocks.quarter || self.length_writes {
             self.frame_clocks(clocks);
         }
         let mut stale = self.mix_stale;
         stale |= self.triangle.step_timer();
-        if is_get_cycle(self.cycle) {
+        if is_get_cycle(cycle) {
             stale |= self.pulse1.step_timer();
             stale |= self.pulse2.step_timer();
             stale |= self.noise.step_timer();
-            stale |= self.dmc.step_timer(self.cycle);
+            stale |= self.dmc.step_timer(cycle);
         }
         // Mixing only when an output may have moved keeps the quiet cycles cheap.
         if stale {
             self.mix();
         }
-        self.resampler.end_cycle();
+        self.resampler.advance(1);
+        self.schedule();
+    }
+
+    /// Runs the cycles after `synced` up to `to`, on none of which anything happens but
+    /// counting (see [`Apu::schedule`]).
+    fn catch_up(&mut self, to: u64) {
+        let cycles = to - self.synced;
+        if cycles == 0 {
+            return;
+        }
+        let apu_cycles = get_cycles_between(self.synced, to);
+        self.synced = to;
+        self.triangle.run(cycles);
+        self.pulse1.run(apu_cycles);
+        self.pulse2.run(apu_cycles);
+        self.noise.run(apu_cycles);
+        self.dmc.run(apu_cycles);
+        self.frame_counter.run(cycles);
+        self.resampler.advance(cycles);
+    }
+
+    /// Finds the next cycle that must run in full: the first on which a channel's output may
+    /// change, the DMC's output unit is clocked or a pending $4015 write acts, or the frame
+    /// counter does more than count.
+    fn schedule(&mut self) {
+        let now = self.cycle;
+        let first_get = if is_get_cycle(now + 1) { 1 } else { 2 };
+        // The cycle of a get-cycle timer's `clocks`th clock.
+        let on_get = |clocks: u64| now + first_get + 2 * (clocks - 1);
+        let due = [
+            self.triangle.clocks_to_change().map(|clocks| now + clocks),
+            self.pulse1.clocks_to_change().map(on_get),
+            self.pulse2.clocks_to_change().map(on_get),
+            self.noise.clocks_to_change().map(on_get),
+            Some(on_get(self.dmc.clocks_to_expiry())),
+            self.dmc.next_action(now),
+            Some(now + self.frame_counter.cycles_to_action(first_get)),
+        ];
+        self.next_event = due.into_iter().flatten().min().unwrap_or(u64::MAX);
+    }
+
+    /// Brings every unit up to the current cycle and has the next cycle run in full (which
+    /// schedules again): for an access from outside, after which the schedule may be stale.
+    fn sync(&mut self) {
+        self.catch_up(self.cycle);
+        self.next_event = self.cycle + 1;
     }
 
     /// The frame counter's clocks (every half-frame clock is also a quarter-frame clock), and
@@ -193,6 +279,7 @@ impl Apu {
 
     /// $4015 read: clears the frame interrupt flag (on the next get cycle).
     pub fn read_status(&mut self) -> u8 {
+        self.sync();
         let status = self.peek_status();
         self.frame_counter.acknowledge_irq();
         status
@@ -212,6 +299,7 @@ impl Apu {
     /// Write to $4000-$4013, $4015 or $4017 (other addresses are ignored).
     pub fn write_register(&mut self, addr: u16, val: u8) {
         let reg = addr & 3;
+        self.sync();
         self.mix_stale = true;
         if addr <= 0x400F {
             self.length_writes = true;
@@ -269,6 +357,7 @@ impl Apu {
 
     /// The byte the DMC DMA read.
     pub fn dmc_dma_complete(&mut self, byte: u8) {
+        self.sync();
         self.dmc.dma_complete(byte, self.cycle);
     }
 
@@ -289,12 +378,14 @@ impl Apu {
         } else {
             sample_rate.clamp(8_000.0, 384_000.0)
         };
+        self.catch_up(self.cycle);
         self.resampler.set_sample_rate(sample_rate);
         self.filters.set_sample_rate(sample_rate as f32);
     }
 
     /// Appends every sample finished so far (mono, 16-bit) to `out`.
     pub fn take_samples(&mut self, out: &mut Vec<i16>) {
+        self.catch_up(self.cycle);
         let filters = &mut self.filters;
         self.resampler.take_samples(|level| {
             let sample = filters.run(level) * OUTPUT_GAIN;

@@ -2,7 +2,7 @@
 
 use super::envelope::Envelope;
 use super::length_counter::LengthCounter;
-use super::Voice;
+use super::{timer, Voice};
 use crate::state::{fields, Field, StateIo};
 
 /// NTSC periods in CPU cycles; the timer runs on APU cycles, so it counts half of these.
@@ -72,15 +72,37 @@ impl Noise {
     /// heard.
     pub fn step_timer(&mut self) -> bool {
         if self.timer == 0 {
-            self.timer = self.period - 1;
-            let tap = if self.short_mode { 6 } else { 1 };
-            let feedback = (self.shift ^ (self.shift >> tap)) & 1;
-            self.shift = (self.shift >> 1) | (feedback << 14);
+            self.timer = self.reload();
+            self.shift_lfsr();
             self.length.active()
         } else {
             self.timer -= 1;
             false
         }
+    }
+
+    fn reload(&self) -> u16 {
+        self.period.wrapping_sub(1)
+    }
+
+    fn shift_lfsr(&mut self) {
+        let tap = if self.short_mode { 6 } else { 1 };
+        let feedback = (self.shift ^ (self.shift >> tap)) & 1;
+        self.shift = (self.shift >> 1) | (feedback << 14);
+    }
+
+    /// `clocks` timer clocks at once.
+    pub fn run(&mut self, clocks: u64) {
+        let reload = self.reload();
+        for _ in 0..timer::run(&mut self.timer, reload, clocks) {
+            self.shift_lfsr();
+        }
+    }
+
+    /// Timer clocks until the output may change; None while the channel is silent.
+    pub fn clocks_to_change(&self) -> Option<u64> {
+        (self.length.active() && self.envelope.output() != 0)
+            .then(|| timer::clocks_to_expiry(self.timer))
     }
 
     pub fn quarter_frame(&mut self) {

@@ -2,7 +2,7 @@
 
 use super::envelope::Envelope;
 use super::length_counter::LengthCounter;
-use super::Voice;
+use super::{timer, Voice};
 use crate::state::{fields, Field, StateIo};
 
 /// Output of the 8-step sequencer per duty setting, bit n for step n (the step counts down):
@@ -111,6 +111,25 @@ impl Pulse {
             self.timer -= 1;
             false
         }
+    }
+
+    /// `clocks` timer clocks at once.
+    pub fn run(&mut self, clocks: u64) {
+        let steps = timer::run(&mut self.timer, self.period, clocks);
+        self.step = (u64::from(self.step) + 8 - steps % 8) as u8 & 7;
+    }
+
+    /// Timer clocks until the output may change: the sequencer reaching a step of the other
+    /// level; None while the channel is silent whatever its sequencer does.
+    pub fn clocks_to_change(&self) -> Option<u64> {
+        if !self.length.active() || self.muted() || self.envelope.output() == 0 {
+            return None;
+        }
+        let duty = DUTY_TABLE[usize::from(self.duty)];
+        let level = |step: u8| duty >> (step & 7) & 1;
+        let steps = (1..8).find(|&n| level(self.step.wrapping_sub(n)) != level(self.step))?;
+        let span = u64::from(self.period) + 1;
+        Some(timer::clocks_to_expiry(self.timer) + u64::from(steps - 1) * span)
     }
 
     pub fn quarter_frame(&mut self) {

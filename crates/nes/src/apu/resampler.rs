@@ -139,10 +139,10 @@ impl Resampler {
         }
     }
 
-    /// Moves to the next CPU cycle.
+    /// Moves on by `cycles` CPU cycles, over which the level holds.
     #[inline]
-    pub fn end_cycle(&mut self) {
-        self.pos += self.step;
+    pub fn advance(&mut self, cycles: u64) {
+        self.pos += self.step * cycles;
     }
 
     /// Hands out every finished sample (all those before the current cycle), at most the last

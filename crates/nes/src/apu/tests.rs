@@ -26,10 +26,12 @@ fn run(apu: &mut Apu, cycles: u64) {
     }
 }
 
-/// Runs until `done` holds, returning the cycles it took (panics after `limit`).
+/// Runs until `done` holds, returning the cycles it took (panics after `limit`). `done` sees
+/// the timers brought up to date after each cycle.
 fn cycles_until(apu: &mut Apu, limit: u64, done: impl Fn(&Apu) -> bool) -> u64 {
     for n in 1..=limit {
         apu.step();
+        apu.catch_up(apu.cycle);
         if done(apu) {
             return n;
         }
@@ -575,4 +577,97 @@ fn dmc_disable_acts_on_the_put_cycle_before_the_load_dma_get() {
         let took = cycles_until(&mut apu, 10, |apu| apu.peek_status() & 0x10 == 0);
         assert_eq!(took, delay, "start {start}");
     }
+}
+
+// ---- Event to event ----
+
+/// xorshift64: a fixed pseudo-random program, the same on every run.
+struct Program(u64);
+
+impl Program {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// True once in `n` calls on average.
+    fn one_in(&mut self, n: u64) -> bool {
+        self.next().is_multiple_of(n)
+    }
+}
+
+/// What anyone outside can see of the APU after a cycle, the timers brought up to date.
+fn observe(apu: &Apu) -> (u8, bool, Option<u16>, Vec<u8>) {
+    let mut copy = apu.clone();
+    let state = StateIo::save(|io| copy.visit(io));
+    (
+        apu.peek_status(),
+        apu.irq_line(),
+        apu.dmc_dma_request(),
+        state,
+    )
+}
+
+/// Register writes, $4015 reads, DMC DMAs, resets and rate changes at random cycles, for an
+/// APU that runs from event to event and one that runs every cycle in full (as before the
+/// events): every observation, every save state and every sample must be identical.
+#[test]
+fn events_give_exactly_what_running_every_cycle_gives() {
+    const REGISTERS: [u16; 22] = [
+        0x4000, 0x4001, 0x4002, 0x4003, 0x4004, 0x4005, 0x4006, 0x4007, 0x4008, 0x400A, 0x400B,
+        0x400C, 0x400E, 0x400F, 0x4010, 0x4011, 0x4012, 0x4013, 0x4015, 0x4015, 0x4017, 0x4017,
+    ];
+    let mut program = Program(0x9E37_79B9_7F4A_7C15);
+    let mut events = Apu::default();
+    let mut every_cycle = Apu::default();
+    let (mut heard, mut reference) = (Vec::new(), Vec::new());
+    for cycle in 0..3_000_000u64 {
+        every_cycle.next_event = 0;
+        every_cycle.step();
+        events.step();
+        if program.one_in(150) {
+            let addr = REGISTERS[program.next() as usize % REGISTERS.len()];
+            // $4015 mostly enables everything, so the channels sound.
+            let val = match program.next() as u8 {
+                v if addr == 0x4015 && v < 200 => 0x1F,
+                v => v,
+            };
+            for apu in [&mut events, &mut every_cycle] {
+                apu.write_register(addr, val);
+            }
+        }
+        if program.one_in(400) {
+            assert_eq!(events.read_status(), every_cycle.read_status());
+        }
+        if events.dmc_dma_request().is_some() && program.one_in(3) {
+            let byte = program.next() as u8;
+            events.dmc_dma_complete(byte);
+            every_cycle.dmc_dma_complete(byte);
+        }
+        if program.one_in(200_000) {
+            events.reset();
+            every_cycle.reset();
+        }
+        if program.one_in(30_000) {
+            let rate = 8_000.0 + (program.next() % 90_000) as f64;
+            events.set_sample_rate(rate);
+            every_cycle.set_sample_rate(rate);
+        }
+        if program.one_in(20_000) {
+            events.take_samples(&mut heard);
+            every_cycle.take_samples(&mut reference);
+        }
+        if cycle % 997 == 0 {
+            assert_eq!(observe(&events), observe(&every_cycle), "cycle {cycle}");
+        } else {
+            assert_eq!(events.irq_line(), every_cycle.irq_line(), "cycle {cycle}");
+            assert_eq!(events.dmc_dma_request(), every_cycle.dmc_dma_request());
+        }
+    }
+    events.take_samples(&mut heard);
+    every_cycle.take_samples(&mut reference);
+    assert!(heard.iter().filter(|&&s| s != 0).count() > heard.len() / 2);
+    assert!(heard == reference, "the samples differ");
 }

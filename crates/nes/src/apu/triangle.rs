@@ -1,7 +1,7 @@
 //! The triangle channel, $4008-$400B.
 
 use super::length_counter::LengthCounter;
-use super::Voice;
+use super::{timer, Voice};
 use crate::state::{fields, Field, StateIo};
 
 /// The 32-step sequence: 15 down to 0, then 0 up to 15.
@@ -72,10 +72,7 @@ impl Triangle {
     pub fn step_timer(&mut self) -> bool {
         if self.timer == 0 {
             self.timer = self.period;
-            // Periods 0 and 1 would play at 56 and 28 kHz, which the console's filters turn
-            // into a constant level; holding the step gives that level without the buzz of
-            // resampling an ultrasonic wave (games write period 0 to silence the triangle).
-            if self.linear_counter > 0 && self.length.active() && self.period >= 2 {
+            if self.sequencing() {
                 self.step = (self.step + 1) & 31;
                 return true;
             }
@@ -83,6 +80,27 @@ impl Triangle {
             self.timer -= 1;
         }
         false
+    }
+
+    /// Periods 0 and 1 would play at 56 and 28 kHz, which the console's filters turn into a
+    /// constant level; holding the step gives that level without the buzz of resampling an
+    /// ultrasonic wave (games write period 0 to silence the triangle).
+    fn sequencing(&self) -> bool {
+        self.linear_counter > 0 && self.length.active() && self.period >= 2
+    }
+
+    /// `clocks` timer clocks at once.
+    pub fn run(&mut self, clocks: u64) {
+        let steps = timer::run(&mut self.timer, self.period, clocks);
+        if self.sequencing() {
+            self.step = (u64::from(self.step) + steps) as u8 & 31;
+        }
+    }
+
+    /// Timer clocks until the sequencer next moves; None while it holds its step.
+    pub fn clocks_to_change(&self) -> Option<u64> {
+        self.sequencing()
+            .then(|| timer::clocks_to_expiry(self.timer))
     }
 
     pub fn quarter_frame(&mut self) {
@@ -106,9 +124,8 @@ impl Triangle {
     }
 
     pub fn voice(&self) -> Voice {
-        let sounding = self.linear_counter > 0 && self.length.active() && self.period >= 2;
         Voice {
-            volume: if sounding { 15 } else { 0 },
+            volume: if self.sequencing() { 15 } else { 0 },
             period: self.period,
             mode: 0,
             frequency: super::CPU_CLOCK_HZ / (32.0 * f64::from(self.period + 1)),

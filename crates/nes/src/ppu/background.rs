@@ -65,7 +65,8 @@ impl Pipeline {
     /// `dots` dots' worth of shifting.
     pub(super) fn shift(&mut self, dots: u16) {
         self.shift_low <<= dots;
-        self.shift_high <<= dots;
+        // The high plane's serial input is wired to 1 (drawn only when a reload is skipped).
+        self.shift_high = self.shift_high << dots | ((1 << dots) - 1);
         self.attr_low <<= dots;
         self.attr_high <<= dots;
     }

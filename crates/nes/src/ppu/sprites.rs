@@ -5,10 +5,17 @@
 //! scan OAM for the sprites of the next line (odd dots read OAM, even dots write secondary
 //! OAM), and dots 257-320 fetch the eight slots' patterns. The scan uses OAMADDR as its pointer,
 //! as the hardware does, including the diagonal walk that makes the overflow flag unreliable.
-//! The fetched patterns are laid out into a 256-pixel line buffer right away: nothing can
-//! change them before the next line draws, and it saves eight shifters per dot.
+//!
+//! Each fetch loads one of eight output units (slots): a pattern row in two shift registers
+//! and an X counter. From dot 340 with rendering on, each counter counts down one per visible
+//! dot and its slot then draws, shifting one pixel a dot. The counters keep counting with
+//! rendering off (the shifters stop), and a slot left drawing when dot 340 passes in forced
+//! blank draws as soon as rendering is back (AccuracyCoin's stale shift register tests). While
+//! rendering stays on, which is nearly always, the slots draw exactly what the fetch laid out
+//! in a 256-pixel line buffer right away, and that saves eight shifters per dot: the slots
+//! only run dot by dot once rendering was switched on or off since the line's fetches.
 
-use super::{ctrl, Ppu};
+use super::{ctrl, Ppu, PRE_RENDER_LINE};
 use crate::cartridge::Cartridge;
 use crate::state::{fields, Field, StateIo};
 
@@ -31,10 +38,18 @@ pub(super) struct Sprites {
     /// The first sprite the scan looked at was in range: slot 0 is sprite 0.
     sprite0_next: bool,
     sprite0_in_line: bool,
-    /// Sprites fetched for the next line (0: its line buffer is empty).
+    /// Sprites drawn into the next line's buffer (0: it is empty).
     pub(super) count: u8,
     pattern_low: u8,
     line: [u8; 256],
+    slots: [Slot; 8],
+    /// The line buffer draws this line: the slots were loaded by a whole run of fetches and
+    /// have counted with rendering on from dot 340 on. Otherwise they run dot by dot.
+    pub(super) buffered: bool,
+    /// Rendering has stayed on since this line's fetches began at dot 257.
+    clean_fetch: bool,
+    /// The pre-render line skipped dot 340: the counters start after line 0's first dot.
+    late_start: bool,
     /// Rendering stopped mid-line with secondary OAM's address here: when it restarts, this
     /// row of OAM (eight bytes) becomes a copy of row 0.
     pub(super) oam_corruption: Option<u8>,
@@ -53,6 +68,10 @@ impl Field for Sprites {
             count,
             pattern_low,
             line,
+            slots,
+            buffered,
+            clean_fetch,
+            late_start,
             oam_corruption,
         } = self;
         fields!(
@@ -64,7 +83,15 @@ impl Field for Sprites {
             sprite0_next,
             sprite0_in_line
         );
-        fields!(io, pattern_low, line);
+        fields!(
+            io,
+            pattern_low,
+            line,
+            slots,
+            buffered,
+            clean_fetch,
+            late_start
+        );
         io.checked(oam_corruption, "OAM corruption row", |row| {
             row.is_none_or(|r| r < 32)
         });
@@ -86,6 +113,10 @@ impl Default for Sprites {
             count: 0,
             pattern_low: 0,
             line: [0; 256],
+            slots: [Slot::default(); 8],
+            buffered: false,
+            clean_fetch: false,
+            late_start: false,
             oam_corruption: None,
         }
     }
@@ -100,7 +131,78 @@ pub(super) struct Pixel {
     pub is_sprite0: bool,
 }
 
+/// One sprite output unit.
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    /// The pattern row, flipped as drawn: bit 7 is the next pixel.
+    low: u8,
+    high: u8,
+    /// Line-buffer layout: palette, behind background, sprite 0.
+    flags: u8,
+    /// Visible dots left before the slot draws.
+    counter: u8,
+    /// The counter ran out: the slot draws and shifts.
+    drawing: bool,
+}
+
+impl Field for Slot {
+    fn visit(&mut self, io: &mut StateIo) {
+        let Slot {
+            low,
+            high,
+            flags,
+            counter,
+            drawing,
+        } = self;
+        fields!(io, low, high, flags, counter, drawing);
+    }
+}
+
 impl Sprites {
+    /// One visible dot of the slots run one by one: each counts down or draws; `shift` with
+    /// rendering on. Returns the pixel of the first opaque drawing slot.
+    pub(super) fn clock_slots(&mut self, shift: bool) -> Pixel {
+        let mut pixel = Pixel::default();
+        for slot in &mut self.slots {
+            if !slot.drawing {
+                if slot.counter > 0 {
+                    slot.counter -= 1;
+                    continue;
+                }
+                slot.drawing = true;
+            }
+            let colour = slot.low >> 7 | (slot.high >> 7) << 1;
+            if colour != 0 && pixel.colour == 0 {
+                pixel = Pixel {
+                    colour: colour | (slot.flags & 0x0C),
+                    behind_bg: slot.flags & BEHIND_BG != 0,
+                    is_sprite0: slot.flags & SPRITE0 != 0,
+                };
+            }
+            if shift {
+                slot.low <<= 1;
+                slot.high <<= 1;
+            }
+        }
+        pixel
+    }
+
+    /// A visible line run with rendering off: every counter runs out, nothing shifts.
+    pub(super) fn idle_line(&mut self) {
+        for slot in &mut self.slots {
+            slot.drawing = true;
+        }
+    }
+
+    /// Dot 340 with rendering on (or after line 0's first dot when the pre-render line skipped
+    /// it): every slot counts down again from its X.
+    fn start_counting(&mut self) {
+        for slot in &mut self.slots {
+            slot.drawing = false;
+        }
+        self.buffered = self.clean_fetch;
+    }
+
     pub(super) fn pixel(&self, x: usize) -> Pixel {
         let p = self.line[x];
         Pixel {
@@ -120,9 +222,10 @@ impl Ppu {
         }
     }
 
-    /// Whether a sprite with OAM Y byte `y` covers the line after the current one.
+    /// Whether a sprite with OAM Y byte `y` covers the line after the current one. The
+    /// comparison sees the line number's low 8 bits: the pre-render line counts as line 5.
     fn sprite_in_range(&self, y: u8) -> bool {
-        self.render_line.wrapping_sub(u16::from(y)) < self.sprite_height()
+        (self.render_line & 0xFF).wrapping_sub(u16::from(y)) < self.sprite_height()
     }
 
     /// The sprite work of one dot (rendering on, visible or pre-render line).
@@ -141,14 +244,16 @@ impl Ppu {
             257..=320 => {
                 self.oam_addr = 0;
                 if dot == 257 {
-                    let s = &mut self.sprites;
-                    s.count = if visible { s.secondary_addr / 4 } else { 0 };
-                    s.sprite0_in_line = visible && s.sprite0_next;
-                    s.line = [0; 256];
+                    self.start_fetches();
                 }
                 self.fetch_sprite(cart);
             }
-            321..=340 | 0 => self.sprites.oam_bus = self.sprites.secondary[0],
+            321..=340 | 0 => {
+                self.sprites.oam_bus = self.sprites.secondary[0];
+                if dot == 340 {
+                    self.sprites.start_counting();
+                }
+            }
             _ => {}
         }
     }
@@ -170,6 +275,71 @@ impl Ppu {
     /// Rendering was switched off in the middle of a rendering line.
     pub(super) fn rendering_stopped(&mut self) {
         self.sprites.oam_corruption = Some(self.secondary_oam_addr());
+    }
+
+    /// Rendering is switched on or off (the render part is at this dot): from here on the slots
+    /// run dot by dot, starting from where the line buffer's drawing has brought them.
+    pub(super) fn rendering_switched(&mut self) {
+        self.sprites.clean_fetch = false;
+        self.unbuffer_slots();
+    }
+
+    /// The slots as the line buffer's drawing has left them at this dot, run dot by dot from
+    /// here on.
+    fn unbuffer_slots(&mut self) {
+        let s = &mut self.sprites;
+        if !std::mem::take(&mut s.buffered) {
+            return;
+        }
+        let drawn = if self.render_line < 240 {
+            self.render_dot.saturating_sub(1).min(256)
+        } else {
+            0
+        };
+        for slot in &mut s.slots {
+            match drawn.checked_sub(u16::from(slot.counter)) {
+                Some(shifts) if shifts > 0 => {
+                    slot.drawing = true;
+                    slot.counter = 0;
+                    slot.low = slot.low.checked_shl(u32::from(shifts)).unwrap_or(0);
+                    slot.high = slot.high.checked_shl(u32::from(shifts)).unwrap_or(0);
+                }
+                _ => slot.counter -= drawn as u8,
+            }
+        }
+    }
+
+    /// Dot 257: the fetches for the next line begin, with a clear line buffer.
+    fn start_fetches(&mut self) {
+        self.unbuffer_slots();
+        let s = &mut self.sprites;
+        s.count = 0;
+        s.sprite0_in_line = s.sprite0_next;
+        s.line = [0; 256];
+        s.clean_fetch = true;
+    }
+
+    /// The pre-render line skipped dot 340 with rendering on: the counters start after line
+    /// 0's first dot, where slots still drawing draw a pixel at x = 0 (AccuracyCoin's "Sprites
+    /// On Scanline 0"). With none drawing, that is the same as starting on time.
+    pub(super) fn skipped_last_dot(&mut self) {
+        if self.sprites.slots.iter().any(|slot| slot.drawing) {
+            self.sprites.late_start = true;
+            self.sprites.buffered = false;
+        } else {
+            self.sprites.start_counting();
+        }
+    }
+
+    /// After a visible dot of the slots: the late start after line 0's first one.
+    pub(super) fn after_first_dot(&mut self) {
+        if std::mem::take(&mut self.sprites.late_start) {
+            let clean = self.sprites.clean_fetch;
+            self.sprites.start_counting();
+            // Drawn dot by dot to the end of the line all the same.
+            self.sprites.buffered = false;
+            self.sprites.clean_fetch = clean;
+        }
     }
 
     /// On each rendering dot: the first one after rendering stopped mid-line overwrites the row
@@ -218,12 +388,8 @@ impl Ppu {
     /// Dots 257-340 at once: the eight slots' fetches, then the idle reads of slot 0. The
     /// unused nametable fetches are left out: only a mapper watching the bus could see them.
     pub(super) fn fetch_line(&mut self, cart: &mut Cartridge) {
-        let visible = self.render_line < 240;
         self.oam_addr = 0;
-        let s = &mut self.sprites;
-        s.count = if visible { s.secondary_addr / 4 } else { 0 };
-        s.sprite0_in_line = visible && s.sprite0_next;
-        s.line = [0; 256];
+        self.start_fetches();
         for slot in 0..8 {
             let entry = &self.sprites.secondary[slot * 4..slot * 4 + 4];
             let (y, tile, attr, x) = (entry[0], entry[1], entry[2], entry[3]);
@@ -231,11 +397,14 @@ impl Ppu {
             let low = cart.ppu_read(addr);
             let high = cart.ppu_read(addr | 8);
             self.sprites.pattern_low = low;
-            if slot < usize::from(self.sprites.count) {
-                self.draw_sprite_row(slot, low, high, attr, x);
-            }
+            self.load_slot(slot, y, low, high, attr, x);
         }
         self.sprites.oam_bus = self.sprites.secondary[0];
+        if self.render_line == PRE_RENDER_LINE && self.skip_last_dot {
+            self.skipped_last_dot();
+        } else {
+            self.sprites.start_counting();
+        }
     }
 
     /// One dot of the OAM scan (dots 65-256).
@@ -303,10 +472,8 @@ impl Ppu {
             4 => self.sprites.pattern_low = cart.ppu_read(self.sprite_pattern_addr(y, tile, attr)),
             6 => {
                 let high = cart.ppu_read(self.sprite_pattern_addr(y, tile, attr) | 8);
-                if slot < usize::from(self.sprites.count) {
-                    let low = self.sprites.pattern_low;
-                    self.draw_sprite_row(slot, low, high, attr, x);
-                }
+                let low = self.sprites.pattern_low;
+                self.load_slot(slot, y, low, high, attr, x);
             }
             _ => {}
         }
@@ -329,13 +496,14 @@ impl Ppu {
         table | tile << 4 | (row & 7)
     }
 
-    /// Lays one fetched sprite row into the line buffer; earlier slots win where both are
-    /// opaque (whatever their background priority).
-    fn draw_sprite_row(&mut self, slot: usize, low: u8, high: u8, attr: u8, x: u8) {
-        let (low, high) = if attr & 0x40 != 0 {
-            (low.reverse_bits(), high.reverse_bits())
-        } else {
-            (low, high)
+    /// Loads a slot with a fetched sprite row, transparent unless the sprite's Y is in range
+    /// (checked again here, as the hardware does: the secondary OAM of an empty slot or a
+    /// stale one on the pre-render line may hold anything), and lays it into the line buffer.
+    fn load_slot(&mut self, slot: usize, y: u8, low: u8, high: u8, attr: u8, x: u8) {
+        let (low, high) = match (self.sprite_in_range(y), attr & 0x40 != 0) {
+            (false, _) => (0, 0),
+            (true, false) => (low, high),
+            (true, true) => (low.reverse_bits(), high.reverse_bits()),
         };
         let mut flags = (attr & 3) << 2;
         if attr & 0x20 != 0 {
@@ -344,6 +512,23 @@ impl Ppu {
         if slot == 0 && self.sprites.sprite0_in_line {
             flags |= SPRITE0;
         }
+        let s = &mut self.sprites;
+        s.slots[slot] = Slot {
+            low,
+            high,
+            flags,
+            counter: x,
+            drawing: s.slots[slot].drawing,
+        };
+        if low | high != 0 {
+            s.count += 1;
+            self.draw_sprite_row(low, high, flags, x);
+        }
+    }
+
+    /// Lays one sprite row into the line buffer; earlier slots win where both are opaque
+    /// (whatever their background priority).
+    fn draw_sprite_row(&mut self, low: u8, high: u8, flags: u8, x: u8) {
         for px in 0..8 {
             let Some(cell) = self.sprites.line.get_mut(usize::from(x) + px) else {
                 break;

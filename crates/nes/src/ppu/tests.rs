@@ -23,6 +23,14 @@ fn set_addr(ppu: &mut Ppu, cart: &mut Cartridge, addr: u16) {
     ppu.write_register(6, addr as u8, cart);
 }
 
+/// Writes PPUMASK and runs the dots until it takes effect.
+fn write_mask(ppu: &mut Ppu, cart: &mut Cartridge, val: u8) {
+    ppu.write_register(1, val, cart);
+    for _ in 0..MASK_DELAY {
+        ppu.step(cart);
+    }
+}
+
 fn write_vram(ppu: &mut Ppu, cart: &mut Cartridge, addr: u16, bytes: &[u8]) {
     set_addr(ppu, cart, addr);
     for &b in bytes {
@@ -154,7 +162,7 @@ fn palette_mirrors_greyscale_and_increment_32() {
     // $3F20-$3FFF mirror the 32 entries.
     set_addr(&mut ppu, &mut cart, 0x3FE4);
     assert_eq!(ppu.read_register(7, &mut cart) & 0x3F, 0x35);
-    ppu.write_register(1, mask::GREYSCALE, &mut cart);
+    write_mask(&mut ppu, &mut cart, mask::GREYSCALE);
     set_addr(&mut ppu, &mut cart, 0x3F04);
     assert_eq!(ppu.read_register(7, &mut cart) & 0x3F, 0x30);
 
@@ -203,11 +211,12 @@ fn stopping_rendering_mid_line_corrupts_an_oam_row_when_it_restarts() {
         *byte = i as u8;
     }
     ppu.write_register(1, mask::SPRITES, &mut cart);
-    run_to(&mut ppu, &mut cart, 0, 10); // the secondary OAM clear is at address 4
+    // Taking effect at dot 10, where the secondary OAM clear is at address 4.
+    run_to(&mut ppu, &mut cart, 0, 10 - u16::from(MASK_DELAY));
     ppu.write_register(1, 0, &mut cart);
     run_to(&mut ppu, &mut cart, 10, 0);
     assert_eq!(ppu.oam[32], 32, "nothing happens while rendering is off");
-    ppu.write_register(1, mask::SPRITES, &mut cart);
+    write_mask(&mut ppu, &mut cart, mask::SPRITES);
     ppu.step(&mut cart);
     assert_eq!(&ppu.oam[32..40], &[0, 1, 2, 3, 4, 5, 6, 7]);
     assert_eq!((ppu.oam[31], ppu.oam[40]), (31, 40));
@@ -397,4 +406,94 @@ fn tall_sprites_take_their_table_from_the_tile_number() {
     assert_eq!(at(40, 101), 0x20);
     assert_eq!(at(47, 109), 0x20);
     assert_eq!(at(47, 101), 0x0F);
+}
+
+/// The frame buffer's pixel at (`x`, `y`).
+fn pixel_at(ppu: &Ppu, x: usize, y: usize) -> u16 {
+    ppu.frame_buffer[y * WIDTH + x]
+}
+
+/// Writes PPUMASK so that it takes effect on dot `dot` of line `line`.
+fn mask_at(ppu: &mut Ppu, cart: &mut Cartridge, line: u16, dot: u16, val: u8) {
+    run_to(ppu, cart, line, dot - u16::from(MASK_DELAY));
+    ppu.write_register(1, val, cart);
+}
+
+#[test]
+fn mask_writes_take_effect_three_dots_later() {
+    let (mut ppu, mut cart) = (Ppu::default(), cart());
+    background_scene(&mut ppu, &mut cart);
+    write_mask(&mut ppu, &mut cart, mask::BG | mask::BG_LEFT);
+    set_addr(&mut ppu, &mut cart, 0x2000);
+    run_to(&mut ppu, &mut cart, 10, 100);
+    ppu.write_register(1, 0, &mut cart);
+    run_to(&mut ppu, &mut cart, 11, 0);
+    // Dots 100-102 still draw (x = dot - 1), dot 103 on shows the backdrop.
+    assert_eq!(pixel_at(&ppu, 101, 10), 0x16);
+    assert_eq!(pixel_at(&ppu, 102, 10), 0x0F);
+}
+
+/// Tile 2 with only its top-left pixel set (colour 3), drawn as $13, and sprite 0 at
+/// (`x`, `y`) with no other sprite.
+fn one_pixel_sprite(ppu: &mut Ppu, cart: &mut Cartridge, x: u8, y: u8) {
+    write_vram(ppu, cart, 0x0020, &[0x80, 0, 0, 0, 0, 0, 0, 0, 0x80]);
+    write_vram(ppu, cart, 0x3F11, &[0x11, 0x12, 0x13]);
+    ppu.oam = [0xFF; 256];
+    place_sprite(ppu, 0, y, 2, 0, x);
+    set_addr(ppu, cart, 0x2000);
+}
+
+#[test]
+fn a_sprite_left_loaded_in_forced_blank_draws_as_soon_as_rendering_returns() {
+    let (mut ppu, mut cart) = (Ppu::default(), cart());
+    background_scene(&mut ppu, &mut cart);
+    one_pixel_sprite(&mut ppu, &mut cart, 100, 20);
+    let on = mask::RENDERING | mask::BG_LEFT | mask::SPRITES_LEFT;
+    write_mask(&mut ppu, &mut cart, on);
+    // Off after line 20's sprite fetches, so dot 340 passes in forced blank and the slot,
+    // left drawing, does not count down from X again.
+    mask_at(&mut ppu, &mut cart, 20, 300, 0);
+    mask_at(&mut ppu, &mut cart, 21, 50, on);
+    run_to(&mut ppu, &mut cart, 22, 0);
+    assert_eq!(pixel_at(&ppu, 49, 21), 0x13);
+    assert_eq!(pixel_at(&ppu, 100, 21), 0x16);
+}
+
+#[test]
+fn sprite_x_counters_keep_counting_in_forced_blank() {
+    let (mut ppu, mut cart) = (Ppu::default(), cart());
+    background_scene(&mut ppu, &mut cart);
+    one_pixel_sprite(&mut ppu, &mut cart, 100, 20);
+    let on = mask::RENDERING | mask::BG_LEFT | mask::SPRITES_LEFT;
+    write_mask(&mut ppu, &mut cart, on);
+    mask_at(&mut ppu, &mut cart, 21, 20, 0);
+    mask_at(&mut ppu, &mut cart, 21, 60, on);
+    run_to(&mut ppu, &mut cart, 22, 0);
+    assert_eq!(pixel_at(&ppu, 100, 21), 0x13);
+    // Off across the sprite's X: its counter ran out unseen, and the unshifted row is drawn
+    // when rendering returns.
+    mask_at(&mut ppu, &mut cart, 21, 90, 0);
+    mask_at(&mut ppu, &mut cart, 21, 120, on);
+    run_to(&mut ppu, &mut cart, 22, 0);
+    assert_eq!(pixel_at(&ppu, 119, 21), 0x13);
+    assert_eq!(pixel_at(&ppu, 100, 21), 0x0F);
+}
+
+#[test]
+fn skipped_background_reloads_draw_the_high_planes_serial_input() {
+    let (mut ppu, mut cart) = (Ppu::default(), cart());
+    // Every tile transparent; colour 2 of palette 0 is $22.
+    write_vram(&mut ppu, &mut cart, 0x3F00, &[0x0F, 0x21, 0x22]);
+    set_addr(&mut ppu, &mut cart, 0x2000);
+    write_mask(&mut ppu, &mut cart, mask::BG | mask::BG_LEFT);
+    // Off for dots 120-137: the reloads at 121, 129 and 137 are skipped, and the shifters
+    // reach the reload at 145 after 14 shifts instead of 8, six of them shifting in 1s.
+    mask_at(&mut ppu, &mut cart, 10, 120, 0);
+    mask_at(&mut ppu, &mut cart, 10, 138, mask::BG | mask::BG_LEFT);
+    run_to(&mut ppu, &mut cart, 11, 0);
+    let line: Vec<u16> = (144..154).map(|x| pixel_at(&ppu, x, 10)).collect();
+    assert_eq!(
+        line,
+        [0x0F, 0x0F, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22, 0x0F, 0x0F]
+    );
 }

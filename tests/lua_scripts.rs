@@ -2,10 +2,10 @@
 //! and their printed output (stdout, and stderr lines prefixed `stderr: `) must equal
 //! `lua/<name>.expected`.
 
-use lua::{MovieMode, MovieStatus, Scripts, Stream};
+use lua::{HostFiles, MovieMode, MovieStatus, Scripts, Stream};
 use nes::Console;
 use std::cell::RefCell;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 /// NROM-128 program at $C000 (mirrored at $8000), written for these tests:
@@ -92,6 +92,15 @@ impl Session {
         }
     }
 
+    /// Slot files go to `dir` as `slot<n>.state`.
+    fn files(&mut self, dir: &Path) {
+        let dir = dir.to_path_buf();
+        self.scripts.set_files(HostFiles {
+            slot: Box::new(move |n| Some(dir.join(format!("slot{n}.state")))),
+            write: |path, bytes| std::fs::write(path, bytes),
+        });
+    }
+
     fn load(&mut self, name: &str) {
         self.load_path(&format!("lua/{name}.lua"));
     }
@@ -113,6 +122,14 @@ impl Session {
     fn output(&self) -> String {
         self.output.borrow().clone()
     }
+}
+
+/// A fresh directory for one test's files.
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("nestor-lua-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temporary directory");
+    dir
 }
 
 /// Compares with the expected file; on a difference the output is kept in `<name>.actual`.
@@ -150,6 +167,11 @@ fn memory_reads_writes_and_registers() {
 }
 
 #[test]
+fn lag_frames_are_frames_without_a_controller_read() {
+    check("lag", 7);
+}
+
+#[test]
 fn frame_order_of_callbacks() {
     check("frame_order", 3);
 }
@@ -181,7 +203,44 @@ fn joypad_invert_flips_the_users_buttons() {
 
 #[test]
 fn savestate_round_trip() {
-    check("savestate", 12);
+    let mut s = Session::new();
+    s.files(&temp_dir("savestate"));
+    s.load("savestate");
+    s.frames(12);
+    expect("savestate", &s.output());
+}
+
+#[test]
+fn savestates_persist_in_slot_files_across_runs() {
+    let dir = temp_dir("persist");
+    std::fs::write(dir.join("slot5.state"), b"not a state").expect("damaged slot file");
+    let mut first = Session::new();
+    first.files(&dir);
+    first.load("persist_save");
+    first.frames(2);
+    let saved = std::fs::read(dir.join("slot3.state")).expect("slot 3 written");
+    assert!(
+        saved.starts_with(b"NESTORSS"),
+        "the machine's save-state format"
+    );
+    let mut second = Session::new();
+    second.files(&dir);
+    second.load("persist_load");
+    second.frames(7);
+    let output = first.output() + &second.output();
+    expect(
+        "persist",
+        &output.replace(dir.to_str().expect("UTF-8 path"), "DIR"),
+    );
+}
+
+#[test]
+fn movie_record_and_play_from_a_script() {
+    let mut s = Session::new();
+    s.files(&temp_dir("movie"));
+    s.load("movie_record");
+    s.frames(30);
+    expect("movie_record", &s.output());
 }
 
 #[test]

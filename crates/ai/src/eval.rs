@@ -294,16 +294,8 @@ pub fn strong_features(board: &Board, placed: &[Placed], level: u8) -> [f64; STR
     ]
 }
 
-/// Stack height from which the strong profile stops building and burns: 15 rows at 3 frames
-/// per row (level 18), 12 at 2 frames per row (levels 19-28), where a piece has less time to
-/// get past a high stack.
-pub fn burn_height(level: u8) -> u8 {
-    if drop_speed(level) >= 3 {
-        15
-    } else {
-        12
-    }
-}
+/// Stack height from which the strong profile stops building and burns.
+pub const BURN_HEIGHT: u8 = 12;
 
 /// The evaluation profiles.
 #[derive(Clone, Debug)]
@@ -327,7 +319,7 @@ impl Profile {
     /// (1 frame per row), where it survives far longer than Tetris building.
     pub fn at(&self, level: u8, height: u8) -> &Profile {
         match self {
-            Profile::Strong(_) if level >= 29 || height >= burn_height(level) => &Profile::Classic,
+            Profile::Strong(_) if level >= 29 || height >= BURN_HEIGHT => &Profile::Classic,
             p => p,
         }
     }

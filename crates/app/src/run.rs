@@ -94,6 +94,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     } else {
         let mut scripts = lua::Scripts::new(crate::rom_bytes(&args.rom)?.1, &name);
         scripts.set_movie(movies.status(0));
+        scripts.set_files(files::lua_files(&name));
         for path in &args.lua {
             scripts
                 .load(&mut console, path)

@@ -496,10 +496,8 @@ impl App {
         self.fps_since = Instant::now();
     }
 
-    /// `<data dir>/nestor/states/<rom>.<slot>.state`.
     fn state_path(&self, slot: usize) -> Option<PathBuf> {
-        let name = format!("{}.{slot}.state", self.rom.stem());
-        files::data_dir().map(|dir| dir.join("states").join(name))
+        files::state_path(&self.rom.name, slot as u32)
     }
 
     fn save_state(&mut self, slot: usize) {
@@ -770,6 +768,7 @@ fn load_scripts(
     });
     let mut scripts = Scripts::with_output(rom.bytes.clone(), &rom.name, output);
     scripts.set_interactive(true);
+    scripts.set_files(files::lua_files(&rom.name));
     for path in paths {
         if let Err(err) = scripts.load(console, path) {
             eprintln!("nestor: {err}");

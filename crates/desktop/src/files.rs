@@ -28,6 +28,22 @@ pub fn data_dir() -> Option<PathBuf> {
     }
 }
 
+/// `<data dir>/states/<rom>.<slot>.state`: the window's save-state slots, and Lua's numbered
+/// savestates.
+pub fn state_path(rom_name: &str, slot: u32) -> Option<PathBuf> {
+    let name = format!("{}.{slot}.state", safe_stem(rom_name));
+    data_dir().map(|dir| dir.join("states").join(name))
+}
+
+/// The files Lua scripts write: numbered savestates in the slot files, written atomically.
+pub fn lua_files(rom_name: &str) -> lua::HostFiles {
+    let rom_name = rom_name.to_string();
+    lua::HostFiles {
+        slot: Box::new(move |slot| state_path(&rom_name, slot)),
+        write: write_atomic,
+    }
+}
+
 /// A ROM's file name without its extension, reduced to letters, digits, `-` and `_`, for the
 /// names of its save and screenshot files.
 pub fn safe_stem(rom_name: &str) -> String {

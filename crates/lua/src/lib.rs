@@ -10,13 +10,14 @@
 mod api;
 mod bitops;
 mod colour;
+mod fm2;
 mod format;
 mod overlay;
 mod script;
 mod state;
 mod watch;
 
-pub use state::{HostInput, MovieMode, MovieStatus, Output, SpeedMode, Stream};
+pub use state::{HostFiles, HostInput, MovieMode, MovieStatus, Output, SpeedMode, Stream};
 
 use script::Script;
 use state::{state, PadOverride, Shared};
@@ -30,15 +31,45 @@ use nes::Console;
 /// The scanline where FCEUX's frame (and so the scripts' frame boundary) begins.
 const FRAME_START_LINE: u16 = 240;
 
+/// More CPU cycles than one step can take (an instruction with an OAM DMA of 513 cycles and
+/// DMC fetches in it).
+const LONGEST_STEP: u64 = 1000;
+
+/// CPU cycles (three PPU dots each, at most one dot skipped per frame) before the PPU next
+/// enters the frame-start line.
+fn cycles_to_frame_start(ppu: &nes::ppu::Ppu) -> u64 {
+    const LINE_DOTS: u64 = 341;
+    let line = u64::from(ppu.scanline);
+    let start = u64::from(FRAME_START_LINE);
+    let lines = if line < start {
+        start - line
+    } else {
+        u64::from(nes::ppu::PRE_RENDER_LINE) + 1 - line + start
+    };
+    (lines * LINE_DOTS).saturating_sub(u64::from(ppu.dot) + 1) / 3
+}
+
 pub struct Scripts {
     shared: Rc<RefCell<Shared>>,
     scripts: Vec<Script>,
     /// Union of the scripts' hooked addresses.
     watch: Watch,
-    /// Instructions run and controller polls seen since the session state was last updated
-    /// (kept here so that the per-instruction loop touches no shared state).
+    /// Some address is hooked.
+    hooked: bool,
+    /// Instructions run since the session state was last updated (kept here so that the
+    /// per-instruction loop touches no shared state).
     instructions: u64,
-    polled: bool,
+}
+
+/// A script's movie reached the frame `movie.play` was asked to pause at.
+fn pause_for_movie(s: &mut Shared) {
+    if s.headless && !s.paused {
+        s.print(
+            Stream::Err,
+            "movie.play: pause frame reached; no window to pause in a headless run; continuing",
+        );
+    }
+    s.paused = true;
 }
 
 /// The registers a script can see and change.
@@ -66,8 +97,8 @@ impl Scripts {
             shared: Rc::new(RefCell::new(Shared::new(rom, rom_name.to_string(), output))),
             scripts: Vec::new(),
             watch: Watch::default(),
+            hooked: false,
             instructions: 0,
-            polled: false,
         }
     }
 
@@ -97,6 +128,12 @@ impl Scripts {
     /// Keyboard and mouse state for `input.get`.
     pub fn set_input(&mut self, input: HostInput) {
         self.shared.borrow_mut().input = input;
+    }
+
+    /// Where `savestate.persist` and `movie.record` write their files, and where
+    /// `savestate.create`/`object` find numbered slots.
+    pub fn set_files(&mut self, files: HostFiles) {
+        self.shared.borrow_mut().files = Some(files);
     }
 
     /// The host's movie, for `movie.*` (None: no movie loaded).
@@ -150,6 +187,9 @@ impl Scripts {
         self.for_each(console, |script, console| script.resume(console));
         self.latch_input(console);
         self.shared.borrow_mut().lagged = true;
+        for pad in &mut console.bus.pads {
+            pad.polled = false;
+        }
         self.for_each(console, |script, console| {
             script.callback(console, script::BEFORE)
         });
@@ -168,6 +208,7 @@ impl Scripts {
             .collect();
         for i in failed.into_iter().rev() {
             self.scripts.remove(i).stop(console, true);
+            self.shared.borrow_mut().hooks_changed = true;
         }
         self.refresh_watch();
     }
@@ -192,6 +233,10 @@ impl Scripts {
         for script in self.scripts.drain(..) {
             script.stop(console, true);
         }
+        let mut s = self.shared.borrow_mut();
+        s.stop_movie();
+        s.hooks_changed = true;
+        drop(s);
         self.refresh_watch();
     }
 
@@ -203,6 +248,7 @@ impl Scripts {
                 i += 1;
             } else {
                 self.scripts.remove(i).stop(console, false);
+                self.shared.borrow_mut().hooks_changed = true;
             }
         }
         self.refresh_watch();
@@ -219,10 +265,16 @@ impl Scripts {
                 }
             });
         }
+        let mut s = self.shared.borrow_mut();
+        if let Some(movie) = &mut s.script_movie {
+            pads = movie.latch(console, pads);
+            if movie.pause_at == Some(::movie::play::frame_number(console)) {
+                pause_for_movie(&mut s);
+            }
+        }
         for (port, &pad) in pads.iter().enumerate() {
             console.set_buttons(port, nes::Buttons(pad));
         }
-        let mut s = self.shared.borrow_mut();
         s.pads = pads;
         s.framecount += 1;
     }
@@ -232,15 +284,43 @@ impl Scripts {
     /// second entry.
     fn emulate(&mut self, console: &mut Console) {
         let ppu = &console.bus.ppu;
-        let mut boundaries = if ppu.frame == 0 && ppu.scanline < FRAME_START_LINE {
+        let boundaries = if ppu.frame == 0 && ppu.scanline < FRAME_START_LINE {
             2
         } else {
             1
         };
+        if self.hooked {
+            self.run_to_boundaries(console, boundaries, Self::step);
+        } else {
+            // No Lua runs before the frame ends (hooks are only registered from inside a
+            // hook), so the machine runs on its own, most of the way without looking at the PPU.
+            let step = |host: &mut Self, console: &mut Console| {
+                console.step();
+                host.instructions += 1;
+            };
+            for _ in 0..boundaries {
+                let end = console.bus.cycles
+                    + cycles_to_frame_start(&console.bus.ppu).saturating_sub(LONGEST_STEP);
+                while console.bus.cycles < end {
+                    step(self, console);
+                }
+                self.run_to_boundaries(console, 1, step);
+            }
+        }
+        self.sync(console);
+    }
+
+    /// Steps until the PPU has entered the frame-start line `boundaries` times.
+    fn run_to_boundaries(
+        &mut self,
+        console: &mut Console,
+        mut boundaries: u32,
+        mut step: impl FnMut(&mut Self, &mut Console),
+    ) {
         loop {
             let line = console.bus.ppu.scanline;
             let cycles = console.bus.cycles;
-            self.step(console);
+            step(self, console);
             let now = console.bus.ppu.scanline;
             let crossed = line < FRAME_START_LINE && (now >= FRAME_START_LINE || now < line);
             if crossed {
@@ -251,15 +331,17 @@ impl Scripts {
                 break;
             }
         }
-        self.sync();
     }
 
     /// Hands the instruction count and the lag flag to the session state scripts read.
-    fn sync(&mut self) {
+    fn sync(&mut self, console: &mut Console) {
         let mut s = self.shared.borrow_mut();
         s.instructions += std::mem::take(&mut self.instructions);
-        if std::mem::take(&mut self.polled) {
+        let pads = &mut console.bus.pads;
+        if pads.iter().any(|pad| pad.polled) {
             s.lagged = false;
+            // Cleared so that an `emu.setlagflag(true)` from a later hook is not undone.
+            pads.iter_mut().for_each(|pad| pad.polled = false);
         }
     }
 
@@ -298,34 +380,33 @@ impl Scripts {
             watch: &self.watch,
             hook: &mut hook,
             fetch_from,
-            polled: false,
         };
         cpu.step(&mut bus);
-        self.polled |= bus.polled;
         if registers(&console.cpu) == before {
             console.cpu = cpu;
         }
         self.instructions += 1;
-        if self.shared.borrow().hooks_changed {
-            self.refresh_watch();
-        }
+        self.refresh_watch();
     }
 
     fn dispatch(&mut self, console: &mut Console, access: Access) {
-        self.sync();
+        self.sync(console);
         for script in &self.scripts {
             script.hook(console, access.kind, access.addr, access.value);
         }
-        if self.shared.borrow().hooks_changed {
-            self.refresh_watch();
-        }
+        self.refresh_watch();
     }
 
+    /// Rebuilds the union of the scripts' hooks after one registered, cleared or stopped.
     fn refresh_watch(&mut self) {
+        if !self.shared.borrow().hooks_changed {
+            return;
+        }
         let mut watch = Watch::default();
         for script in &self.scripts {
             state(&script.lua, |s| watch.union(&s.watch));
         }
+        self.hooked = !watch.is_empty();
         self.watch = watch;
         self.shared.borrow_mut().hooks_changed = false;
     }

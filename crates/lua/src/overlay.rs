@@ -90,6 +90,8 @@ pub struct Overlay {
     drawn: bool,
     /// A frame was displayed since the last draw: the next draw starts from a clear layer.
     shown: bool,
+    /// Every pixel is clear (most frames of most scripts: nothing to clear or blend).
+    blank: bool,
 }
 
 impl Default for Overlay {
@@ -98,6 +100,7 @@ impl Default for Overlay {
             pixels: vec![0; WIDTH * HEIGHT],
             drawn: false,
             shown: false,
+            blank: true,
         }
     }
 }
@@ -124,10 +127,11 @@ fn over(src: Rgba, dst: Rgba) -> Rgba {
 impl Overlay {
     fn begin_draw(&mut self) {
         if self.shown {
-            self.pixels.fill(0);
+            self.clear();
             self.shown = false;
         }
         self.drawn = true;
+        self.blank = false;
     }
 
     pub fn pixel(&mut self, x: i32, y: i32, c: Rgba) {
@@ -269,14 +273,24 @@ impl Overlay {
     /// Called when a frame is displayed: it shows what was drawn since the previous display.
     pub fn display(&mut self) {
         if !self.drawn {
-            self.pixels.fill(0);
+            self.clear();
         }
         self.drawn = false;
         self.shown = true;
     }
 
+    fn clear(&mut self) {
+        if !self.blank {
+            self.pixels.fill(0);
+            self.blank = true;
+        }
+    }
+
     /// Blends the layer over an RGB(A) picture with `channels` bytes per pixel.
     pub fn composite(&self, frame: &mut [u8], channels: usize) {
+        if self.blank {
+            return;
+        }
         for (dst, &src) in frame.chunks_exact_mut(channels).zip(&self.pixels) {
             let a = u32::from(alpha(src));
             if a == 0 {

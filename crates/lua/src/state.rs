@@ -1,12 +1,14 @@
 //! What the Lua functions reach: the console (lent for the duration of each entry into Lua), the
 //! per-script state (mlua app data) and the session state all scripts share.
 
+use crate::fm2::ScriptMovie;
 use crate::overlay::Overlay;
 use crate::watch::Watch;
 use mlua::Lua;
 use nes::Console;
 use std::cell::{Cell, RefCell};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
 use std::ptr::NonNull;
 use std::rc::Rc;
 
@@ -62,13 +64,28 @@ pub struct MovieStatus {
     pub rerecords: u32,
 }
 
-/// A machine snapshot as savestates hold it (the frame and lag counters are part of it).
+/// A machine snapshot as savestates hold it.
 #[derive(Clone)]
 pub struct Snapshot {
     pub console: Box<Console>,
+    /// The frame and lag counters; not in a state read from a file (the machine's save-state
+    /// format holds the machine only).
+    pub counters: Option<Counters>,
+}
+
+#[derive(Clone, Copy)]
+pub struct Counters {
     pub framecount: u32,
     pub lagcount: u32,
     pub lagged: bool,
+}
+
+/// Files scripts persist, as the host names and writes them.
+pub struct HostFiles {
+    /// The file of FCEUX's savestate slot 0-9; None when the host has no directory for them.
+    pub slot: Box<dyn Fn(u32) -> Option<PathBuf>>,
+    /// Replaces a file whole or not at all (the host's atomic write).
+    pub write: fn(&Path, &[u8]) -> std::io::Result<()>,
 }
 
 pub struct Shared {
@@ -89,8 +106,8 @@ pub struct Shared {
     pub exit: Option<i32>,
     /// `emu.message` texts for the host's on-screen display.
     pub messages: Vec<String>,
-    /// Numbered and named savestates made persistent (in memory, per session).
-    pub persisted: HashMap<String, Snapshot>,
+    /// Where savestates and movies are written (None: the host writes no files).
+    pub files: Option<HostFiles>,
     /// Instructions executed since power-on (`debugger.getinstructionscount`).
     pub instructions: u64,
     pub instructions_base: u64,
@@ -102,7 +119,12 @@ pub struct Shared {
     /// `emu.setrenderplanes` (sprites, background), for the host's display.
     pub render_planes: (bool, bool),
     pub readonly: bool,
+    /// The host's movie (`nestor run --movie/--record`).
     pub movie: Option<MovieStatus>,
+    /// A movie a script plays or records.
+    pub script_movie: Option<ScriptMovie>,
+    /// `savestate.load` while a script records counts as a rerecord.
+    pub rerecord_counting: bool,
     /// Lua instructions one entry into a script may run before the watchdog stops it.
     pub instruction_limit: u64,
     /// Running without a window: `emu.pause` cannot wait for a user.
@@ -125,7 +147,7 @@ impl Shared {
             speed: SpeedMode::Normal,
             exit: None,
             messages: Vec::new(),
-            persisted: HashMap::new(),
+            files: None,
             instructions: 0,
             instructions_base: 0,
             cycles_base: 0,
@@ -134,6 +156,8 @@ impl Shared {
             render_planes: (true, true),
             readonly: false,
             movie: None,
+            script_movie: None,
+            rerecord_counting: true,
             instruction_limit: 1_000_000_000,
             headless: true,
             output,
@@ -142,6 +166,17 @@ impl Shared {
 
     pub fn print(&self, stream: Stream, text: &str) {
         (self.output)(stream, text);
+    }
+
+    /// Ends a movie a script started (writing a recording); false if there was none.
+    pub fn stop_movie(&mut self) -> bool {
+        let Some(movie) = self.script_movie.take() else {
+            return false;
+        };
+        if let Err(e) = movie.finish(self.files.as_ref()) {
+            self.print(Stream::Err, &format!("movie: {e}"));
+        }
+        true
     }
 }
 

@@ -52,6 +52,10 @@ impl Bitmap {
         }
     }
 
+    fn is_empty(&self) -> bool {
+        self.0.iter().all(|&word| word == 0)
+    }
+
     fn union(&mut self, other: &Bitmap) {
         for (a, b) in self.0.iter_mut().zip(other.0.iter()) {
             *a |= b;
@@ -83,6 +87,10 @@ impl Watch {
         }
     }
 
+    pub fn is_empty(&self) -> bool {
+        Kind::ALL.iter().all(|&kind| self.of(kind).is_empty())
+    }
+
     pub fn union(&mut self, other: &Watch) {
         for kind in Kind::ALL {
             self.of_mut(kind).union(other.of(kind));
@@ -106,17 +114,12 @@ pub struct Watched<'a> {
     /// An exec hook moved PC: the opcode is still fetched from here (FCEUX had fetched it before
     /// calling the hook), its operands from the new PC + 1.
     pub fetch_from: Option<u16>,
-    /// The game read a controller port (FCEUX's lag flag is cleared by this).
-    pub polled: bool,
 }
 
 impl CpuBus for Watched<'_> {
     fn read(&mut self, addr: u16) -> u8 {
         let addr = self.fetch_from.take().unwrap_or(addr);
         let value = self.console.bus.read(addr);
-        if addr & 0xFFFE == 0x4016 {
-            self.polled = true;
-        }
         if self.watch.read.get(addr) {
             let access = Access {
                 kind: Kind::Read,

@@ -2,7 +2,7 @@
 
 use super::{add, int, register_slot};
 use crate::script::{AFTER, BEFORE, EXIT};
-use crate::state::{machine, shared, Snapshot, SpeedMode, Stream};
+use crate::state::{machine, shared, Counters, Snapshot, SpeedMode, Stream};
 use mlua::{Function, Lua, Result, Table, Value};
 
 pub fn install(lua: &Lua, t: &Table) -> Result<()> {
@@ -154,20 +154,26 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
 /// The machine state a savestate keeps.
 pub fn snapshot(lua: &Lua) -> Option<Snapshot> {
     let console = machine(lua, |c| Box::new(c.clone()))?;
-    Some(shared(lua, |s| Snapshot {
-        console,
+    let counters = shared(lua, |s| Counters {
         framecount: s.framecount,
         lagcount: s.lagcount,
         lagged: s.lagged,
-    }))
+    });
+    Some(Snapshot {
+        console,
+        counters: Some(counters),
+    })
 }
 
 pub fn restore(lua: &Lua, snap: &Snapshot) {
-    if machine(lua, |c| *c = (*snap.console).clone()).is_some() {
+    if machine(lua, |c| *c = (*snap.console).clone()).is_none() {
+        return;
+    }
+    if let Some(counters) = snap.counters {
         shared(lua, |s| {
-            s.framecount = snap.framecount;
-            s.lagcount = snap.lagcount;
-            s.lagged = snap.lagged;
+            s.framecount = counters.framecount;
+            s.lagcount = counters.lagcount;
+            s.lagged = counters.lagged;
         });
     }
 }

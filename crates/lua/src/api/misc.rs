@@ -1,9 +1,9 @@
-//! `rom`, `movie`, `debugger`, the Windows-only stubs (`cdlog`, `taseditor`), helper globals
+//! `rom`, `debugger`, the Windows-only stubs (`cdlog`, `taseditor`), helper globals
 //! and `os.exit`.
 
 use super::{add, int};
 use crate::script::ExitRequest;
-use crate::state::{machine, shared, MovieMode, MovieStatus};
+use crate::state::{machine, shared};
 use mlua::{Lua, MultiValue, Result, Table, Value};
 
 /// CRC-32 (IEEE), as FCEUX's `gethash` computes it.
@@ -17,15 +17,6 @@ fn crc32(bytes: &[u8]) -> u32 {
             }
         })
     })
-}
-
-/// The host's movie, or FCEUX's error when there is none.
-fn loaded_movie(lua: &Lua) -> Result<MovieStatus> {
-    shared(lua, |s| s.movie.clone()).ok_or_else(|| mlua::Error::runtime("No movie loaded."))
-}
-
-fn movie_mode(lua: &Lua) -> Option<MovieMode> {
-    shared(lua, |s| s.movie.as_ref().map(|m| m.mode))
 }
 
 pub fn install(
@@ -139,58 +130,6 @@ pub fn install(
                 .collect();
             lua.create_string(&bytes)
         },
-    )?;
-
-    let movie = library("movie")?;
-    add(lua, &movie, &["mode"], |lua, ()| {
-        Ok(movie_mode(lua).map(|m| match m {
-            MovieMode::Record => "record",
-            MovieMode::Playback => "playback",
-            MovieMode::Finished => "finished",
-        }))
-    })?;
-    // Every movie counts as active; FCEUX counts a finished one as playing. Movies start from
-    // power-on, never from a savestate.
-    add(lua, &movie, &["active", "ispoweron"], |lua, ()| {
-        Ok(movie_mode(lua).is_some())
-    })?;
-    add(lua, &movie, &["playing"], |lua, ()| {
-        Ok(movie_mode(lua).is_some_and(|m| m != MovieMode::Record))
-    })?;
-    add(lua, &movie, &["recording"], |lua, ()| {
-        Ok(movie_mode(lua) == Some(MovieMode::Record))
-    })?;
-    add(lua, &movie, &["isfromsavestate"], |_, ()| Ok(false))?;
-    // FCEUX's one frame counter (a movie starts at power-on, so its frames are the same).
-    add(lua, &movie, &["framecount"], |lua, ()| {
-        Ok(shared(lua, |s| s.framecount))
-    })?;
-    add(lua, &movie, &["length"], |lua, ()| {
-        Ok(loaded_movie(lua)?.length)
-    })?;
-    add(lua, &movie, &["rerecordcount"], |lua, ()| {
-        Ok(loaded_movie(lua)?.rerecords)
-    })?;
-    add(lua, &movie, &["name", "getname", "filename"], |lua, ()| {
-        Ok(loaded_movie(lua)?.name)
-    })?;
-    add(lua, &movie, &["readonly", "getreadonly"], |lua, ()| {
-        Ok(shared(lua, |s| s.readonly))
-    })?;
-    add(lua, &movie, &["setreadonly"], |lua, on: bool| {
-        shared(lua, |s| s.readonly = on);
-        Ok(())
-    })?;
-    add(lua, &movie, &["rerecordcounting"], |_, _on: bool| Ok(()))?;
-    add(lua, &movie, &["stop", "close"], |_, ()| {
-        Err::<(), _>(mlua::Error::runtime("no movie"))
-    })?;
-    add(lua, &movie, &["replay", "playbeginning"], |_, ()| Ok(()))?;
-    add(
-        lua,
-        &movie,
-        &["play", "playback", "load", "record", "save"],
-        |_, _: MultiValue| Ok(false),
     )?;
 
     let debugger = library("debugger")?;

@@ -6,6 +6,7 @@ mod gui;
 mod joypad;
 mod memory;
 mod misc;
+mod movie;
 mod savestate;
 mod sound;
 
@@ -31,6 +32,11 @@ pub fn number(v: &Value) -> Option<f64> {
 
 pub fn addr(x: f64) -> u16 {
     int(x) as u16
+}
+
+/// Reports a problem on the error stream without stopping the script.
+pub fn report(lua: &Lua, text: &str) {
+    shared(lua, |s| s.print(Stream::Err, text));
 }
 
 /// Adds a function to `table` under each of `names`.
@@ -88,6 +94,7 @@ pub fn install(lua: &Lua, dir: &Path) -> Result<()> {
     savestate::install(lua, &library("savestate")?)?;
     gui::install(lua, &library("gui")?)?;
     sound::install(lua, &library("sound")?)?;
+    movie::install(lua, &library("movie")?)?;
     misc::install(lua, &globals, &mut library)?;
     let bit = bitops::install(lua, &globals)?;
     globals.set("bit", bit.clone())?;

@@ -359,24 +359,25 @@ impl Ppu {
         self.sprites.oam_bus = 0xFF;
         if self.oam_addr == 0 && !self.oam.iter().step_by(4).any(|&y| self.sprite_in_range(y)) {
             // No sprite on the next line: 64 pairs of dots each copy a Y byte into slot 0 and
-            // move on; the scan wraps, and the last 32 pairs read Y bytes 0-31 and step past them.
+            // move on; the scan wraps, and the last 32 pairs read Y bytes 0-31 and step past
+            // them, each pair's second dot reading slot 0 back.
             let s = &mut self.sprites;
             s.secondary[0] = self.oam[252];
             s.secondary_addr = 0;
             s.copying = 0;
             s.scan_done = true;
             s.sprite0_next = false;
-            s.oam_bus = self.oam[124];
+            s.oam_bus = s.secondary[0];
             self.oam_addr = 128;
             return;
         }
         for dot in 65..=256 {
             if dot > 65 && dot % 2 == 1 && self.sprites.scan_done {
-                // The idle rest of the scan: each pair of dots reads a Y byte and moves on to
-                // the next sprite.
+                // The idle rest of the scan: each pair of dots reads a Y byte, moves on to the
+                // next sprite and reads secondary OAM.
                 let pairs = (257 - dot) / 2;
-                let last_read = self.oam_addr.wrapping_add((4 * (pairs - 1)) as u8);
-                self.sprites.oam_bus = self.oam[usize::from(last_read)];
+                let s = &mut self.sprites;
+                s.oam_bus = s.secondary[usize::from(s.secondary_addr & 0x1F)];
                 self.oam_addr = self.oam_addr.wrapping_add((4 * pairs) as u8);
                 return;
             }
@@ -422,6 +423,11 @@ impl Ppu {
         }
         let val = self.sprites.oam_bus;
         let before = self.oam_addr;
+        if self.sprites.scan_done || self.sprites.secondary_addr == 32 {
+            // No write: secondary OAM is read instead, and that is on the OAM bus.
+            let s = &mut self.sprites;
+            s.oam_bus = s.secondary[usize::from(s.secondary_addr & 0x1F)];
+        }
         if self.sprites.scan_done {
             // The scan keeps stepping through sprites, copying nothing.
             self.oam_addr = self.oam_addr.wrapping_add(4);
@@ -443,9 +449,22 @@ impl Ppu {
             } else {
                 self.oam_addr = self.oam_addr.wrapping_add(4);
             }
+        } else if self.sprites.copying > 0 {
+            // The overflowing sprite's next three bytes are read and dropped; then the scan
+            // goes on from byte 0 of the sprite it has reached (the next one if that was the
+            // last byte), and only reads from here on (AccuracyCoin's $2004 stress test).
+            self.sprites.copying -= 1;
+            if self.sprites.copying > 0 {
+                self.oam_addr = self.oam_addr.wrapping_add(1);
+            } else {
+                let next = if self.oam_addr & 3 == 3 { 4 } else { 0 };
+                self.oam_addr = (self.oam_addr & 0xFC).wrapping_add(next);
+                self.sprites.scan_done = true;
+            }
         } else if self.sprite_in_range(val) {
             self.sprite_overflow = true;
-            self.sprites.scan_done = true;
+            self.sprites.copying = 3;
+            self.oam_addr = self.oam_addr.wrapping_add(1);
         } else {
             // The hardware bug: with eight sprites found, a miss advances both the sprite
             // index and the byte index, so later "Y" bytes come from the wrong field.

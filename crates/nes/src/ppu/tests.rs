@@ -497,3 +497,24 @@ fn skipped_background_reloads_draw_the_high_planes_serial_input() {
         [0x0F, 0x0F, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22, 0x0F, 0x0F]
     );
 }
+
+#[test]
+fn oam_bus_after_eight_sprites_alternates_primary_reads_with_secondary_slot_0() {
+    let (mut ppu, mut cart) = (Ppu::default(), cart());
+    ppu.oam = [0xFF; 256];
+    for i in 0..9 {
+        place_sprite(&mut ppu, i, 50, 0, 0, 0);
+    }
+    // Sprite 8, the ninth in range, and the Y byte of sprite 9 after it.
+    ppu.oam[0x21..0x25].copy_from_slice(&[0xA1, 0xA2, 0xA3, 0xB4]);
+    write_mask(&mut ppu, &mut cart, mask::SPRITES);
+    // Dot 130 finds sprite 8 in range (overflow); the odd dots after it read its other three
+    // bytes, then sprite 9's Y; the even dots read secondary OAM's slot 0 (sprite 0's Y).
+    let mut bus = vec![];
+    for dot in 131..=138 {
+        run_to(&mut ppu, &mut cart, 50, dot);
+        bus.push(ppu.peek_register(4, &cart));
+    }
+    assert_eq!(bus, [50, 0xA1, 50, 0xA2, 50, 0xA3, 50, 0xB4]);
+    assert_eq!(ppu.peek_register(2, &cart) & 0x20, 0x20);
+}

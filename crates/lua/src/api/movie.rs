@@ -1,0 +1,207 @@
+//! `movie`: the movie nestor plays or records (`nestor run --movie/--record`), or one a script
+//! started with `movie.play`/`movie.record` (see `crate::fm2`).
+
+use super::{add, int, report};
+use crate::fm2::ScriptMovie;
+use crate::state::{machine, shared, MovieMode, MovieStatus};
+use ::movie::Movie;
+use mlua::{Lua, Result, Table, Value};
+use std::path::{Path, PathBuf};
+
+/// The script's movie if one runs, else the host's.
+fn status(lua: &Lua) -> Option<MovieStatus> {
+    let frame = machine(lua, |c| ::movie::play::frame_number(c)).unwrap_or(0);
+    shared(lua, |s| match &s.script_movie {
+        Some(m) => Some(m.status(frame)),
+        None => s.movie.clone(),
+    })
+}
+
+/// The movie, or FCEUX's error when there is none.
+fn loaded(lua: &Lua) -> Result<MovieStatus> {
+    status(lua).ok_or_else(|| mlua::Error::runtime("No movie loaded."))
+}
+
+fn mode(lua: &Lua) -> Option<MovieMode> {
+    status(lua).map(|m| m.mode)
+}
+
+/// Starts a script's movie (ending the one before): movies run from power-on, so the machine
+/// and FCEUX's counters start afresh. False without a machine.
+fn start(lua: &Lua, movie: ScriptMovie) -> bool {
+    shared(lua, |s| s.stop_movie());
+    if machine(lua, |c| c.power_cycle()).is_none() {
+        return false;
+    }
+    shared(lua, |s| {
+        s.framecount = 0;
+        s.lagcount = 0;
+        s.lagged = false;
+        s.script_movie = Some(movie);
+    });
+    true
+}
+
+/// A movie file to play: a movie of two gamepads.
+fn read_movie(path: &Path) -> std::result::Result<Movie, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let movie = Movie::parse(&text).map_err(|e| e.to_string())?;
+    if movie.fourscore {
+        return Err("Four Score movies are not supported".into());
+    }
+    Ok(movie)
+}
+
+pub fn install(lua: &Lua, t: &Table) -> Result<()> {
+    add(lua, t, &["mode"], |lua, ()| {
+        Ok(mode(lua).map(|m| match m {
+            MovieMode::Record => "record",
+            MovieMode::Playback => "playback",
+            MovieMode::Finished => "finished",
+        }))
+    })?;
+    // Every movie counts as active; FCEUX counts a finished one as playing. Movies start from
+    // power-on, never from a savestate.
+    add(lua, t, &["active", "ispoweron"], |lua, ()| {
+        Ok(mode(lua).is_some())
+    })?;
+    add(lua, t, &["playing"], |lua, ()| {
+        Ok(mode(lua).is_some_and(|m| m != MovieMode::Record))
+    })?;
+    add(lua, t, &["recording"], |lua, ()| {
+        Ok(mode(lua) == Some(MovieMode::Record))
+    })?;
+    add(lua, t, &["isfromsavestate"], |_, ()| Ok(false))?;
+    // FCEUX's one frame counter (a movie starts at power-on, so its frames are the same).
+    add(lua, t, &["framecount"], |lua, ()| {
+        Ok(shared(lua, |s| s.framecount))
+    })?;
+    add(lua, t, &["length"], |lua, ()| Ok(loaded(lua)?.length))?;
+    add(lua, t, &["rerecordcount"], |lua, ()| {
+        Ok(loaded(lua)?.rerecords)
+    })?;
+    add(lua, t, &["name", "getname", "filename"], |lua, ()| {
+        Ok(loaded(lua)?.name)
+    })?;
+    add(lua, t, &["readonly", "getreadonly"], |lua, ()| {
+        Ok(shared(lua, |s| s.readonly))
+    })?;
+    add(lua, t, &["setreadonly"], |lua, on: bool| {
+        shared(lua, |s| s.readonly = on);
+        Ok(())
+    })?;
+    add(lua, t, &["rerecordcounting"], |lua, on: Value| {
+        if on.is_nil() {
+            return Err(mlua::Error::runtime(
+                "bad argument #1 to 'rerecordcounting' (boolean expected, got no value)",
+            ));
+        }
+        shared(lua, |s| {
+            s.rerecord_counting = !matches!(on, Value::Boolean(false))
+        });
+        Ok(())
+    })?;
+    add(
+        lua,
+        t,
+        &["play", "playback", "load"],
+        |lua, (file, read_only, pause): (String, Option<bool>, Option<f64>)| {
+            let path = PathBuf::from(file);
+            let movie = match read_movie(&path) {
+                Ok(movie) => movie,
+                Err(e) => {
+                    report(lua, &format!("movie.play: {}: {e}", path.display()));
+                    return Ok(false);
+                }
+            };
+            let checksum = machine(lua, |c| ::movie::rom_checksum(&c.bus.cart));
+            if checksum.is_some_and(|c| c != movie.rom_checksum) {
+                report(
+                    lua,
+                    &format!(
+                        "movie.play: {} was recorded on a ROM with another MD5; playing it anyway",
+                        path.display()
+                    ),
+                );
+            }
+            let pause_at = pause.map(int).filter(|&f| f > 0).map(|f| f as u64);
+            let started = start(
+                lua,
+                ScriptMovie {
+                    path,
+                    movie,
+                    recording: false,
+                    pause_at,
+                },
+            );
+            if started {
+                shared(lua, |s| s.readonly = read_only.unwrap_or(false));
+            }
+            Ok(started)
+        },
+    )?;
+    add(
+        lua,
+        t,
+        &["record", "save"],
+        |lua, (file, save_type, author): (String, Option<f64>, Option<String>)| {
+            if save_type.map_or(0, int) != 0 {
+                return Err(mlua::Error::runtime(
+                    "movie.record: only movies from power-on (save_type 0) are supported",
+                ));
+            }
+            let Some(checksum) = machine(lua, |c| ::movie::rom_checksum(&c.bus.cart)) else {
+                return Ok(false);
+            };
+            let rom_name = shared(lua, |s| s.rom_name.clone());
+            let rom_name = Path::new(&rom_name)
+                .file_stem()
+                .map_or(rom_name.clone(), |s| s.to_string_lossy().into_owned());
+            let time = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap_or_default()
+                .as_nanos();
+            let guid = ::movie::guid(&[&time.to_le_bytes()[..], &checksum].concat());
+            let mut movie = Movie::new(&rom_name, checksum, guid);
+            if let Some(author) = author.filter(|a| !a.is_empty()) {
+                movie
+                    .extra
+                    .push(("comment".into(), format!("author {author}")));
+            }
+            Ok(start(
+                lua,
+                ScriptMovie {
+                    path: PathBuf::from(file),
+                    movie,
+                    recording: true,
+                    pause_at: None,
+                },
+            ))
+        },
+    )?;
+    add(lua, t, &["stop", "close"], |lua, ()| {
+        if shared(lua, |s| s.stop_movie()) {
+            Ok(())
+        } else if shared(lua, |s| s.movie.is_some()) {
+            Err(mlua::Error::runtime(
+                "movie.stop: the movie nestor was started with (--movie, --record) runs to the end",
+            ))
+        } else {
+            Err(mlua::Error::runtime("no movie"))
+        }
+    })?;
+    // Playback from the start, read-only, of a movie a script plays (no error without one).
+    add(lua, t, &["replay", "playbeginning"], |lua, ()| {
+        let playing = shared(lua, |s| {
+            s.script_movie.as_ref().is_some_and(|m| !m.recording)
+        });
+        if playing {
+            if let Some(movie) = shared(lua, |s| s.script_movie.take()) {
+                start(lua, movie);
+                shared(lua, |s| s.readonly = true);
+            }
+        }
+        Ok(())
+    })?;
+    Ok(())
+}

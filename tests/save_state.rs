@@ -302,16 +302,24 @@ fn bad_states_are_refused_and_leave_the_console_alone() {
         "a flipped bit",
     );
 
-    // A future version, with a valid checksum as that version would write it.
-    let mut future = state.clone();
-    future[8..12].copy_from_slice(&(VERSION + 1).to_le_bytes());
-    let body = future.len() - 4;
-    let crc = crc32(&future[..body]);
-    future[body..].copy_from_slice(&crc.to_le_bytes());
+    // A future and a past version, with a valid checksum as those versions would write it.
+    let with_version = |version: u32| {
+        let mut other = state.clone();
+        other[8..12].copy_from_slice(&version.to_le_bytes());
+        let body = other.len() - 4;
+        let crc = crc32(&other[..body]);
+        other[body..].copy_from_slice(&crc.to_le_bytes());
+        other
+    };
     check(
-        &future,
+        &with_version(VERSION + 1),
         &|e| *e == StateError::NewerVersion(VERSION + 1),
         "a newer version",
+    );
+    check(
+        &with_version(VERSION - 1),
+        &|e| *e == StateError::OlderVersion(VERSION - 1),
+        "an older version",
     );
 
     check(b"", &|e| *e == StateError::NotAState, "an empty file");

@@ -36,6 +36,9 @@ pub struct Bus {
     dma_halted: bool,
     /// Bit 0 of the last $4016 write; it reaches the pads' strobe pins only on put cycles.
     joypad_out: bool,
+    /// The pads' strobe pins may be high: while they and `joypad_out` are low, a put cycle
+    /// has nothing to pass on.
+    strobe_high: bool,
     /// The joypad port whose output enable this cycle asserts, and the one of the cycle before.
     joypad_oe: Option<usize>,
     joypad_oe_before: Option<usize>,
@@ -57,10 +60,13 @@ impl Field for Bus {
             oam_dma,
             dma_halted,
             joypad_out,
+            strobe_high,
             joypad_oe,
             joypad_oe_before,
             pad_bits,
         } = self;
+        // Not stored: the pads' strobe flags are, and the next put cycle passes the latch on.
+        *strobe_high = true;
         fields!(
             io,
             ram,
@@ -95,6 +101,7 @@ impl Bus {
             oam_dma: None,
             dma_halted: false,
             joypad_out: false,
+            strobe_high: false,
             joypad_oe: None,
             joypad_oe_before: None,
             pad_bits: [0; 2],
@@ -102,9 +109,11 @@ impl Bus {
     }
 
     /// One CPU cycle of the whole machine around one memory access (see the module notes).
+    #[inline(always)]
     fn tick<R>(&mut self, access: impl FnOnce(&mut Bus) -> R) -> R {
-        if !self.apu.next_cycle_is_get() {
+        if (self.joypad_out || self.strobe_high) && !self.apu.next_cycle_is_get() {
             // The 2A03's OUT pins follow the $4016 latch at the get-to-put transition.
+            self.strobe_high = self.joypad_out;
             for pad in &mut self.pads {
                 pad.write_strobe(self.joypad_out);
             }
@@ -120,6 +129,7 @@ impl Bus {
     }
 
     /// A read cycle as the CPU does it: the value lands on the data bus.
+    #[inline]
     fn read_cycle(&mut self, addr: u16) -> u8 {
         self.tick(|bus| {
             let val = bus.read_mem(addr);
@@ -243,9 +253,19 @@ impl Bus {
         })
     }
 
+    /// RAM and PRG-ROM, almost every read, on the fast path; the rest in [`Self::read_io`].
+    #[inline]
     fn read_mem(&mut self, addr: u16) -> u8 {
         match addr {
             0x0000..=0x1FFF => self.ram[usize::from(addr & 0x7FF)],
+            0x8000..=0xFFFF => self.cart.prg_rom_byte(addr),
+            _ => self.read_io(addr),
+        }
+    }
+
+    /// The PPU and APU registers, the joypads, and the cartridge below $8000.
+    fn read_io(&mut self, addr: u16) -> u8 {
+        match addr {
             0x2000..=0x3FFF => self.ppu.read_register(addr & 7, &mut self.cart),
             0x4015 => self.apu.read_status() | (self.internal_bus & 0x20),
             0x4016 | 0x4017 => self.read_joypad(usize::from(addr & 1), self.open_bus),
@@ -266,6 +286,7 @@ impl Bus {
                 // Banks and mirroring may change: the PPU's picture so far used the old ones.
                 self.ppu.catch_up(&mut self.cart);
                 self.cart.cpu_write(addr, val, self.cycles);
+                self.ppu.cartridge_changed(&self.cart);
             }
         }
     }

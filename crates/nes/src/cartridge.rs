@@ -176,13 +176,34 @@ fn shift_size(n: u8) -> usize {
 #[derive(Clone)]
 pub struct Cartridge {
     pub header: Header,
-    pub mapper: Mapper,
+    mapper: Mapper,
     pub prg_rom: Vec<u8>,
     pub prg_ram: Vec<u8>,
     pub chr: Vec<u8>,
     chr_writable: bool,
     /// The console's 2 KiB of nametable RAM; plus 2 KiB more on four-screen boards.
     pub ciram: Vec<u8>,
+    /// The mapper's current banks, so that reads need no mapper call (see [`Banks`]).
+    banks: Banks,
+    /// The mapper follows the PPU's address bus ([`Mapper::follows_ppu_bus`]).
+    follows_ppu_bus: bool,
+}
+
+/// Where the mapper points each window of the address spaces, as offsets into the memories
+/// (already reduced to their size). Every mapper's banks are whole windows: 8 KiB of CPU
+/// space, 1 KiB of PPU space. Refreshed whenever the mapper's choice may have changed.
+#[derive(Clone, Default)]
+struct Banks {
+    /// PRG-ROM at $8000, $A000, $C000 and $E000.
+    prg_rom: [usize; 4],
+    /// PRG-RAM at $6000-$7FFF; `None`: open bus.
+    prg_ram: Option<usize>,
+    /// CHR at $0000-$1FFF, 1 KiB each.
+    chr: [usize; 8],
+    /// CIRAM for the nametables at $2000, $2400, $2800 and $2C00.
+    nametables: [usize; 4],
+    /// The mapper must see the PPU's accesses as they happen ([`Mapper::watches_ppu_bus`]).
+    watches_ppu_bus: bool,
 }
 
 /// The board's memories and registers; the ROMs come from the image.
@@ -196,6 +217,8 @@ impl Field for Cartridge {
             chr,
             chr_writable,
             ciram,
+            banks: _,
+            follows_ppu_bus: _,
         } = self;
         fields!(io, mapper);
         io.fixed(prg_ram);
@@ -203,6 +226,8 @@ impl Field for Cartridge {
             io.fixed(chr);
         }
         io.fixed(ciram);
+        // The banks follow from the (maybe just loaded) mapper registers.
+        self.refresh_banks();
     }
 }
 
@@ -228,6 +253,7 @@ impl Cartridge {
             (vec![0; header.chr_ram_size.max(CHR_BANK)], true)
         };
         let mapper = Mapper::new(&header)?;
+        let mapper_follows_ppu_bus = mapper.follows_ppu_bus();
         // NES 2.0 states the PRG-RAM exactly; iNES 1.0 cannot, and test ROMs and games expect
         // 8 KiB at $6000 there.
         let ram_size = if header.nes2 {
@@ -240,7 +266,7 @@ impl Cartridge {
             prg_ram[0x1000..0x1200].copy_from_slice(&bytes[16..16 + 512]);
         }
         let ciram = vec![0; if header.four_screen { 0x1000 } else { 0x800 }];
-        Ok(Cartridge {
+        let mut cart = Cartridge {
             header,
             mapper,
             prg_rom,
@@ -248,7 +274,57 @@ impl Cartridge {
             chr,
             chr_writable,
             ciram,
-        })
+            banks: Banks::default(),
+            follows_ppu_bus: mapper_follows_ppu_bus,
+        };
+        cart.refresh_banks();
+        Ok(cart)
+    }
+
+    /// The mapper's registers at power-on; the memories keep their contents.
+    pub fn power_on_mapper(&mut self) {
+        if let Ok(mapper) = Mapper::new(&self.header) {
+            self.mapper = mapper;
+        }
+        self.refresh_banks();
+    }
+
+    /// Asks the mapper where each window points now.
+    fn refresh_banks(&mut self) {
+        let prg_window = |slot: usize| match self.mapper.map_cpu(0x8000 + slot as u16 * 0x2000) {
+            CpuTarget::PrgRom(off) => wrap(off, self.prg_rom.len()),
+            _ => unreachable!("every mapper puts PRG-ROM at $8000-$FFFF"),
+        };
+        let prg_rom = std::array::from_fn(prg_window);
+        let prg_ram = match self.mapper.map_cpu(0x6000) {
+            CpuTarget::PrgRam(off) if !self.prg_ram.is_empty() => {
+                Some(wrap(off, self.prg_ram.len()))
+            }
+            _ => None,
+        };
+        let chr = std::array::from_fn(|slot| {
+            wrap(self.mapper.map_chr(slot as u16 * 0x400), self.chr.len())
+        });
+        let nametables = std::array::from_fn(|table| {
+            let page = if self.header.four_screen {
+                table
+            } else {
+                match self.mapper.mirroring() {
+                    Mirroring::Vertical => table & 1,
+                    Mirroring::Horizontal => table >> 1,
+                    Mirroring::SingleLow => 0,
+                    Mirroring::SingleHigh => 1,
+                }
+            };
+            page * 0x400
+        });
+        self.banks = Banks {
+            prg_rom,
+            prg_ram,
+            chr,
+            nametables,
+            watches_ppu_bus: self.mapper.watches_ppu_bus(),
+        };
     }
 
     /// CPU read of $4020-$FFFF; `None` where nothing drives the bus (open bus).
@@ -257,14 +333,22 @@ impl Cartridge {
     }
 
     /// Same as [`Self::cpu_read`] without side effects (for debuggers, the AI and Lua).
+    #[inline]
     pub fn cpu_peek(&self, addr: u16) -> Option<u8> {
-        match self.mapper.map_cpu(addr) {
-            CpuTarget::PrgRom(off) => Some(self.prg_rom[wrap(off, self.prg_rom.len())]),
-            CpuTarget::PrgRam(off) if !self.prg_ram.is_empty() => {
-                Some(self.prg_ram[wrap(off, self.prg_ram.len())])
-            }
+        match addr {
+            0x8000..=0xFFFF => Some(self.prg_rom_byte(addr)),
+            0x6000..=0x7FFF => self.banks.prg_ram.map(|bank| {
+                self.prg_ram[wrap(bank + usize::from(addr & 0x1FFF), self.prg_ram.len())]
+            }),
             _ => None,
         }
+    }
+
+    /// The PRG-ROM byte at CPU address `addr` ($8000-$FFFF).
+    #[inline]
+    pub fn prg_rom_byte(&self, addr: u16) -> u8 {
+        let bank = self.banks.prg_rom[usize::from(addr >> 13) & 3];
+        self.prg_rom[wrap(bank + usize::from(addr & 0x1FFF), self.prg_rom.len())]
     }
 
     /// CPU write of $4020-$FFFF. `cpu_cycle` lets serial mappers see back-to-back writes.
@@ -282,23 +366,28 @@ impl Cartridge {
                 val
             };
             self.mapper.write_register(addr, val, cpu_cycle);
+            self.refresh_banks();
         }
     }
 
     /// PPU read of $0000-$3EFF: pattern tables from CHR, nametables from CIRAM.
     pub fn ppu_read(&mut self, addr: u16) -> u8 {
-        self.mapper.ppu_address(addr);
+        self.ppu_address(addr);
         self.ppu_peek(addr)
     }
 
-    /// The PPU drove an address without reading or writing (e.g. a $2006 write sets v).
+    /// The PPU drove an address (a fetch, or e.g. a $2006 write setting v).
+    #[inline]
     pub fn ppu_address(&mut self, addr: u16) {
-        self.mapper.ppu_address(addr);
+        if self.follows_ppu_bus && self.mapper.ppu_address(addr) {
+            self.refresh_banks();
+        }
     }
 
     /// Whether the mapper sees the PPU's address bus dot by dot (see [`Self::ppu_address`]).
+    #[inline]
     pub fn watches_ppu_bus(&self) -> bool {
-        self.mapper.watches_ppu_bus()
+        self.banks.watches_ppu_bus
     }
 
     /// One CPU cycle passed.
@@ -306,21 +395,22 @@ impl Cartridge {
         self.mapper.cpu_clock();
     }
 
+    #[inline]
     pub fn ppu_peek(&self, addr: u16) -> u8 {
         let addr = addr & 0x3FFF;
         if addr < 0x2000 {
-            self.chr[wrap(self.mapper.map_chr(addr), self.chr.len())]
+            self.chr[self.chr_index(addr)]
         } else {
             self.ciram[self.ciram_index(addr)]
         }
     }
 
     pub fn ppu_write(&mut self, addr: u16, val: u8) {
-        self.mapper.ppu_address(addr);
+        self.ppu_address(addr);
         let addr = addr & 0x3FFF;
         if addr < 0x2000 {
             if self.chr_writable {
-                let i = self.mapper.map_chr(addr) % self.chr.len();
+                let i = self.chr_index(addr);
                 self.chr[i] = val;
             }
         } else {
@@ -329,20 +419,15 @@ impl Cartridge {
         }
     }
 
+    #[inline]
+    fn chr_index(&self, addr: u16) -> usize {
+        let bank = self.banks.chr[usize::from(addr >> 10) & 7];
+        wrap(bank + usize::from(addr & 0x3FF), self.chr.len())
+    }
+
+    #[inline]
     fn ciram_index(&self, addr: u16) -> usize {
-        let table = usize::from((addr >> 10) & 3);
-        let offset = usize::from(addr & 0x3FF);
-        let page = if self.header.four_screen {
-            table
-        } else {
-            match self.mapper.mirroring() {
-                Mirroring::Vertical => table & 1,
-                Mirroring::Horizontal => table >> 1,
-                Mirroring::SingleLow => 0,
-                Mirroring::SingleHigh => 1,
-            }
-        };
-        page * 0x400 + offset
+        self.banks.nametables[usize::from(addr >> 10) & 3] + usize::from(addr & 0x3FF)
     }
 
     /// The battery-backed PRG-RAM, what the cartridge keeps with the power off; `None` without

@@ -44,9 +44,7 @@ impl Console {
     /// the cartridge's memory (battery RAM, CHR RAM) is kept.
     pub fn power_cycle(&mut self) {
         let mut cart = self.bus.cart.clone();
-        if let Ok(mapper) = crate::mapper::Mapper::new(&cart.header) {
-            cart.mapper = mapper;
-        }
+        cart.power_on_mapper();
         *self = Console::new(cart);
     }
 

@@ -189,9 +189,10 @@ impl Cpu {
         }
         self.nmi_level = nmi;
         self.prev_poll = self.poll;
-        self.poll = self.nmi_pending || (bus.irq_line() && self.p & I == 0);
+        self.poll = self.nmi_pending || (self.p & I == 0 && bus.irq_line());
     }
 
+    #[inline(always)]
     fn fetch<B: CpuBus>(&mut self, bus: &mut B) -> u8 {
         let val = self.read(bus, self.pc);
         self.pc = self.pc.wrapping_add(1);

@@ -305,6 +305,14 @@ impl Ppu {
         }
     }
 
+    /// The cartridge's registers may have changed: a mapper that now watches the PPU's address
+    /// bus sees every dot from here on.
+    pub fn cartridge_changed(&mut self, cart: &Cartridge) {
+        if cart.watches_ppu_bus() {
+            self.quiet_until = 0;
+        }
+    }
+
     /// Runs the render part up to the timing part's dot.
     pub fn catch_up(&mut self, cart: &mut Cartridge) {
         let whole_lines = !cart.watches_ppu_bus();
@@ -432,6 +440,8 @@ impl Ppu {
             self.bg.shift(1);
             self.bg.reload();
         }
+        // Dot 339's nametable fetch is the line's last address on the bus (MMC1 keeps its A12).
+        cart.ppu_address(0x2000 | (self.v & 0x0FFF));
     }
 
     /// The pixels of tile column `tile` (dots 8 * tile + 1 to + 8), background and sprites
@@ -449,8 +459,9 @@ impl Ppu {
         if !show_sprites || self.sprites.count == 0 {
             // No sprite pixels (the line buffer is empty when no sprite was fetched for it).
             let pixels = &mut self.frame_buffer[row..row + 8];
+            let bg_pixels = if show_bg { bg_pixels } else { [0; 8] };
             for (pixel, &bg_pixel) in pixels.iter_mut().zip(&bg_pixels) {
-                *pixel = colours[usize::from(if show_bg { bg_pixel } else { 0 })];
+                *pixel = colours[usize::from(bg_pixel & 0x0F)];
             }
             return;
         }

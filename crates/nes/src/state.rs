@@ -26,7 +26,7 @@ const MAGIC: &[u8; 8] = b"NESTORSS";
 /// they can go on counting without overflow.
 pub const COUNTER_LIMIT: u64 = 1 << 60;
 /// Bumped whenever the payload's layout changes.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 const HEADER_LEN: usize = 8 + 4 + 8 + 8;
 const CHECKSUM_LEN: usize = 4;
 
@@ -40,6 +40,8 @@ pub enum StateError {
     },
     Corrupted,
     NewerVersion(u32),
+    /// An earlier layout: the fields it lacks cannot be made up.
+    OlderVersion(u32),
     OtherRom,
     /// The checksum matched but a field holds an impossible value.
     BadField(&'static str),
@@ -57,6 +59,10 @@ impl fmt::Display for StateError {
             StateError::NewerVersion(v) => write!(
                 f,
                 "the save state was made by a newer nestor (format {v}, this one reads up to {VERSION})"
+            ),
+            StateError::OlderVersion(v) => write!(
+                f,
+                "the save state was made by an older nestor (format {v}, this one reads format {VERSION})"
             ),
             StateError::OtherRom => write!(f, "the save state was made for another ROM"),
             StateError::BadField(what) => {
@@ -96,6 +102,9 @@ pub fn decode(bytes: &[u8], rom_hash: u64) -> Result<&[u8], StateError> {
     let version = u32::from_le_bytes(bytes[8..12].try_into().unwrap());
     if version > VERSION {
         return Err(StateError::NewerVersion(version));
+    }
+    if version < VERSION {
+        return Err(StateError::OlderVersion(version));
     }
     let payload_len = u64::from_le_bytes(bytes[20..28].try_into().unwrap());
     let total = usize::try_from(payload_len)
@@ -380,9 +389,17 @@ mod tests {
         let mut bad = file.clone();
         bad[HEADER_LEN + 2] ^= 1;
         assert_eq!(decode(&bad, 7), Err(StateError::Corrupted));
-        let mut newer = file.clone();
-        newer[8] = 2;
-        assert_eq!(decode(&newer, 7), Err(StateError::NewerVersion(2)));
+        let mut other = file.clone();
+        other[8..12].copy_from_slice(&(VERSION + 1).to_le_bytes());
+        assert_eq!(
+            decode(&other, 7),
+            Err(StateError::NewerVersion(VERSION + 1))
+        );
+        other[8..12].copy_from_slice(&(VERSION - 1).to_le_bytes());
+        assert_eq!(
+            decode(&other, 7),
+            Err(StateError::OlderVersion(VERSION - 1))
+        );
     }
 
     #[test]

@@ -116,13 +116,7 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
             Ok(())
         },
     )?;
-    add(lua, t, &["readonly"], |lua, ()| {
-        Ok(shared(lua, |s| s.readonly))
-    })?;
-    add(lua, t, &["setreadonly"], |lua, on: bool| {
-        shared(lua, |s| s.readonly = on);
-        Ok(())
-    })?;
+    super::movie::add_readonly(lua, t, &["readonly"])?;
     add(lua, t, &["getdir"], |_, ()| {
         Ok(std::env::current_exe()
             .ok()

@@ -52,6 +52,15 @@ fn read_movie(path: &Path) -> std::result::Result<Movie, String> {
     Ok(movie)
 }
 
+/// The movie's read-only flag, which `emu` and `movie` both expose.
+pub fn add_readonly(lua: &Lua, t: &Table, getter: &[&str]) -> Result<()> {
+    add(lua, t, getter, |lua, ()| Ok(shared(lua, |s| s.readonly)))?;
+    add(lua, t, &["setreadonly"], |lua, on: bool| {
+        shared(lua, |s| s.readonly = on);
+        Ok(())
+    })
+}
+
 pub fn install(lua: &Lua, t: &Table) -> Result<()> {
     add(lua, t, &["mode"], |lua, ()| {
         Ok(mode(lua).map(|m| match m {
@@ -83,13 +92,7 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
     add(lua, t, &["name", "getname", "filename"], |lua, ()| {
         Ok(loaded(lua)?.name)
     })?;
-    add(lua, t, &["readonly", "getreadonly"], |lua, ()| {
-        Ok(shared(lua, |s| s.readonly))
-    })?;
-    add(lua, t, &["setreadonly"], |lua, on: bool| {
-        shared(lua, |s| s.readonly = on);
-        Ok(())
-    })?;
+    add_readonly(lua, t, &["readonly", "getreadonly"])?;
     add(lua, t, &["rerecordcounting"], |lua, on: Value| {
         if on.is_nil() {
             return Err(mlua::Error::runtime(

@@ -4,8 +4,9 @@
 //! Boards with 8 KiB of CHR-RAM leave the CHR register's upper outputs (CHR A13-A16) free and
 //! wire them to other chips: SNROM disables PRG-RAM with A16, SOROM banks its 16 KiB PRG-RAM
 //! with A15, SXROM its 32 KiB with A15 and A14, and SUROM/SXROM pick the 256 KiB half of a 512 KiB
-//! PRG-ROM with A16. In 4 KiB CHR mode those lines follow whichever CHR register PPU A12
-//! selects; games keep both equal, and nestor takes the first, like in 8 KiB mode.
+//! PRG-ROM with A16. In 8 KiB CHR mode the first CHR register drives those lines; in 4 KiB mode
+//! the one PPU A12 selects, so the PRG side switches as the PPU renders unless a game keeps both
+//! equal (the MMC1_A12 demo does not). The mapper then watches the PPU's address bus.
 
 use super::{CpuTarget, Mirroring};
 use crate::cartridge::{wrap, Header};
@@ -27,6 +28,10 @@ pub struct Mmc1 {
     snrom: bool,
     /// SEROM/SHROM (NES 2.0 submapper 5): 32 KiB PRG wired straight, the PRG register ignored.
     fixed_prg: bool,
+    /// The board wires CHR A14-A16 to its PRG side (SNROM, SOROM, SUROM, SXROM).
+    prg_side_wired: bool,
+    /// PPU A12 at the PPU's last access: the CHR register it selects drives CHR A13-A16.
+    a12_high: bool,
     /// The cycle of the last register write: MMC1 ignores a write on the very next cycle
     /// (the second write of a read-modify-write instruction such as `INC $8000`).
     last_write_cycle: Option<u64>,
@@ -44,9 +49,11 @@ impl Field for Mmc1 {
             prg_ram_banks: _,
             snrom: _,
             fixed_prg: _,
+            prg_side_wired: _,
+            a12_high,
             last_write_cycle,
         } = self;
-        fields!(io, shift, control, chr_bank, prg_bank);
+        fields!(io, shift, control, chr_bank, prg_bank, a12_high);
         io.checked(shift_count, "MMC1 shift count", |&n| n < 5);
         io.counter(last_write_cycle, "MMC1 write cycle");
     }
@@ -57,10 +64,17 @@ const BANK_8K: usize = 8 * 1024;
 const BANK_4K: usize = 4 * 1024;
 /// PRG-ROM banks (16 KiB) reachable without the SUROM outer bank.
 const INNER_BANKS: usize = 16;
+/// The CHR register bits on CHR A14-A16, the lines boards wire to their PRG side.
+const PRG_SIDE_LINES: u8 = 0x1C;
 
 impl Mmc1 {
     pub fn new(header: &Header) -> Mmc1 {
         let prg_ram_size = header.prg_ram_size + header.prg_nvram_size;
+        let prg_banks = (header.prg_rom_size / BANK_16K).max(1);
+        let prg_ram_banks = (prg_ram_size / BANK_8K).max(1);
+        let snrom = header.chr_rom_size == 0
+            && header.prg_rom_size <= INNER_BANKS * BANK_16K
+            && prg_ram_size <= BANK_8K;
         Mmc1 {
             shift: 0,
             shift_count: 0,
@@ -68,12 +82,12 @@ impl Mmc1 {
             control: 0x0C,
             chr_bank: [0; 2],
             prg_bank: 0,
-            prg_banks: (header.prg_rom_size / BANK_16K).max(1),
-            prg_ram_banks: (prg_ram_size / BANK_8K).max(1),
-            snrom: header.chr_rom_size == 0
-                && header.prg_rom_size <= INNER_BANKS * BANK_16K
-                && prg_ram_size <= BANK_8K,
+            prg_banks,
+            prg_ram_banks,
+            snrom,
             fixed_prg: header.submapper == 5,
+            prg_side_wired: snrom || prg_ram_banks > 1 || prg_banks > INNER_BANKS,
+            a12_high: false,
             last_write_cycle: None,
         }
     }
@@ -107,7 +121,33 @@ impl Mmc1 {
 
     /// The CHR register driving the upper CHR address lines.
     fn chr_outputs(&self) -> u8 {
-        self.chr_bank[0]
+        if self.control & 0x10 != 0 {
+            self.chr_bank[usize::from(self.a12_high)]
+        } else {
+            self.chr_bank[0]
+        }
+    }
+
+    /// Whether PPU A12 now moves the PRG side: 4 KiB CHR mode with the two registers differing
+    /// on the wired lines. Only then must the mapper see the PPU's accesses as they happen.
+    pub fn watches_ppu_bus(&self) -> bool {
+        self.prg_side_wired
+            && self.control & 0x10 != 0
+            && (self.chr_bank[0] ^ self.chr_bank[1]) & PRG_SIDE_LINES != 0
+    }
+
+    /// The PPU put `addr` on its bus; returns whether the PRG side's mapping changed.
+    #[inline]
+    pub fn ppu_address(&mut self, addr: u16) -> bool {
+        let high = addr & 0x1000 != 0;
+        let moved = high != self.a12_high && self.watches_ppu_bus();
+        self.a12_high = high;
+        moved
+    }
+
+    /// Whether the PPU's addresses can matter at all (see [`Self::ppu_address`]).
+    pub fn follows_ppu_bus(&self) -> bool {
+        self.prg_side_wired
     }
 
     fn prg_ram_enabled(&self) -> bool {
@@ -278,6 +318,43 @@ mod tests {
             load(&mut sxrom, 0xA000, 0x10 | chr_lines, &mut cycle);
             assert_eq!((ram_bank(&sxrom), rom_bank(&sxrom, 0xC000)), (bank, 31));
         }
+    }
+
+    #[test]
+    fn in_4k_chr_mode_ppu_a12_picks_the_register_on_the_prg_side() {
+        let mut cycle = 0;
+        let mut surom = board(512, 0, 8, 0);
+        load(&mut surom, 0xA000, 0x00, &mut cycle);
+        load(&mut surom, 0xC000, 0x10, &mut cycle);
+        // 8 KiB CHR mode: the first register only, whatever A12 does.
+        assert!(!surom.ppu_address(0x1000));
+        assert_eq!(rom_bank(&surom, 0xC000), 15);
+        assert!(!surom.watches_ppu_bus());
+        load(&mut surom, 0x8000, 0x1C, &mut cycle); // 4 KiB CHR mode
+        assert!(surom.watches_ppu_bus());
+        assert_eq!(
+            rom_bank(&surom, 0xC000),
+            31,
+            "A12 high: the second register"
+        );
+        assert!(surom.ppu_address(0x0FF0));
+        assert_eq!(rom_bank(&surom, 0xC000), 15);
+        assert!(!surom.ppu_address(0x2000), "nametables keep A12 low");
+        assert!(surom.ppu_address(0x1000));
+        assert_eq!(rom_bank(&surom, 0xC000), 31);
+        // Equal lines: A12 moves nothing on the PRG side.
+        load(&mut surom, 0xA000, 0x11, &mut cycle);
+        assert!(!surom.watches_ppu_bus());
+        assert!(!surom.ppu_address(0x0000));
+
+        // SNROM: the register A12 selects disables PRG-RAM with its bit 4.
+        let mut snrom = board(256, 0, 8, 0);
+        load(&mut snrom, 0x8000, 0x1C, &mut cycle);
+        load(&mut snrom, 0xC000, 0x10, &mut cycle);
+        snrom.ppu_address(0x0000);
+        assert_eq!(snrom.map_cpu(0x6000), CpuTarget::PrgRam(0));
+        snrom.ppu_address(0x1234);
+        assert_eq!(snrom.map_cpu(0x6000), CpuTarget::None);
     }
 
     #[test]

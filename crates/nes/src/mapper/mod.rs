@@ -173,17 +173,36 @@ impl Mapper {
     }
 
     /// The PPU drove `addr` onto its address bus (fetches, $2006/$2007 accesses): mappers that
-    /// watch A12 see every change.
-    pub fn ppu_address(&mut self, addr: u16) {
-        if let Mapper::Mmc3(m) = self {
-            m.ppu_address(addr);
+    /// watch A12 see every change. Returns whether the banks changed with it.
+    pub fn ppu_address(&mut self, addr: u16) -> bool {
+        match self {
+            Mapper::Mmc3(m) => {
+                m.ppu_address(addr);
+                false
+            }
+            Mapper::Mmc1(m) => m.ppu_address(addr),
+            _ => false,
         }
     }
 
-    /// Whether [`Self::ppu_address`] does anything: the PPU then shows such mappers every dot
-    /// as it happens.
+    /// Whether [`Self::ppu_address`] can matter at all: otherwise the PPU's addresses need not
+    /// reach the mapper.
+    pub fn follows_ppu_bus(&self) -> bool {
+        match self {
+            Mapper::Mmc3(_) => true,
+            Mapper::Mmc1(m) => m.follows_ppu_bus(),
+            _ => false,
+        }
+    }
+
+    /// Whether [`Self::ppu_address`] matters now: the PPU then shows the mapper every dot as
+    /// it happens.
     pub fn watches_ppu_bus(&self) -> bool {
-        matches!(self, Mapper::Mmc3(_))
+        match self {
+            Mapper::Mmc3(_) => true,
+            Mapper::Mmc1(m) => m.watches_ppu_bus(),
+            _ => false,
+        }
     }
 
     /// The mapper's /IRQ output.

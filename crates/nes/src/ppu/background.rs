@@ -8,6 +8,21 @@ use super::{ctrl, Ppu, PRE_RENDER_LINE};
 use crate::cartridge::Cartridge;
 use crate::state::{fields, Field, StateIo};
 
+/// Byte i of `SPREAD[b]` is bit 7 - i of `b`: a row of eight pixels' bits, a byte per pixel.
+const SPREAD: [u64; 256] = {
+    let mut table = [0; 256];
+    let mut b = 0;
+    while b < 256 {
+        let mut i = 0;
+        while i < 8 {
+            table[b] |= ((b as u64 >> (7 - i)) & 1) << (8 * i);
+            i += 1;
+        }
+        b += 1;
+    }
+    table
+};
+
 /// Fetch latches and the 16-bit shift registers (high byte: the tile being drawn).
 #[derive(Clone, Default)]
 pub(super) struct Pipeline {
@@ -68,19 +83,13 @@ impl Pipeline {
     /// The palette addresses of the current pixel and the seven after it, as [`Self::pixel`]
     /// gives them dot by dot while the registers shift (the whole of a tile's 8 dots).
     pub(super) fn pixels(&self, fine_x: u8) -> [u8; 8] {
-        // Bit 7 - i: pixel i.
-        let row = |reg: u16| ((reg << fine_x) >> 8) as u8;
-        let (low, high) = (row(self.shift_low), row(self.shift_high));
-        let (attr_low, attr_high) = (row(self.attr_low), row(self.attr_high));
-        std::array::from_fn(|i| {
-            let bit = 7 - i;
-            let colour = (low >> bit) & 1 | ((high >> bit) & 1) << 1;
-            if colour == 0 {
-                0
-            } else {
-                colour | ((attr_low >> bit) & 1) << 2 | ((attr_high >> bit) & 1) << 3
-            }
-        })
+        // One byte per pixel, all eight at once.
+        let row = |reg: u16| SPREAD[usize::from(((reg << fine_x) >> 8) as u8)];
+        let pattern = row(self.shift_low) | row(self.shift_high) << 1;
+        let attribute = row(self.attr_low) << 2 | row(self.attr_high) << 3;
+        // 0xFF in the bytes of opaque pixels: colour 0 takes no palette bits.
+        let opaque = (row(self.shift_low) | row(self.shift_high)) * 0xFF;
+        ((pattern | attribute) & opaque).to_le_bytes()
     }
 
     /// The 4-bit background palette address of the current pixel (0 = transparent).
@@ -125,6 +134,7 @@ impl Ppu {
 
     /// A whole tile's four fetches, for a render part running a line at a time (nothing
     /// watches the PPU's address bus then, so only the values matter).
+    #[inline]
     pub(super) fn fetch_all(&mut self, cart: &mut Cartridge) {
         self.fetch_tile(cart);
         self.fetch_attribute(cart);

@@ -441,17 +441,7 @@ mod tests {
         let mut r = SplitMix(3);
         let mut boards = vec![Board::default()];
         for _ in 0..3 {
-            let mut b = Board::default();
-            for x in 0..10 {
-                let h = (r.next_u64() % 8) as i8;
-                for y in (20 - h)..20 {
-                    if !r.next_u64().is_multiple_of(5) {
-                        b.set(x, y);
-                    }
-                }
-            }
-            b.clear_rows();
-            boards.push(b);
+            boards.push(r.ragged_board(0..8, 5));
         }
         let mut locks = Vec::new();
         for &(hz, _) in &TAP_RATES {

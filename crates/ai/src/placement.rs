@@ -190,16 +190,7 @@ mod tests {
         let mut s = PlacementSearch::default();
         let mut locks = Vec::new();
         for _ in 0..30 {
-            let mut b = Board::default();
-            for x in 0..10 {
-                let h = (r.next_u64() % 12) as i8;
-                for y in (20 - h)..20 {
-                    if !r.next_u64().is_multiple_of(4) {
-                        b.set(x, y);
-                    }
-                }
-            }
-            b.clear_rows();
+            let b = r.ragged_board(0..12, 4);
             for &id in &SPAWN_ID {
                 if !s.search(&b, id, &mut locks) {
                     continue;

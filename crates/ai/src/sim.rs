@@ -61,6 +61,22 @@ impl SplitMix {
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
     }
+
+    /// A bumpy stack for tests and benchmarks: each column gets a height drawn from `heights`,
+    /// and each of its cells is left empty one time in `hole_one_in`; full rows are cleared.
+    pub fn ragged_board(&mut self, heights: std::ops::Range<u64>, hole_one_in: u64) -> Board {
+        let mut b = Board::default();
+        for x in 0..10 {
+            let h = (heights.start + self.next_u64() % (heights.end - heights.start)) as i8;
+            for y in (20 - h)..20 {
+                if !self.next_u64().is_multiple_of(hole_one_in) {
+                    b.set(x, y);
+                }
+            }
+        }
+        b.clear_rows();
+        b
+    }
 }
 
 struct Source {

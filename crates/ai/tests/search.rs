@@ -9,21 +9,7 @@ use ai::sim::SplitMix;
 /// Random ragged boards: a bumpy stack with some holes.
 fn boards(n: usize) -> Vec<Board> {
     let mut r = SplitMix(7);
-    (0..n)
-        .map(|_| {
-            let mut b = Board::default();
-            for x in 0..10 {
-                let h = 2 + (r.next_u64() % 9) as i8;
-                for y in (20 - h)..20 {
-                    if !r.next_u64().is_multiple_of(6) {
-                        b.set(x, y);
-                    }
-                }
-            }
-            b.clear_rows();
-            b
-        })
-        .collect()
+    (0..n).map(|_| r.ragged_board(2..11, 6)).collect()
 }
 
 #[test]

@@ -76,12 +76,7 @@ impl Movies {
             let name = rom
                 .and_then(Path::file_stem)
                 .map_or("quadfall".into(), |s| s.to_string_lossy().into_owned());
-            let time = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap_or_default()
-                .as_nanos();
-            let guid = ::movie::guid(&[&time.to_le_bytes()[..], &checksum].concat());
-            let mut movie = Movie::new(&name, checksum, guid);
+            let mut movie = Movie::recording(&name, checksum);
             movie.extra.push((
                 "comment".into(),
                 format!("recorded by nestor {}", env!("CARGO_PKG_VERSION")),

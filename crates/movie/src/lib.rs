@@ -93,6 +93,17 @@ impl Movie {
         }
     }
 
+    /// A movie about to be recorded now: its GUID comes from the time and the ROM's checksum,
+    /// so two recordings differ (all FCEUX asks of it).
+    pub fn recording(rom_filename: &str, rom_checksum: [u8; 16]) -> Movie {
+        let time = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_nanos();
+        let guid = guid(&[&time.to_le_bytes()[..], &rom_checksum].concat());
+        Movie::new(rom_filename, rom_checksum, guid)
+    }
+
     pub fn parse(text: &str) -> Result<Movie, Error> {
         let mut movie = Movie::new("", [0; 16], String::new());
         let mut seen: Vec<&str> = Vec::new();

@@ -160,12 +160,7 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
             let rom_name = Path::new(&rom_name)
                 .file_stem()
                 .map_or(rom_name.clone(), |s| s.to_string_lossy().into_owned());
-            let time = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap_or_default()
-                .as_nanos();
-            let guid = ::movie::guid(&[&time.to_le_bytes()[..], &checksum].concat());
-            let mut movie = Movie::new(&rom_name, checksum, guid);
+            let mut movie = Movie::recording(&rom_name, checksum);
             if let Some(author) = author.filter(|a| !a.is_empty()) {
                 movie
                     .extra

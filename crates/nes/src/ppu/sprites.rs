@@ -41,7 +41,7 @@ pub(super) struct Sprites {
     /// Sprites drawn into the next line's buffer (0: it is empty).
     pub(super) count: u8,
     pattern_low: u8,
-    line: [u8; 256],
+    pub(super) line: [u8; 256],
     slots: [Slot; 8],
     /// The line buffer draws this line: the slots were loaded by a whole run of fetches and
     /// have counted with rendering on from dot 340 on. Otherwise they run dot by dot.
@@ -131,6 +131,17 @@ pub(super) struct Pixel {
     pub is_sprite0: bool,
 }
 
+impl Pixel {
+    /// A byte of the line buffer.
+    pub(super) fn from_line(p: u8) -> Pixel {
+        Pixel {
+            colour: if p & 3 == 0 { 0 } else { p & 0x0F },
+            behind_bg: p & BEHIND_BG != 0,
+            is_sprite0: p & SPRITE0 != 0,
+        }
+    }
+}
+
 /// One sprite output unit.
 #[derive(Clone, Copy, Default)]
 struct Slot {
@@ -204,12 +215,7 @@ impl Sprites {
     }
 
     pub(super) fn pixel(&self, x: usize) -> Pixel {
-        let p = self.line[x];
-        Pixel {
-            colour: if p & 3 == 0 { 0 } else { p & 0x0F },
-            behind_bg: p & BEHIND_BG != 0,
-            is_sprite0: p & SPRITE0 != 0,
-        }
+        Pixel::from_line(self.line[x])
     }
 }
 

@@ -317,7 +317,14 @@ impl Ppu {
     pub fn catch_up(&mut self, cart: &mut Cartridge) {
         let whole_lines = !cart.watches_ppu_bus();
         while self.lags() {
-            if whole_lines
+            if (240..PRE_RENDER_LINE).contains(&self.render_line) {
+                // The post-render and VBlank lines: nothing to render, straight to the dot.
+                if self.render_line == self.scanline {
+                    self.render_dot = self.dot;
+                } else {
+                    self.next_render_line();
+                }
+            } else if whole_lines
                 && self.render_dot == 0
                 && self.render_line != self.scanline
                 && (self.sprites.buffered || !self.rendering_enabled())
@@ -421,8 +428,8 @@ impl Ppu {
         self.fetch_line(cart);
         // Dots 321-336: the next line's first two tiles; 337 and 339 fetch unused nametable
         // bytes, which only a mapper watching the bus could notice.
-        let first = self.fetch_quiet(cart);
-        let second = self.fetch_quiet(cart);
+        let first = self.fetch_quiet(cart, None);
+        let second = self.fetch_quiet(cart, Some(first));
         self.bg.load_prefetched(first, second);
         // Dot 339's nametable fetch is the line's last address on the bus (MMC1 keeps its A12).
         cart.ppu_address(self.nametable_addr());
@@ -439,8 +446,11 @@ impl Ppu {
         for (chunk, row) in queued.chunks_exact_mut(8).zip(self.bg.queued_rows()) {
             chunk.copy_from_slice(&row.to_le_bytes());
         }
+        let mut previous = None;
         for chunk in fetched.chunks_exact_mut(8) {
-            chunk.copy_from_slice(&self.fetch_quiet(cart).row().to_le_bytes());
+            let fetch = self.fetch_quiet(cart, previous);
+            chunk.copy_from_slice(&fetch.row().to_le_bytes());
+            previous = Some(fetch);
         }
         self.increment_coarse_x();
 

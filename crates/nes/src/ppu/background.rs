@@ -23,12 +23,13 @@ const SPREAD: [u64; 256] = {
     table
 };
 
-/// Eight pixels' 4-bit palette addresses, the first in the low byte, from a byte of each of the
-/// pattern and attribute shift registers (bit 7 first); transparent pixels are 0.
-fn row(low: u8, high: u8, attr_low: u8, attr_high: u8) -> u64 {
+/// Eight pixels' 4-bit palette addresses, the first in the low byte, from a byte of each
+/// pattern shift register (bit 7 first) and the attribute bits already in place (bits 2-3 of
+/// each byte); transparent pixels are 0.
+fn row(low: u8, high: u8, attribute: u64) -> u64 {
     let spread = |b: u8| SPREAD[usize::from(b)];
     let opaque = (spread(low) | spread(high)) * 0xFF;
-    (spread(low) | spread(high) << 1 | spread(attr_low) << 2 | spread(attr_high) << 3) & opaque
+    (spread(low) | spread(high) << 1 | attribute) & opaque
 }
 
 /// What an attribute shift register takes in for palette bit `bit` (1 or 2): eight copies.
@@ -52,8 +53,7 @@ pub(super) struct Fetch {
 impl Fetch {
     /// The tile's eight pixels, as [`row`] gives them.
     pub(super) fn row(self) -> u64 {
-        let attribute = |bit: u8| attribute_byte(self.attribute, bit);
-        row(self.low, self.high, attribute(1), attribute(2))
+        row(self.low, self.high, u64::from(self.attribute) * 0x0404_0404_0404_0404)
     }
 }
 
@@ -117,13 +117,10 @@ impl Pipeline {
     /// dots with fine X 0 (a line drawn as a whole starts with these).
     pub(super) fn queued_rows(&self) -> [u64; 2] {
         let byte = |reg: u16, half: u16| (reg >> (8 * half)) as u8;
+        let spread = |reg: u16, half: u16| SPREAD[usize::from(byte(reg, half))];
         [1, 0].map(|half| {
-            row(
-                byte(self.shift_low, half),
-                byte(self.shift_high, half),
-                byte(self.attr_low, half),
-                byte(self.attr_high, half),
-            )
+            let attribute = spread(self.attr_low, half) << 2 | spread(self.attr_high, half) << 3;
+            row(byte(self.shift_low, half), byte(self.shift_high, half), attribute)
         })
     }
 
@@ -184,14 +181,22 @@ impl Ppu {
 
     /// A tile's four fetches at v for a line run as a whole, then the step to the next column.
     /// The addresses do not go to the mapper: nothing watches the bus then, and the line's
-    /// last address is passed on at its end ([`Ppu::render_line`]).
-    pub(super) fn fetch_quiet(&mut self, cart: &Cartridge) -> Fetch {
+    /// last address is passed on at its end ([`Ppu::render_line`]). `previous` is the tile
+    /// fetched just before on this line: an odd column shares its attribute bits.
+    #[inline(always)]
+    pub(super) fn fetch_quiet(&mut self, cart: &Cartridge, previous: Option<Fetch>) -> Fetch {
         let tile = cart.ppu_peek(self.nametable_addr());
-        let (addr, shift) = self.attribute_addr();
+        let attribute = match previous {
+            Some(previous) if self.v & 1 == 1 => previous.attribute,
+            _ => {
+                let (addr, shift) = self.attribute_addr();
+                (cart.ppu_peek(addr) >> shift) & 3
+            }
+        };
         let pattern = bg_pattern_addr(self.ppu_ctrl, tile, self.v);
         let fetch = Fetch {
             tile,
-            attribute: (cart.ppu_peek(addr) >> shift) & 3,
+            attribute,
             low: cart.ppu_peek(pattern),
             high: cart.ppu_peek(pattern | 8),
         };

@@ -53,7 +53,11 @@ pub(super) struct Fetch {
 impl Fetch {
     /// The tile's eight pixels, as [`row`] gives them.
     pub(super) fn row(self) -> u64 {
-        row(self.low, self.high, u64::from(self.attribute) * 0x0404_0404_0404_0404)
+        row(
+            self.low,
+            self.high,
+            u64::from(self.attribute) * 0x0404_0404_0404_0404,
+        )
     }
 }
 
@@ -120,7 +124,11 @@ impl Pipeline {
         let spread = |reg: u16, half: u16| SPREAD[usize::from(byte(reg, half))];
         [1, 0].map(|half| {
             let attribute = spread(self.attr_low, half) << 2 | spread(self.attr_high, half) << 3;
-            row(byte(self.shift_low, half), byte(self.shift_high, half), attribute)
+            row(
+                byte(self.shift_low, half),
+                byte(self.shift_high, half),
+                attribute,
+            )
         })
     }
 

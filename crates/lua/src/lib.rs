@@ -350,11 +350,8 @@ impl Scripts {
                 host.instructions += 1;
             };
             for _ in 0..boundaries {
-                let end = console.bus.cycles
-                    + cycles_to_frame_start(&console.bus.ppu).saturating_sub(LONGEST_STEP);
-                while console.bus.cycles < end {
-                    step(self, console);
-                }
+                let cycles = cycles_to_frame_start(&console.bus.ppu).saturating_sub(LONGEST_STEP);
+                self.instructions += console.run_cycles(cycles);
                 self.run_to_boundaries(console, 1, step);
             }
         }

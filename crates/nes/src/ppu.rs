@@ -241,10 +241,41 @@ impl Ppu {
         if self.dot + n <= self.quiet_until {
             self.dot += n;
         } else {
-            for _ in 0..n {
+            self.run_many_dots(u32::from(n), cart);
+        }
+    }
+
+    /// `n` dots of the timing part, the quiet stretches of each line by one add.
+    pub fn run_many_dots(&mut self, mut n: u32, cart: &mut Cartridge) {
+        while n > 0 {
+            let quiet = u32::from(self.quiet_until.saturating_sub(self.dot)).min(n);
+            if quiet > 0 {
+                self.dot += quiet as u16;
+                n -= quiet;
+            } else {
                 self.step_timing(cart);
+                n -= 1;
             }
         }
+    }
+
+    /// Dots from the current one on that the timing part can run with the /NMI line kept as
+    /// it is and no frame begun: up to VBlank's start or end, or the odd-frame decision on
+    /// the pre-render line (the next frame begins right after it).
+    pub fn dots_before_event(&self) -> u32 {
+        const EVENTS: [(u16, u16); 3] = [
+            (VBLANK_LINE, 1),
+            (PRE_RENDER_LINE, 1),
+            (PRE_RENDER_LINE, 338),
+        ];
+        let position =
+            |(line, dot): (u16, u16)| u32::from(line) * u32::from(DOTS_PER_LINE) + u32::from(dot);
+        let now = position((self.scanline, self.dot));
+        EVENTS
+            .into_iter()
+            .map(position)
+            .find(|&event| event >= now)
+            .map_or(0, |event| event - now)
     }
 
     /// One dot of the timing part.

@@ -456,3 +456,22 @@ fn sound_get_reports_the_channels() {
 fn read_hook_fires_after_the_read_inside_the_instruction() {
     check("read_hook", 3);
 }
+
+#[test]
+fn slot_callbacks_run_for_the_users_saves_and_loads() {
+    let mut s = Session::new();
+    s.load("slot_callbacks");
+    s.load("slot_callback_error");
+    s.frames(3);
+    let data = s.scripts.user_saved(&mut s.console, 4);
+    let data = data.expect("registersave returned values");
+    s.frames(2);
+    // The failing callback is reported and unregistered: a second save does not call it.
+    let again = s.scripts.user_saved(&mut s.console, 2);
+    assert!(again.is_some());
+    s.scripts.user_loaded(&mut s.console, 4, Some(&data));
+    // A slot without a .luasav file, and a damaged one: the callbacks get the slot alone.
+    s.scripts.user_loaded(&mut s.console, 7, None);
+    s.scripts.user_loaded(&mut s.console, 8, Some(b"damaged"));
+    expect("slot_callbacks", &s.output());
+}

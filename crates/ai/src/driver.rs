@@ -330,14 +330,7 @@ pub fn score(console: &Console) -> u32 {
 /// the main loop clears it when it waits for the next one. Screens drawn with NMIs off have no
 /// such frame; the guard ends the wait after about two frames of CPU time.
 pub fn run_game_frame(console: &mut Console) {
-    const GUARD: u32 = 25_000; // instructions; a frame is about 10,000
-    let mut n = 0;
-    while console.peek(VBLANK_FLAG) == 0 && n < GUARD {
-        console.step();
-        n += 1;
-    }
-    while console.peek(VBLANK_FLAG) != 0 && n < 2 * GUARD {
-        console.step();
-        n += 1;
-    }
+    const GUARD: u64 = 25_000; // instructions; a frame is about 10,000
+    let n = console.run_while(GUARD, |c| c.peek(VBLANK_FLAG) == 0);
+    console.run_while(2 * GUARD - n, |c| c.peek(VBLANK_FLAG) != 0);
 }

@@ -505,10 +505,47 @@ impl App {
             return self.show("cannot save the state: no data directory".into());
         };
         let message = match files::write_atomic(&path, &self.console.save_state()) {
-            Ok(()) => format!("saved state {slot}"),
+            Ok(()) => match self.save_script_data(slot, &path) {
+                Ok(()) => format!("saved state {slot}"),
+                Err(err) => format!("saved state {slot}; Lua data not saved: {err}"),
+            },
             Err(err) => format!("state {slot} not saved: {}: {err}", path.display()),
         };
         self.show(message);
+    }
+
+    /// What the scripts' `savestate.registersave` callbacks return for a slot goes into the
+    /// `.luasav` file beside its state; a slot saved without any drops the old file, so a later
+    /// load never hands the scripts values from another save.
+    fn save_script_data(&mut self, slot: usize, state: &Path) -> Result<(), String> {
+        let Some(scripts) = &mut self.scripts else {
+            return Ok(());
+        };
+        let path = files::script_data_path(state);
+        let written = match scripts.user_saved(&mut self.console, slot as u32) {
+            Some(data) => files::write_atomic(&path, &data),
+            None => match std::fs::remove_file(&path) {
+                Err(err) if err.kind() != std::io::ErrorKind::NotFound => Err(err),
+                _ => Ok(()),
+            },
+        };
+        written.map_err(|err| format!("{}: {err}", path.display()))
+    }
+
+    /// Hands the scripts' `savestate.registerload` callbacks the slot and the values saved
+    /// with it (none when its file cannot be read, which is returned as the error).
+    fn load_script_data(&mut self, slot: usize, state: &Path) -> Result<(), String> {
+        let Some(scripts) = &mut self.scripts else {
+            return Ok(());
+        };
+        let path = files::script_data_path(state);
+        let (data, result) = match std::fs::read(&path) {
+            Ok(data) => (Some(data), Ok(())),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => (None, Ok(())),
+            Err(err) => (None, Err(format!("{}: {err}", path.display()))),
+        };
+        scripts.user_loaded(&mut self.console, slot as u32, data.as_deref());
+        result
     }
 
     /// A missing, unreadable, damaged or other game's state is reported; the game runs on.
@@ -530,7 +567,11 @@ impl App {
         };
         match self.console.load_state(&bytes) {
             Ok(()) => {
-                self.show(format!("loaded state {slot}"));
+                let message = match self.load_script_data(slot, &path) {
+                    Ok(()) => format!("loaded state {slot}"),
+                    Err(err) => format!("loaded state {slot}; Lua data not read: {err}"),
+                };
+                self.show(message);
                 if let Some(window) = &self.window {
                     window.request_redraw();
                 }

@@ -35,6 +35,14 @@ pub fn state_path(rom_name: &str, slot: u32) -> Option<PathBuf> {
     data_dir().map(|dir| dir.join("states").join(name))
 }
 
+/// `<state>.luasav`: what Lua scripts' `savestate.registersave` callbacks returned when the
+/// user saved that state.
+pub fn script_data_path(state: &Path) -> PathBuf {
+    let mut name = state.as_os_str().to_owned();
+    name.push(".luasav");
+    PathBuf::from(name)
+}
+
 /// The files Lua scripts write: numbered savestates in the slot files, written atomically.
 pub fn lua_files(rom_name: &str) -> lua::HostFiles {
     let rom_name = rom_name.to_string();

@@ -952,10 +952,15 @@ fn no_display_scenario() {
 }
 
 /// A script that draws a red box from (16, 32) to (47, 63) on every displayed frame, presses
-/// Right through joypad.set while J is held (read with input.get), and ends the program with
-/// status 3 when Q is held.
+/// Right through joypad.set while J is held (read with input.get), keeps a text with the user's
+/// slot saves and shows it when the slot is loaded, and ends the program with status 3 when Q
+/// is held.
 const BOX_SCRIPT: &str = r#"
 gui.register(function() gui.box(16, 32, 47, 63, "red", "red") end)
+savestate.registersave(function(slot) return "kept with " .. slot end)
+savestate.registerload(function(slot, text)
+  emu.message("slot " .. slot .. " brought back " .. tostring(text))
+end)
 while true do
   local keys = input.get()
   if keys.J then joypad.set(1, {right = true}) end
@@ -972,7 +977,8 @@ error("boom after 30 frames")
 
 /// Lua on the window's frames: the box drawn on the displayed picture at 3x, input.get seeing
 /// the window's keyboard, joypad.set reaching the game, a failing script reported in the title
-/// with the window and the other script running on, os.exit ending the program with its status.
+/// with the window and the other script running on, the slot keys calling registersave and
+/// registerload, os.exit ending the program with its status.
 fn lua_scenario() {
     let mut s = Session::start(&button_colour_rom());
     let (boxed, failing) = (s.dir.join("box.lua"), s.dir.join("failing.lua"));
@@ -1010,6 +1016,15 @@ fn lua_scenario() {
         p.pixel(0, 0) != backdrop && p.pixel(100, 130) == red
     });
     assert_ne!(right.pixel(0, 0), red);
+
+    // The slot keys call the script's savestate callbacks: what it returned when the user saved
+    // comes back to it when the user loads (it shows it with emu.message).
+    s.key(&window, "shift+F1");
+    s.wait_title(&window, "saved state 1");
+    let states = s.dir.join("data/nestor/states");
+    assert!(states.join("buttons.1.state.luasav").is_file());
+    s.key(&window, "F1");
+    s.wait_title(&window, "slot 1 brought back kept with 1");
 
     // Q: the script ends the program with os.exit(3).
     s.hold(&window, "q");

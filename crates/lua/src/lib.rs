@@ -12,6 +12,7 @@ mod bitops;
 mod colour;
 mod fm2;
 mod format;
+mod luasav;
 mod overlay;
 mod script;
 mod state;
@@ -240,6 +241,56 @@ impl Scripts {
         self.refresh_watch();
     }
 
+    /// The user saved numbered slot `slot` (not a script's own `savestate.save`): runs the
+    /// scripts' `savestate.registersave` callbacks with the slot number. Returns what they
+    /// returned, as the contents of the slot's `.luasav` file, or None when nothing returned
+    /// anything. A value that cannot be kept (a function, a cycle) is reported and kept as nil.
+    pub fn user_saved(&mut self, console: &mut Console, slot: u32) -> Option<Vec<u8>> {
+        let mut records = Vec::new();
+        for script in &self.scripts {
+            let Some(values) = script.slot_callback(console, script::SAVE, slot) else {
+                continue;
+            };
+            let shared = &self.shared;
+            let values = luasav::detach_all(&values, |problem| {
+                shared.borrow().print(
+                    Stream::Err,
+                    &format!("savestate.registersave in {}: {problem}", script.name),
+                )
+            });
+            if !values.is_empty() {
+                records.push((script.name.clone(), values));
+            }
+        }
+        (!records.is_empty()).then(|| luasav::encode(&records))
+    }
+
+    /// The user loaded numbered slot `slot`; `luasav` is its `.luasav` file, if it has one.
+    /// Each script's `savestate.registerload` callback gets the slot number and the values its
+    /// `registersave` callback returned then. A damaged file is reported and passes no values.
+    pub fn user_loaded(&mut self, console: &mut Console, slot: u32, luasav: Option<&[u8]>) {
+        let records = luasav.map_or_else(Vec::new, |bytes| {
+            luasav::decode(bytes).unwrap_or_else(|e| {
+                self.shared.borrow().print(
+                    Stream::Err,
+                    &format!("savestate {slot}: Lua data not read: {e}"),
+                );
+                Vec::new()
+            })
+        });
+        for script in &self.scripts {
+            let saved = records
+                .iter()
+                .find(|(name, _)| *name == script.name)
+                .map_or(&[][..], |(_, values)| &values[..]);
+            let args: mlua::Result<Vec<mlua::Value>> =
+                saved.iter().map(|v| v.to_lua(&script.lua)).collect();
+            let Ok(args) = args else { continue };
+            let args = std::iter::once(mlua::Value::Integer(i64::from(slot))).chain(args);
+            script.slot_callback(console, script::LOAD, mlua::MultiValue::from_iter(args));
+        }
+    }
+
     /// Calls `f` for each script; a script for which it returns false is stopped.
     fn for_each(&mut self, console: &mut Console, f: impl Fn(&mut Script, &mut Console) -> bool) {
         let mut i = 0;
@@ -299,11 +350,8 @@ impl Scripts {
                 host.instructions += 1;
             };
             for _ in 0..boundaries {
-                let end = console.bus.cycles
-                    + cycles_to_frame_start(&console.bus.ppu).saturating_sub(LONGEST_STEP);
-                while console.bus.cycles < end {
-                    step(self, console);
-                }
+                let cycles = cycles_to_frame_start(&console.bus.ppu).saturating_sub(LONGEST_STEP);
+                self.instructions += console.run_cycles(cycles);
                 self.run_to_boundaries(console, 1, step);
             }
         }

@@ -6,7 +6,8 @@ use crate::state::{
 };
 use crate::watch::Kind;
 use mlua::{
-    Error, Function, HookTriggers, Lua, LuaOptions, StdLib, Thread, ThreadStatus, Value, VmState,
+    Error, Function, HookTriggers, IntoLuaMulti, Lua, LuaOptions, MultiValue, StdLib, Thread,
+    ThreadStatus, Value, VmState,
 };
 use nes::Console;
 use std::cell::RefCell;
@@ -18,6 +19,9 @@ pub const BEFORE: &str = "nestor.before";
 pub const AFTER: &str = "nestor.after";
 pub const EXIT: &str = "nestor.exit";
 pub const GUI: &str = "nestor.gui";
+/// Registry slots of `savestate.registersave` and `registerload`.
+pub const SAVE: &str = "nestor.registersave";
+pub const LOAD: &str = "nestor.registerload";
 /// The original `debug.traceback`, kept in case a script replaces `debug`.
 const TRACEBACK: &str = "nestor.traceback";
 
@@ -74,6 +78,8 @@ fn watchdog(limit: u64) -> impl Fn(&Lua, mlua::Debug) -> mlua::Result<VmState> {
 
 pub struct Script {
     pub lua: Lua,
+    /// The file's name, which keys its `registersave` values in a slot's `.luasav` file.
+    pub name: String,
     /// The main chunk's coroutine while it is waiting in `emu.frameadvance`.
     main: Option<Thread>,
 }
@@ -119,8 +125,13 @@ impl Script {
             HookTriggers::new().every_nth_instruction(CHECK_EVERY),
             watchdog(budget),
         );
+        let name = path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into(),
+        );
         let mut script = Script {
             lua,
+            name,
             main: Some(main),
         };
         script.resume(console);
@@ -213,6 +224,34 @@ impl Script {
                     message_with_traceback(&e)
                 ));
                 false
+            }
+        }
+    }
+
+    /// Calls the `registersave` or `registerload` callback, if any, with `args`; returns what
+    /// it returned. A callback that fails is reported and unregistered, as in FCEUX.
+    pub fn slot_callback(
+        &self,
+        console: &mut Console,
+        slot: &str,
+        args: impl IntoLuaMulti,
+    ) -> Option<MultiValue> {
+        let f = self
+            .lua
+            .named_registry_value::<Option<Function>>(slot)
+            .ok()??;
+        match self.enter(console, || f.call::<MultiValue>(args)) {
+            Ok(values) => Some(values),
+            Err(e) => {
+                if !is_exit(&e) {
+                    self.report(&format!(
+                        "Lua error in savestate.{} function: {}",
+                        slot.trim_start_matches("nestor."),
+                        message_with_traceback(&e)
+                    ));
+                }
+                let _ = self.lua.set_named_registry_value(slot, Value::Nil);
+                None
             }
         }
     }

@@ -44,6 +44,10 @@ pub struct Bus {
     joypad_oe_before: Option<usize>,
     /// The serial bit each port put on the bus at its last clocking read.
     pad_bits: [u8; 2],
+    /// Something besides RAM and PRG-ROM reads happened since the console's idle-loop
+    /// detector last cleared this: a write, a read of a register or of the cartridge below
+    /// $8000, a DMA. Not part of a state: the detector starts afresh with every run.
+    pub(crate) impure: bool,
 }
 
 impl Field for Bus {
@@ -64,6 +68,7 @@ impl Field for Bus {
             joypad_oe,
             joypad_oe_before,
             pad_bits,
+            impure: _,
         } = self;
         // Not stored: the pads' strobe flags are, and the next put cycle passes the latch on.
         *strobe_high = true;
@@ -105,6 +110,7 @@ impl Bus {
             joypad_oe: None,
             joypad_oe_before: None,
             pad_bits: [0; 2],
+            impure: true,
         }
     }
 
@@ -126,6 +132,30 @@ impl Bus {
         let result = access(self);
         self.ppu.run_dots(1, &mut self.cart);
         result
+    }
+
+    /// `n` cycles of a loop that only reads RAM and PRG-ROM, at most [`Bus::idle_cycles`]:
+    /// what `n` calls of [`Bus::tick`] around those reads do. The reads change nothing (the
+    /// data bus ends with the value it has after each pass of the loop), the pads' strobe is
+    /// low, the cartridge does not count cycles, the APU only counts, and the PPU's timing
+    /// part runs its dots (its render part follows line by line, as always).
+    pub fn run_idle(&mut self, n: u64) {
+        debug_assert!(n <= self.idle_cycles());
+        self.cycles += n;
+        self.ppu.run_many_dots(3 * n as u32, &mut self.cart);
+        self.apu.run_idle(n);
+    }
+
+    /// How many cycles from now on [`Bus::run_idle`] can stand in for: the /NMI and /IRQ
+    /// lines keep their levels, no DMA wants the bus, no frame begins. None while the pads'
+    /// strobe may be high or the cartridge watches the PPU's bus (MMC3, the only mapper that
+    /// counts CPU cycles or raises IRQs, always does).
+    pub fn idle_cycles(&self) -> u64 {
+        if self.joypad_out || self.strobe_high || self.cart.watches_ppu_bus() {
+            return 0;
+        }
+        let ppu = u64::from(self.ppu.dots_before_event()) / 3;
+        ppu.min(self.apu.idle_cycles())
     }
 
     /// A read cycle as the CPU does it: the value lands on the data bus.
@@ -159,6 +189,7 @@ impl Bus {
     /// - DMC: halt, dummy, then one get (3/4 cycles). Its halt and dummy cycles overlap OAM
     ///   cycles; its get takes priority over an OAM get.
     fn dma(&mut self, cpu_addr: u16) {
+        self.impure = true;
         let mut oam = self.oam_dma.take().map(|page| OamDma {
             addr: u16::from(page) << 8,
             halted: false,
@@ -265,6 +296,7 @@ impl Bus {
 
     /// The PPU and APU registers, the joypads, and the cartridge below $8000.
     fn read_io(&mut self, addr: u16) -> u8 {
+        self.impure = true;
         match addr {
             0x2000..=0x3FFF => self.ppu.read_register(addr & 7, &mut self.cart),
             0x4015 => self.apu.read_status() | (self.internal_bus & 0x20),
@@ -275,6 +307,7 @@ impl Bus {
     }
 
     fn write_mem(&mut self, addr: u16, val: u8) {
+        self.impure = true;
         match addr {
             0x0000..=0x1FFF => self.ram[usize::from(addr & 0x7FF)] = val,
             0x2000..=0x3FFF => self.ppu.write_register(addr & 7, val, &mut self.cart),

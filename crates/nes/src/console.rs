@@ -10,13 +10,32 @@ use crate::state::{self, fields, Field, Fnv1a, StateError, StateIo};
 pub struct Console {
     pub cpu: Cpu,
     pub bus: Bus,
+    /// `run_frame`, `run_cycles` and `run_while` skip over idle loops (see [`Console::run`]).
+    fast_forward: bool,
+    /// Cycles the fast path has skipped since power-on (a statistic).
+    idle_cycles_skipped: u64,
 }
 
 impl Field for Console {
     fn visit(&mut self, io: &mut StateIo) {
-        let Console { cpu, bus } = self;
+        // The fast path is the host's choice and changes nothing in the machine.
+        let Console {
+            cpu,
+            bus,
+            fast_forward: _,
+            idle_cycles_skipped: _,
+        } = self;
         fields!(io, cpu, bus);
     }
+}
+
+/// The CPU's state when it last went back to an earlier address, the start of a loop.
+struct LoopStart {
+    registers: [u8; 5],
+    pc: u16,
+    cycle: u64,
+    /// Instructions run before it.
+    steps: u64,
 }
 
 impl Console {
@@ -25,6 +44,8 @@ impl Console {
         let mut console = Console {
             cpu: Cpu::default(),
             bus: Bus::new(cart),
+            fast_forward: true,
+            idle_cycles_skipped: 0,
         };
         console.cpu.reset(&mut console.bus);
         console
@@ -45,7 +66,10 @@ impl Console {
     pub fn power_cycle(&mut self) {
         let mut cart = self.bus.cart.clone();
         cart.power_on_mapper();
-        *self = Console::new(cart);
+        *self = Console {
+            fast_forward: self.fast_forward,
+            ..Console::new(cart)
+        };
     }
 
     /// Presses the reset button: RAM is kept, the CPU runs its reset sequence.
@@ -64,19 +88,105 @@ impl Console {
     /// Runs until the PPU starts a new frame.
     pub fn run_frame(&mut self) {
         let frame = self.bus.ppu.frame;
-        while self.bus.ppu.frame == frame {
-            self.step();
-        }
+        self.run(u64::MAX, u64::MAX, |console| console.bus.ppu.frame == frame);
         // The new frame's first pixels, as far as the CPU has got.
         self.bus.ppu.catch_up(&mut self.bus.cart);
     }
 
-    /// Runs at least `n` CPU cycles, stopping at an instruction boundary.
-    pub fn run_cycles(&mut self, n: u64) {
+    /// Runs at least `n` CPU cycles, stopping at an instruction boundary; returns the number
+    /// of instructions run.
+    pub fn run_cycles(&mut self, n: u64) -> u64 {
         let end = self.bus.cycles + n;
-        while self.bus.cycles < end {
+        self.run(u64::MAX, end, |console| console.bus.cycles < end)
+    }
+
+    /// Runs instructions while `go_on` holds, at most `max` of them, and returns how many
+    /// ran. `go_on` must look at memory only, not at time: the passes of an idle loop it
+    /// would have seen are skipped as a whole.
+    pub fn run_while(&mut self, max: u64, go_on: impl FnMut(&Console) -> bool) -> u64 {
+        self.run(max, u64::MAX, go_on)
+    }
+
+    /// Turns the skipping of idle loops on (the default) or off; the machine runs the same.
+    pub fn set_fast_forward(&mut self, on: bool) {
+        self.fast_forward = on;
+    }
+
+    /// CPU cycles the fast path has skipped since power-on.
+    pub fn idle_cycles_skipped(&self) -> u64 {
+        self.idle_cycles_skipped
+    }
+
+    /// Runs instructions while `go_on` holds, at most `max` of them, and returns how many
+    /// ran; skipped loop passes never reach cycle `end`.
+    ///
+    /// The fast path: when the CPU comes back to a loop's start with the same registers, no
+    /// interrupt on its way and, since the last time, nothing but reads of RAM and PRG-ROM,
+    /// every further pass does the same until something outside the CPU changes: the /NMI
+    /// or /IRQ line, a DMA, the start of a frame (see [`Bus::idle_cycles`]). The passes that
+    /// end before that are skipped by [`Bus::run_idle`], which leaves the machine as running
+    /// them would; the last passes before the event run cycle by cycle as usual.
+    fn run(&mut self, max: u64, end: u64, mut go_on: impl FnMut(&Console) -> bool) -> u64 {
+        let mut steps = 0;
+        let mut loop_start: Option<LoopStart> = None;
+        while steps < max && go_on(self) {
+            let pc = self.cpu.pc;
             self.step();
+            steps += 1;
+            // Skipping is for a run that goes on from here.
+            if self.fast_forward && self.cpu.pc <= pc && steps < max && go_on(self) {
+                steps += self.skip_idle_passes(&mut loop_start, steps, max, end);
+            }
         }
+        steps
+    }
+
+    /// The CPU went back to an earlier address after `steps` instructions: skips the passes
+    /// of an idle loop that fit before the next event, at most `max` instructions in all and
+    /// before cycle `end`, and returns the instructions skipped.
+    fn skip_idle_passes(
+        &mut self,
+        loop_start: &mut Option<LoopStart>,
+        steps: u64,
+        max: u64,
+        end: u64,
+    ) -> u64 {
+        let cpu = &self.cpu;
+        let now = LoopStart {
+            registers: [cpu.a, cpu.x, cpu.y, cpu.p, cpu.s],
+            pc: cpu.pc,
+            cycle: self.bus.cycles,
+            steps,
+        };
+        let idle = cpu.interrupts_idle();
+        let skipped = match loop_start.take() {
+            Some(start)
+                if idle
+                    && !self.bus.impure
+                    && (start.registers, start.pc) == (now.registers, now.pc) =>
+            {
+                let cycles = now.cycle - start.cycle;
+                let instructions = now.steps - start.steps;
+                let room = self
+                    .bus
+                    .idle_cycles()
+                    .min(end.saturating_sub(now.cycle + 1));
+                let passes = (room / cycles).min((max - steps) / instructions);
+                self.bus.run_idle(passes * cycles);
+                self.idle_cycles_skipped += passes * cycles;
+                passes * instructions
+            }
+            _ => 0,
+        };
+        self.bus.impure = false;
+        if idle {
+            *loop_start = Some(LoopStart {
+                cycle: self.bus.cycles,
+                steps: steps + skipped,
+                ..now
+            });
+        }
+        skipped
     }
 
     /// Reads CPU memory without side effects.

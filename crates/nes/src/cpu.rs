@@ -150,6 +150,11 @@ impl Cpu {
         self.interrupt_due
     }
 
+    /// No interrupt is on its way: none pending, none polled in the last two cycles, none due.
+    pub fn interrupts_idle(&self) -> bool {
+        !(self.nmi_pending || self.poll || self.prev_poll || self.interrupt_due)
+    }
+
     /// Executes one instruction, or one IRQ/NMI sequence when one is due.
     pub fn step<B: CpuBus>(&mut self, bus: &mut B) {
         if self.jammed {

@@ -3,6 +3,7 @@
 //! in the machine's save-state format; creating a numbered or named object reads its file.
 
 use super::{add, emu, int, number, register_slot, report};
+use crate::script::{LOAD, SAVE};
 use crate::state::{machine, shared, Snapshot};
 use mlua::{AnyUserData, Lua, Result, Table, UserData, Value};
 use std::path::PathBuf;
@@ -152,13 +153,13 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
         }
         Ok(())
     })?;
-    // FCEUX calls these when the user saves or loads a numbered slot; the window's slot keys
-    // do not.
+    // Called when the user saves or loads a numbered slot (`Scripts::user_saved`/`user_loaded`),
+    // not by the script's own savestate calls.
     add(lua, t, &["registersave"], |lua, f: Value| {
-        register_slot(lua, "nestor.registersave", f)
+        register_slot(lua, SAVE, f)
     })?;
     add(lua, t, &["registerload"], |lua, f: Value| {
-        register_slot(lua, "nestor.registerload", f)
+        register_slot(lua, LOAD, f)
     })?;
     add(lua, t, &["loadscriptdata"], |_, _: Value| Ok(()))?;
     Ok(())

@@ -248,6 +248,11 @@ impl Dmc {
         self.output_level != level
     }
 
+    /// The first cycle on which a pending DMA may halt the CPU.
+    pub fn dma_from(&self) -> Option<u64> {
+        self.dma_from
+    }
+
     /// The sample address while a DMA may halt the CPU on cycle `next_cycle`.
     pub fn dma_request(&self, next_cycle: u64) -> Option<u16> {
         match self.dma_from {

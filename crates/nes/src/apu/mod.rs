@@ -162,6 +162,21 @@ impl Apu {
         }
     }
 
+    /// How many cycles from now on `step` would only count, with no DMC DMA wanting the bus.
+    pub fn idle_cycles(&self) -> u64 {
+        let until = self
+            .dmc
+            .dma_from()
+            .map_or(self.next_event, |from| from.min(self.next_event));
+        until.saturating_sub(self.cycle + 1)
+    }
+
+    /// `n` cycles of `step`, at most [`Apu::idle_cycles`] of them.
+    pub fn run_idle(&mut self, n: u64) {
+        debug_assert!(n <= self.idle_cycles());
+        self.cycle += n;
+    }
+
     /// The current cycle in full, after the cycles skipped since the last one.
     #[inline(never)]
     fn run_cycle(&mut self) {

@@ -1,0 +1,138 @@
+//! The idle-loop fast path changes nothing: each ROM runs on two consoles, one with the fast
+//! path and one without, through the same calls of `run_frame`, `run_cycles` and `run_while`,
+//! the same buttons and the same resets, and after every call they must agree on the frame
+//! buffer, RAM, the cycle count, the sound and the whole save state.
+
+use nes::{Buttons, Console};
+use std::path::PathBuf;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn rom(path: &str) -> Vec<u8> {
+    let path = root().join(path);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// A small deterministic generator for the calls and buttons.
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        self.0 >> 33
+    }
+}
+
+/// What both consoles do next.
+#[derive(Debug)]
+enum Call {
+    Frame,
+    Cycles(u64),
+    /// Instructions while the RAM byte is zero (then while it is not), as the AI's driver
+    /// waits for the game's NMI flag.
+    WhileZero(u16, u64),
+    Buttons(u8),
+    Reset,
+}
+
+fn choose(lcg: &mut Lcg, flag: u16, press: bool) -> Call {
+    match lcg.next() % 16 {
+        0..=7 => Call::Frame,
+        8..=10 => Call::Cycles(1 + lcg.next() % 40_000),
+        11..=13 => Call::WhileZero(flag, 1 + lcg.next() % 30_000),
+        14 if press => Call::Buttons(lcg.next() as u8),
+        15 if lcg.next().is_multiple_of(40) => Call::Reset,
+        _ => Call::Frame,
+    }
+}
+
+/// Makes the call; returns the instructions it reports (0 for the calls that report none).
+fn apply(console: &mut Console, call: &Call) -> u64 {
+    match *call {
+        Call::Frame => console.run_frame(),
+        Call::Cycles(n) => return console.run_cycles(n),
+        Call::WhileZero(addr, max) => {
+            let n = console.run_while(max, |c| c.peek(addr) == 0);
+            return n + console.run_while(max - n, |c| c.peek(addr) != 0);
+        }
+        Call::Buttons(b) => console.set_buttons(0, Buttons(b)),
+        Call::Reset => console.reset(),
+    }
+    0
+}
+
+/// Runs `calls` calls on both consoles; returns the share of cycles the fast path skipped.
+fn compare(path: &str, calls: usize, flag: u16, press: bool) -> f64 {
+    let bytes = rom(path);
+    let mut fast = Console::from_ines(&bytes).expect("ROM loads");
+    let mut slow = fast.clone();
+    slow.set_fast_forward(false);
+    let mut lcg = Lcg(bytes.len() as u64);
+    let (mut fast_sound, mut slow_sound) = (Vec::new(), Vec::new());
+    for n in 0..calls {
+        let call = choose(&mut lcg, flag, press);
+        let instructions = (apply(&mut fast, &call), apply(&mut slow, &call));
+        let at = format!("{path}, call {n} ({call:?})");
+        assert_eq!(instructions.0, instructions.1, "instructions, {at}");
+        assert_eq!(fast.bus.cycles, slow.bus.cycles, "cycles, {at}");
+        assert_eq!(fast.bus.ram, slow.bus.ram, "RAM, {at}");
+        assert!(
+            fast.bus.ppu.frame_buffer == slow.bus.ppu.frame_buffer,
+            "frame buffer, {at}"
+        );
+        fast.bus.apu.take_samples(&mut fast_sound);
+        slow.bus.apu.take_samples(&mut slow_sound);
+        assert_eq!(fast_sound, slow_sound, "sound, {at}");
+        assert!(fast.save_state() == slow.save_state(), "save state, {at}");
+    }
+    let skipped = fast.idle_cycles_skipped() as f64 / fast.bus.cycles as f64;
+    println!("{path}: {:.1}% of the cycles skipped", 100.0 * skipped);
+    skipped
+}
+
+#[test]
+fn quadfall_demo_and_play() {
+    // $33 is the game's NMI flag, which its main loop waits on.
+    let skipped = compare("roms/quadfall.nes", 1_500, 0x33, true);
+    assert!(
+        skipped > 0.3,
+        "the fast path skipped only {skipped:.3} of the cycles"
+    );
+}
+
+#[test]
+fn nestest_menu() {
+    compare("../shared/test-roms/nestest/nestest.nes", 600, 0x00, true);
+}
+
+#[test]
+fn accuracy_coin() {
+    compare(
+        "../shared/test-roms/AccuracyCoin/AccuracyCoin.nes",
+        1_500,
+        0x00,
+        true,
+    );
+}
+
+#[test]
+fn timing_and_interrupt_roms() {
+    for path in [
+        "ppu_vbl_nmi/ppu_vbl_nmi.nes",
+        "vbl_nmi_timing/1.frame_basics.nes",
+        "cpu_interrupts_v2/cpu_interrupts.nes",
+        "apu_test/apu_test.nes",
+        "blargg_apu_2005.07.30/08.irq_timing.nes",
+        "blargg_apu_2005.07.30/09.reset_timing.nes",
+        "sprdma_and_dmc_dma/sprdma_and_dmc_dma.nes",
+        "dmc_dma_during_read4/dma_4016_read.nes",
+        "mmc3_test_2/rom_singles/4-scanline_timing.nes",
+    ] {
+        compare(&format!("../shared/test-roms/{path}"), 400, 0x00, false);
+    }
+}

@@ -48,6 +48,9 @@ pub struct Bus {
     /// detector last cleared this: a write, a read of a register or of the cartridge below
     /// $8000, a DMA. Not part of a state: the detector starts afresh with every run.
     pub(crate) impure: bool,
+    /// The fast paths are on: idle loops skipped (see `Console::run`), OAM DMAs in VBlank
+    /// done at once. The host's choice, not part of a state: the machine runs the same.
+    pub(crate) fast_forward: bool,
 }
 
 impl Field for Bus {
@@ -69,6 +72,7 @@ impl Field for Bus {
             joypad_oe_before,
             pad_bits,
             impure: _,
+            fast_forward: _,
         } = self;
         // Not stored: the pads' strobe flags are, and the next put cycle passes the latch on.
         *strobe_high = true;
@@ -111,6 +115,7 @@ impl Bus {
             joypad_oe_before: None,
             pad_bits: [0; 2],
             impure: true,
+            fast_forward: true,
         }
     }
 
@@ -190,6 +195,13 @@ impl Bus {
     ///   cycles; its get takes priority over an OAM get.
     fn dma(&mut self, cpu_addr: u16) {
         self.impure = true;
+        if self
+            .oam_dma
+            .is_some_and(|page| self.oam_dma_at_once(page, cpu_addr))
+        {
+            self.oam_dma = None;
+            return;
+        }
         let mut oam = self.oam_dma.take().map(|page| OamDma {
             addr: u16::from(page) << 8,
             halted: false,
@@ -244,6 +256,45 @@ impl Bus {
                 }
             }
         }
+    }
+
+    /// The OAM DMA of `page` as one step, when nothing can see its cycles one by one: the
+    /// CPU's address and the page are RAM or PRG-ROM (reads without side effects), the DMC's
+    /// reader is idle (no DMC DMA can join), the pads' strobe is low, the cartridge does not
+    /// watch the PPU's bus, and the PPU stays on the VBlank lines throughout (where $2004
+    /// writes go to OAM and the render part does not read it). The halt cycle, the alignment
+    /// cycle if the halt came on a get cycle, then 256 get/put pairs, as [`Bus::dma`] runs
+    /// them. Returns whether it did.
+    fn oam_dma_at_once(&mut self, page: u8, cpu_addr: u16) -> bool {
+        let pure = |addr: u16| addr < 0x2000 || addr >= 0x8000;
+        let source = u16::from(page) << 8;
+        let cycles = if self.apu.next_cycle_is_get() {
+            514
+        } else {
+            513
+        };
+        if !(self.fast_forward
+            && pure(cpu_addr)
+            && pure(source)
+            && !self.joypad_out
+            && !self.strobe_high
+            && !self.cart.watches_ppu_bus()
+            && self.apu.dmc_reader_idle()
+            && self.ppu.vblank_dots_left() >= 3 * cycles)
+        {
+            return false;
+        }
+        let bytes: [u8; 256] = std::array::from_fn(|i| self.read_mem(source + i as u16));
+        self.ppu.write_oam_page(&bytes, &mut self.cart);
+        (self.joypad_oe, self.joypad_oe_before) = (None, None);
+        self.cycles += u64::from(cycles);
+        for _ in 0..cycles {
+            self.apu.step();
+        }
+        self.ppu.run_many_dots(3 * cycles, &mut self.cart);
+        self.open_bus = bytes[255];
+        self.internal_bus = bytes[255];
+        true
     }
 
     /// A read that selects joypad `port`: D0 is its serial bit, D5-D7 stay `external`.

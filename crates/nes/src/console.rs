@@ -10,19 +10,16 @@ use crate::state::{self, fields, Field, Fnv1a, StateError, StateIo};
 pub struct Console {
     pub cpu: Cpu,
     pub bus: Bus,
-    /// `run_frame`, `run_cycles` and `run_while` skip over idle loops (see [`Console::run`]).
-    fast_forward: bool,
     /// Cycles the fast path has skipped since power-on (a statistic).
     idle_cycles_skipped: u64,
 }
 
 impl Field for Console {
     fn visit(&mut self, io: &mut StateIo) {
-        // The fast path is the host's choice and changes nothing in the machine.
+        // Statistics only.
         let Console {
             cpu,
             bus,
-            fast_forward: _,
             idle_cycles_skipped: _,
         } = self;
         fields!(io, cpu, bus);
@@ -44,7 +41,6 @@ impl Console {
         let mut console = Console {
             cpu: Cpu::default(),
             bus: Bus::new(cart),
-            fast_forward: true,
             idle_cycles_skipped: 0,
         };
         console.cpu.reset(&mut console.bus);
@@ -66,10 +62,9 @@ impl Console {
     pub fn power_cycle(&mut self) {
         let mut cart = self.bus.cart.clone();
         cart.power_on_mapper();
-        *self = Console {
-            fast_forward: self.fast_forward,
-            ..Console::new(cart)
-        };
+        let fast_forward = self.bus.fast_forward;
+        *self = Console::new(cart);
+        self.bus.fast_forward = fast_forward;
     }
 
     /// Presses the reset button: RAM is kept, the CPU runs its reset sequence.
@@ -107,9 +102,10 @@ impl Console {
         self.run(max, u64::MAX, go_on)
     }
 
-    /// Turns the skipping of idle loops on (the default) or off; the machine runs the same.
+    /// Turns the fast paths (idle loops skipped, OAM DMAs in VBlank done at once) on (the
+    /// default) or off; the machine runs the same either way.
     pub fn set_fast_forward(&mut self, on: bool) {
-        self.fast_forward = on;
+        self.bus.fast_forward = on;
     }
 
     /// CPU cycles the fast path has skipped since power-on.
@@ -134,7 +130,7 @@ impl Console {
             self.step();
             steps += 1;
             // Skipping is for a run that goes on from here.
-            if self.fast_forward && self.cpu.pc <= pc && steps < max && go_on(self) {
+            if self.bus.fast_forward && self.cpu.pc <= pc && steps < max && go_on(self) {
                 steps += self.skip_idle_passes(&mut loop_start, steps, max, end);
             }
         }

@@ -171,6 +171,12 @@ impl Apu {
         until.saturating_sub(self.cycle + 1)
     }
 
+    /// The DMC's memory reader has nothing to fetch and no enable on its way: no DMC DMA
+    /// can begin until a register write.
+    pub fn dmc_reader_idle(&self) -> bool {
+        self.dmc.reader_idle()
+    }
+
     /// `n` cycles of `step`, at most [`Apu::idle_cycles`] of them.
     pub fn run_idle(&mut self, n: u64) {
         debug_assert!(n <= self.idle_cycles());

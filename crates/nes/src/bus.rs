@@ -266,7 +266,7 @@ impl Bus {
     /// cycle if the halt came on a get cycle, then 256 get/put pairs, as [`Bus::dma`] runs
     /// them. Returns whether it did.
     fn oam_dma_at_once(&mut self, page: u8, cpu_addr: u16) -> bool {
-        let pure = |addr: u16| addr < 0x2000 || addr >= 0x8000;
+        let pure = |addr: u16| !(0x2000..0x8000).contains(&addr);
         let source = u16::from(page) << 8;
         let cycles = if self.apu.next_cycle_is_get() {
             514

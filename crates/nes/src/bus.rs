@@ -139,28 +139,30 @@ impl Bus {
         result
     }
 
-    /// `n` cycles of a loop that only reads RAM and PRG-ROM, at most [`Bus::idle_cycles`]:
-    /// what `n` calls of [`Bus::tick`] around those reads do. The reads change nothing (the
-    /// data bus ends with the value it has after each pass of the loop), the pads' strobe is
-    /// low, the cartridge does not count cycles, the APU only counts, and the PPU's timing
-    /// part runs its dots (its render part follows line by line, as always).
+    /// `n` cycles on which the CPU (or the DMA unit) only reads RAM and PRG-ROM, or writes
+    /// OAM as [`Bus::oam_dma_at_once`] has done: what `n` calls of [`Bus::tick`] around those
+    /// accesses do when the pads' strobe is low and the cartridge does not count cycles. The
+    /// PPU's timing part runs its dots (its render part follows line by line, as always) and
+    /// the APU its cycles, the full ones among them in full.
     pub fn run_idle(&mut self, n: u64) {
-        debug_assert!(n <= self.idle_cycles());
+        (self.joypad_oe, self.joypad_oe_before) = (None, None);
         self.cycles += n;
-        self.ppu.run_many_dots(3 * n as u32, &mut self.cart);
-        self.apu.run_idle(n);
+        let dots = u32::try_from(3 * n).expect("less than a frame's worth of dots");
+        self.ppu.run_many_dots(dots, &mut self.cart);
+        self.apu.run(n);
     }
 
-    /// How many cycles from now on [`Bus::run_idle`] can stand in for: the /NMI and /IRQ
-    /// lines keep their levels, no DMA wants the bus, no frame begins. None while the pads'
-    /// strobe may be high or the cartridge watches the PPU's bus (MMC3, the only mapper that
-    /// counts CPU cycles or raises IRQs, always does).
-    pub fn idle_cycles(&self) -> u64 {
+    /// How many cycles from now on [`Bus::run_idle`] can stand in for an idle loop: the /NMI
+    /// line keeps its level, the /IRQ line too unless the CPU masks it (`irq_masked`), no
+    /// DMA wants the bus, no frame begins. None while the pads' strobe may be high or the
+    /// cartridge watches the PPU's bus (MMC3, the only mapper that counts CPU cycles or
+    /// raises IRQs, always does).
+    pub fn idle_cycles(&self, irq_masked: bool) -> u64 {
         if self.joypad_out || self.strobe_high || self.cart.watches_ppu_bus() {
             return 0;
         }
         let ppu = u64::from(self.ppu.dots_before_event()) / 3;
-        ppu.min(self.apu.idle_cycles())
+        ppu.min(self.apu.idle_cycles(irq_masked))
     }
 
     /// A read cycle as the CPU does it: the value lands on the data bus.
@@ -286,12 +288,7 @@ impl Bus {
         }
         let bytes: [u8; 256] = std::array::from_fn(|i| self.read_mem(source + i as u16));
         self.ppu.write_oam_page(&bytes, &mut self.cart);
-        (self.joypad_oe, self.joypad_oe_before) = (None, None);
-        self.cycles += u64::from(cycles);
-        for _ in 0..cycles {
-            self.apu.step();
-        }
-        self.ppu.run_many_dots(3 * cycles, &mut self.cart);
+        self.run_idle(u64::from(cycles));
         self.open_bus = bytes[255];
         self.internal_bus = bytes[255];
         true

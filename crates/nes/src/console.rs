@@ -3,7 +3,7 @@
 use crate::bus::Bus;
 use crate::cartridge::{BatteryError, Cartridge, RomError};
 use crate::controller::Buttons;
-use crate::cpu::Cpu;
+use crate::cpu::{flags, Cpu};
 use crate::state::{self, fields, Field, Fnv1a, StateError, StateIo};
 
 #[derive(Clone)]
@@ -119,9 +119,10 @@ impl Console {
     /// The fast path: when the CPU comes back to a loop's start with the same registers, no
     /// interrupt on its way and, since the last time, nothing but reads of RAM and PRG-ROM,
     /// every further pass does the same until something outside the CPU changes: the /NMI
-    /// or /IRQ line, a DMA, the start of a frame (see [`Bus::idle_cycles`]). The passes that
-    /// end before that are skipped by [`Bus::run_idle`], which leaves the machine as running
-    /// them would; the last passes before the event run cycle by cycle as usual.
+    /// line, the /IRQ line unless the CPU masks it, a DMA, the start of a frame (see
+    /// [`Bus::idle_cycles`]). The passes that end before that are skipped by
+    /// [`Bus::run_idle`], which leaves the machine as running them would (the APU's events
+    /// on the way run in full); the last passes before the event run cycle by cycle.
     fn run(&mut self, max: u64, end: u64, mut go_on: impl FnMut(&Console) -> bool) -> u64 {
         let mut steps = 0;
         let mut loop_start: Option<LoopStart> = None;
@@ -163,9 +164,10 @@ impl Console {
             {
                 let cycles = now.cycle - start.cycle;
                 let instructions = now.steps - start.steps;
+                let irq_masked = now.registers[3] & flags::I != 0;
                 let room = self
                     .bus
-                    .idle_cycles()
+                    .idle_cycles(irq_masked)
                     .min(end.saturating_sub(now.cycle + 1));
                 let passes = (room / cycles).min((max - steps) / instructions);
                 self.bus.run_idle(passes * cycles);

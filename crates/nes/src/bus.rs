@@ -373,9 +373,17 @@ impl Bus {
     }
 
     /// What a CPU read would return, with no side effect on any device.
+    #[inline]
     pub fn peek(&self, addr: u16) -> u8 {
         match addr {
             0x0000..=0x1FFF => self.ram[usize::from(addr & 0x7FF)],
+            _ => self.peek_io(addr),
+        }
+    }
+
+    /// [`Bus::peek`] above RAM.
+    fn peek_io(&self, addr: u16) -> u8 {
+        match addr {
             0x2000..=0x3FFF => self.ppu.peek_register(addr & 7, &self.cart),
             0x4015 => self.apu.peek_status() | (self.internal_bus & 0x20),
             0x4016 | 0x4017 => (self.open_bus & 0xE0) | self.pads[usize::from(addr & 1)].peek(),

@@ -188,6 +188,7 @@ impl Console {
     }
 
     /// Reads CPU memory without side effects.
+    #[inline]
     pub fn peek(&self, addr: u16) -> u8 {
         self.bus.peek(addr)
     }

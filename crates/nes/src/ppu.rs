@@ -358,7 +358,14 @@ impl Ppu {
     pub fn catch_up(&mut self, cart: &mut Cartridge) {
         let whole_lines = !cart.watches_ppu_bus();
         while self.lags() {
-            if whole_lines
+            if (240..PRE_RENDER_LINE).contains(&self.render_line) {
+                // The post-render and VBlank lines: nothing to render, straight to the dot.
+                if self.render_line == self.scanline {
+                    self.render_dot = self.dot;
+                } else {
+                    self.next_render_line();
+                }
+            } else if whole_lines
                 && self.render_dot == 0
                 && self.render_line != self.scanline
                 && (self.sprites.buffered || !self.rendering_enabled())
@@ -441,82 +448,91 @@ impl Ppu {
     }
 
     /// A visible or pre-render line with rendering on: what [`Ppu::render_dot`] does over dots
-    /// 0-340, a tile (8 dots) at a time. Background and sprites share nothing but the mapper,
-    /// which does not watch the fetches here, so each runs its part of the line on its own.
+    /// 0-340, in bulk. Background and sprites share nothing but the mapper, which does not
+    /// watch the fetches here, so each runs its part of the line on its own.
     fn render_line(&mut self, cart: &mut Cartridge) {
-        let visible = self.render_line < 240;
-        let colours: [u16; 32] = std::array::from_fn(|i| self.colour(i as u16));
-        // Dots 1-256: each tile's first dot shifts (not dot 1) and reloads (not dot 1), draws,
-        // then the other seven shift while the four fetches run; the last increments coarse X.
-        for tile in 0..32 {
-            if tile > 0 {
-                self.bg.shift(1);
-                self.bg.reload();
-            }
-            if visible {
-                self.output_tile(tile, &colours);
-            }
-            self.bg.shift(7);
-            self.fetch_all(cart);
-            self.increment_coarse_x();
+        if self.render_line < 240 {
+            self.draw_line(cart);
+        } else {
+            // The pre-render line's fetches show nothing. Over dots 1-256 coarse X steps 32
+            // times: round to where it was, in the other nametable.
+            self.v ^= 0x0400;
         }
         self.increment_y();
         // Dot 257; the pre-render line copies the vertical bits over dots 280-304.
-        self.bg.shift(1);
-        self.bg.reload();
         self.copy_horizontal();
-        if !visible {
+        if self.render_line < 240 {
+            self.evaluate_line();
+        } else {
             self.copy_vertical();
         }
-        if visible {
-            self.evaluate_line();
-        }
         self.fetch_line(cart);
-        // Dots 321-337: the next line's first two tiles; 337 and 339 fetch unused nametable
+        // Dots 321-336: the next line's first two tiles; 337 and 339 fetch unused nametable
         // bytes, which only a mapper watching the bus could notice.
-        for _ in 0..2 {
-            self.fetch_all(cart);
-            self.increment_coarse_x();
-            self.bg.shift(7);
-            self.bg.shift(1);
-            self.bg.reload();
-        }
+        let first = self.fetch_quiet(cart, None);
+        let second = self.fetch_quiet(cart, Some(first));
+        self.bg.load_prefetched(first, second);
         // Dot 339's nametable fetch is the line's last address on the bus (MMC1 keeps its A12).
-        cart.ppu_address(0x2000 | (self.v & 0x0FFF));
+        cart.ppu_address(self.nametable_addr());
     }
 
-    /// The pixels of tile column `tile` (dots 8 * tile + 1 to + 8), background and sprites
-    /// combined, from the palette addresses' colours `colours`.
-    fn output_tile(&mut self, tile: usize, colours: &[u16; 32]) {
-        let bg_pixels = self.bg.pixels(self.fine_x);
-        let (bg_on, sprites_on) = if tile == 0 {
-            (mask::BG | mask::BG_LEFT, mask::SPRITES | mask::SPRITES_LEFT)
-        } else {
-            (mask::BG, mask::SPRITES)
-        };
-        let show_bg = self.ppu_mask & bg_on == bg_on;
-        let show_sprites = self.ppu_mask & sprites_on == sprites_on;
-        let row = usize::from(self.render_line) * WIDTH + tile * 8;
-        if !show_sprites || self.sprites.count == 0 {
-            // No sprite pixels (the line buffer is empty when no sprite was fetched for it).
-            let pixels = &mut self.frame_buffer[row..row + 8];
-            let bg_pixels = if show_bg { bg_pixels } else { [0; 8] };
-            for (pixel, &bg_pixel) in pixels.iter_mut().zip(&bg_pixels) {
-                *pixel = colours[usize::from(bg_pixel & 0x0F)];
-            }
-            return;
+    /// Dots 1-256 of a visible line with rendering on: the background fetches, then the
+    /// pixels, background and sprites combined, eight at a time.
+    fn draw_line(&mut self, cart: &Cartridge) {
+        // The background's pixel stream: the two tiles in the shift registers, then the tiles
+        // fetched on dots 1-248; pixel x is byte x + fine X. The tile of dots 249-256 only
+        // reaches the latches, which dots 321-336 overwrite.
+        let mut stream = [0u8; 33 * 8];
+        let (queued, fetched) = stream.split_at_mut(16);
+        for (chunk, row) in queued.chunks_exact_mut(8).zip(self.bg.queued_rows()) {
+            chunk.copy_from_slice(&row.to_le_bytes());
         }
-        for (i, &bg_pixel) in bg_pixels.iter().enumerate() {
-            let x = tile * 8 + i;
-            let bg = if show_bg { bg_pixel } else { 0 };
-            let sprite = if show_sprites {
-                self.sprites.pixel(x)
+        let mut previous = None;
+        for chunk in fetched.chunks_exact_mut(8) {
+            let fetch = self.fetch_quiet(cart, previous);
+            chunk.copy_from_slice(&fetch.row().to_le_bytes());
+            previous = Some(fetch);
+        }
+        self.increment_coarse_x();
+
+        let colours: [u16; 32] = std::array::from_fn(|i| self.colour(i as u16));
+        let (mask, fine_x) = (self.ppu_mask, usize::from(self.fine_x));
+        let start = usize::from(self.render_line) * WIDTH;
+        let out = &mut self.frame_buffer[start..start + WIDTH];
+        let eight = |bytes: &[u8]| u64::from_le_bytes(bytes[..8].try_into().unwrap());
+        let mut hit = false;
+        for (tile, pixels) in out.chunks_exact_mut(8).enumerate() {
+            let (bg_on, sprites_on) = if tile == 0 {
+                (mask::BG | mask::BG_LEFT, mask::SPRITES | mask::SPRITES_LEFT)
             } else {
-                sprites::Pixel::default()
+                (mask::BG, mask::SPRITES)
             };
-            let addr = self.combine(x, bg, sprite);
-            self.frame_buffer[row + i] = colours[usize::from(addr)];
+            let x = tile * 8;
+            let bg = if mask & bg_on == bg_on {
+                eight(&stream[x + fine_x..])
+            } else {
+                0
+            };
+            // The sprite line buffer is 0 where no sprite pixel is.
+            let sprites = if mask & sprites_on == sprites_on {
+                eight(&self.sprites.line[x..])
+            } else {
+                0
+            };
+            let byte = |row: u64, i: usize| (row >> (8 * i)) as u8;
+            for (i, pixel) in pixels.iter_mut().enumerate() {
+                let addr = if sprites == 0 {
+                    u16::from(byte(bg, i))
+                } else {
+                    let sprite = sprites::Pixel::from_line(byte(sprites, i));
+                    let (addr, sprite0) = combine(x + i, byte(bg, i), sprite);
+                    hit |= sprite0;
+                    addr
+                };
+                *pixel = colours[usize::from(addr & 0x1F)];
+            }
         }
+        self.sprite0_hit |= hit;
     }
 
     /// One dot of a visible or pre-render line with rendering on.
@@ -581,23 +597,9 @@ impl Ppu {
         } else {
             sprites::Pixel::default()
         };
-        let addr = self.combine(x, bg, sprite);
+        let (addr, sprite0) = combine(x, bg, sprite);
+        self.sprite0_hit |= sprite0;
         self.put_pixel(addr);
-    }
-
-    /// The palette address of pixel `x` from its background and sprite pixels; detects
-    /// sprite 0 hit.
-    fn combine(&mut self, x: usize, bg: u8, sprite: sprites::Pixel) -> u16 {
-        if sprite.is_sprite0 && sprite.colour != 0 && bg & 3 != 0 && x != 255 {
-            self.sprite0_hit = true;
-        }
-        match (bg & 3 != 0, sprite.colour != 0) {
-            (false, false) => 0,
-            (false, true) => u16::from(0x10 | sprite.colour),
-            (true, false) => u16::from(bg),
-            (true, true) if sprite.behind_bg => u16::from(bg),
-            (true, true) => u16::from(0x10 | sprite.colour),
-        }
     }
 
     /// The /NMI output (true = asserted): VBlank flag and NMI enable both set.
@@ -832,6 +834,22 @@ impl Ppu {
             self.v = self.v.wrapping_add(step) & 0x7FFF;
         }
     }
+}
+
+/// The palette address of pixel `x` from its background and sprite pixels, and whether sprite 0
+/// hits there.
+fn combine(x: usize, bg: u8, sprite: sprites::Pixel) -> (u16, bool) {
+    let (bg_opaque, sprite_opaque) = (bg & 3 != 0, sprite.colour != 0);
+    let addr = match (bg_opaque, sprite_opaque) {
+        (false, false) => 0,
+        (true, false) => u16::from(bg),
+        (true, true) if sprite.behind_bg => u16::from(bg),
+        (_, true) => u16::from(0x10 | sprite.colour),
+    };
+    (
+        addr,
+        sprite.is_sprite0 && sprite_opaque && bg_opaque && x != 255,
+    )
 }
 
 /// Index into palette RAM for a PPU address in $3F00-$3FFF.

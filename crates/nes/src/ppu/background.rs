@@ -23,6 +23,44 @@ const SPREAD: [u64; 256] = {
     table
 };
 
+/// Eight pixels' 4-bit palette addresses, the first in the low byte, from a byte of each
+/// pattern shift register (bit 7 first) and the attribute bits already in place (bits 2-3 of
+/// each byte); transparent pixels are 0.
+fn row(low: u8, high: u8, attribute: u64) -> u64 {
+    let spread = |b: u8| SPREAD[usize::from(b)];
+    let opaque = (spread(low) | spread(high)) * 0xFF;
+    (spread(low) | spread(high) << 1 | attribute) & opaque
+}
+
+/// What an attribute shift register takes in for palette bit `bit` (1 or 2): eight copies.
+fn attribute_byte(attribute: u8, bit: u8) -> u8 {
+    if attribute & bit != 0 {
+        0xFF
+    } else {
+        0
+    }
+}
+
+/// A tile's four fetches: nametable byte, its 2-bit attribute, the pattern row's two planes.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Fetch {
+    tile: u8,
+    attribute: u8,
+    low: u8,
+    high: u8,
+}
+
+impl Fetch {
+    /// The tile's eight pixels, as [`row`] gives them.
+    pub(super) fn row(self) -> u64 {
+        row(
+            self.low,
+            self.high,
+            u64::from(self.attribute) * 0x0404_0404_0404_0404,
+        )
+    }
+}
+
 /// Fetch latches and the 16-bit shift registers (high byte: the tile being drawn).
 #[derive(Clone, Default)]
 pub(super) struct Pipeline {
@@ -75,21 +113,38 @@ impl Pipeline {
     pub(super) fn reload(&mut self) {
         self.shift_low = (self.shift_low & 0xFF00) | u16::from(self.pattern_low);
         self.shift_high = (self.shift_high & 0xFF00) | u16::from(self.pattern_high);
-        let spread = |bit: u8| if self.attribute & bit != 0 { 0xFF } else { 0 };
-        self.attr_low = (self.attr_low & 0xFF00) | spread(1);
-        self.attr_high = (self.attr_high & 0xFF00) | spread(2);
+        self.attr_low = (self.attr_low & 0xFF00) | u16::from(attribute_byte(self.attribute, 1));
+        self.attr_high = (self.attr_high & 0xFF00) | u16::from(attribute_byte(self.attribute, 2));
     }
 
-    /// The palette addresses of the current pixel and the seven after it, as [`Self::pixel`]
-    /// gives them dot by dot while the registers shift (the whole of a tile's 8 dots).
-    pub(super) fn pixels(&self, fine_x: u8) -> [u8; 8] {
-        // One byte per pixel, all eight at once.
-        let row = |reg: u16| SPREAD[usize::from(((reg << fine_x) >> 8) as u8)];
-        let pattern = row(self.shift_low) | row(self.shift_high) << 1;
-        let attribute = row(self.attr_low) << 2 | row(self.attr_high) << 3;
-        // 0xFF in the bytes of opaque pixels: colour 0 takes no palette bits.
-        let opaque = (row(self.shift_low) | row(self.shift_high)) * 0xFF;
-        ((pattern | attribute) & opaque).to_le_bytes()
+    /// The sixteen pixels in the shift registers, as [`Self::pixel`] gives them over sixteen
+    /// dots with fine X 0 (a line drawn as a whole starts with these).
+    pub(super) fn queued_rows(&self) -> [u64; 2] {
+        let byte = |reg: u16, half: u16| (reg >> (8 * half)) as u8;
+        let spread = |reg: u16, half: u16| SPREAD[usize::from(byte(reg, half))];
+        [1, 0].map(|half| {
+            let attribute = spread(self.attr_low, half) << 2 | spread(self.attr_high, half) << 3;
+            row(
+                byte(self.shift_low, half),
+                byte(self.shift_high, half),
+                attribute,
+            )
+        })
+    }
+
+    /// Dots 321-336 run as a whole: the next line's first two tiles, `first` and `second`, end
+    /// up in the shift registers (whatever they held before) and `second` in the latches.
+    pub(super) fn load_prefetched(&mut self, first: Fetch, second: Fetch) {
+        let pair = |a: u8, b: u8| u16::from(a) << 8 | u16::from(b);
+        self.shift_low = pair(first.low, second.low);
+        self.shift_high = pair(first.high, second.high);
+        let attribute = |fetch: Fetch, bit: u8| attribute_byte(fetch.attribute, bit);
+        self.attr_low = pair(attribute(first, 1), attribute(second, 1));
+        self.attr_high = pair(attribute(first, 2), attribute(second, 2));
+        self.tile = second.tile;
+        self.attribute = second.attribute;
+        self.pattern_low = second.low;
+        self.pattern_high = second.high;
     }
 
     /// The 4-bit background palette address of the current pixel (0 = transparent).
@@ -126,44 +181,66 @@ impl Ppu {
             257 => self.copy_horizontal(),
             280..=304 if self.render_line == PRE_RENDER_LINE => self.copy_vertical(),
             337 | 339 => {
-                cart.ppu_read(0x2000 | (self.v & 0x0FFF));
+                cart.ppu_read(self.nametable_addr());
             }
             _ => {}
         }
     }
 
-    /// A whole tile's four fetches, for a render part running a line at a time (nothing
-    /// watches the PPU's address bus then, so only the values matter).
-    #[inline]
-    pub(super) fn fetch_all(&mut self, cart: &mut Cartridge) {
-        self.fetch_tile(cart);
-        self.fetch_attribute(cart);
-        self.fetch_pattern_low(cart);
-        self.fetch_pattern_high(cart);
+    /// A tile's four fetches at v for a line run as a whole, then the step to the next column.
+    /// The addresses do not go to the mapper: nothing watches the bus then, and the line's
+    /// last address is passed on at its end ([`Ppu::render_line`]). `previous` is the tile
+    /// fetched just before on this line: an odd column shares its attribute bits.
+    #[inline(always)]
+    pub(super) fn fetch_quiet(&mut self, cart: &Cartridge, previous: Option<Fetch>) -> Fetch {
+        let tile = cart.ppu_peek(self.nametable_addr());
+        let attribute = match previous {
+            Some(previous) if self.v & 1 == 1 => previous.attribute,
+            _ => {
+                let (addr, shift) = self.attribute_addr();
+                (cart.ppu_peek(addr) >> shift) & 3
+            }
+        };
+        let pattern = bg_pattern_addr(self.ppu_ctrl, tile, self.v);
+        let fetch = Fetch {
+            tile,
+            attribute,
+            low: cart.ppu_peek(pattern),
+            high: cart.ppu_peek(pattern | 8),
+        };
+        self.increment_coarse_x();
+        fetch
+    }
+
+    /// The nametable byte's address for v.
+    pub(super) fn nametable_addr(&self) -> u16 {
+        0x2000 | (self.v & 0x0FFF)
+    }
+
+    /// The attribute byte's address for v, and the shift that brings the tile's two bits down.
+    fn attribute_addr(&self) -> (u16, u16) {
+        let v = self.v;
+        let addr = 0x23C0 | (v & 0x0C00) | ((v >> 4) & 0x38) | ((v >> 2) & 0x07);
+        (addr, ((v >> 4) & 4) | (v & 2))
     }
 
     fn fetch_tile(&mut self, cart: &mut Cartridge) {
-        self.bg.tile = cart.ppu_read(0x2000 | (self.v & 0x0FFF));
+        self.bg.tile = cart.ppu_read(self.nametable_addr());
     }
 
     fn fetch_attribute(&mut self, cart: &mut Cartridge) {
-        let v = self.v;
-        let addr = 0x23C0 | (v & 0x0C00) | ((v >> 4) & 0x38) | ((v >> 2) & 0x07);
-        let shift = ((v >> 4) & 4) | (v & 2);
+        let (addr, shift) = self.attribute_addr();
         self.bg.attribute = (cart.ppu_read(addr) >> shift) & 3;
     }
 
     fn fetch_pattern_low(&mut self, cart: &mut Cartridge) {
-        self.bg.pattern_low = cart.ppu_read(self.bg_pattern_addr());
+        let addr = bg_pattern_addr(self.ppu_ctrl, self.bg.tile, self.v);
+        self.bg.pattern_low = cart.ppu_read(addr);
     }
 
     fn fetch_pattern_high(&mut self, cart: &mut Cartridge) {
-        self.bg.pattern_high = cart.ppu_read(self.bg_pattern_addr() | 8);
-    }
-
-    fn bg_pattern_addr(&self) -> u16 {
-        let table = u16::from(self.ppu_ctrl & ctrl::BG_TABLE) << 8;
-        table | u16::from(self.bg.tile) << 4 | (self.v >> 12) & 7
+        let addr = bg_pattern_addr(self.ppu_ctrl, self.bg.tile, self.v);
+        self.bg.pattern_high = cart.ppu_read(addr | 8);
     }
 
     /// Next tile column, wrapping into the horizontally adjacent nametable.
@@ -201,4 +278,10 @@ impl Ppu {
     pub(super) fn copy_vertical(&mut self) {
         self.v = (self.v & !0x7BE0) | (self.t & 0x7BE0);
     }
+}
+
+/// The low plane's address of `tile`'s row at v's fine Y, in the table PPUCTRL picks.
+fn bg_pattern_addr(ppu_ctrl: u8, tile: u8, v: u16) -> u16 {
+    let table = u16::from(ppu_ctrl & ctrl::BG_TABLE) << 8;
+    table | u16::from(tile) << 4 | (v >> 12) & 7
 }

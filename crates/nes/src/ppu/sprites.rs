@@ -41,7 +41,7 @@ pub(super) struct Sprites {
     /// Sprites drawn into the next line's buffer (0: it is empty).
     pub(super) count: u8,
     pattern_low: u8,
-    line: [u8; 256],
+    pub(super) line: [u8; 256],
     slots: [Slot; 8],
     /// The line buffer draws this line: the slots were loaded by a whole run of fetches and
     /// have counted with rendering on from dot 340 on. Otherwise they run dot by dot.
@@ -131,6 +131,17 @@ pub(super) struct Pixel {
     pub is_sprite0: bool,
 }
 
+impl Pixel {
+    /// A byte of the line buffer.
+    pub(super) fn from_line(p: u8) -> Pixel {
+        Pixel {
+            colour: if p & 3 == 0 { 0 } else { p & 0x0F },
+            behind_bg: p & BEHIND_BG != 0,
+            is_sprite0: p & SPRITE0 != 0,
+        }
+    }
+}
+
 /// One sprite output unit.
 #[derive(Clone, Copy, Default)]
 struct Slot {
@@ -204,12 +215,7 @@ impl Sprites {
     }
 
     pub(super) fn pixel(&self, x: usize) -> Pixel {
-        let p = self.line[x];
-        Pixel {
-            colour: if p & 3 == 0 { 0 } else { p & 0x0F },
-            behind_bg: p & BEHIND_BG != 0,
-            is_sprite0: p & SPRITE0 != 0,
-        }
+        Pixel::from_line(self.line[x])
     }
 }
 
@@ -313,9 +319,12 @@ impl Ppu {
     fn start_fetches(&mut self) {
         self.unbuffer_slots();
         let s = &mut self.sprites;
+        // The buffer is empty already when no sprite was drawn into it.
+        if s.count > 0 {
+            s.line = [0; 256];
+        }
         s.count = 0;
         s.sprite0_in_line = s.sprite0_next;
-        s.line = [0; 256];
         s.clean_fetch = true;
     }
 
@@ -387,16 +396,21 @@ impl Ppu {
     }
 
     /// Dots 257-340 at once: the eight slots' fetches, then the idle reads of slot 0. The
-    /// unused nametable fetches are left out: only a mapper watching the bus could see them.
+    /// unused nametable fetches are left out and the addresses do not go to the mapper: only
+    /// a mapper watching the bus could see them.
     pub(super) fn fetch_line(&mut self, cart: &mut Cartridge) {
         self.oam_addr = 0;
         self.start_fetches();
         for slot in 0..8 {
             let entry = &self.sprites.secondary[slot * 4..slot * 4 + 4];
             let (y, tile, attr, x) = (entry[0], entry[1], entry[2], entry[3]);
-            let addr = self.sprite_pattern_addr(y, tile, attr);
-            let low = cart.ppu_read(addr);
-            let high = cart.ppu_read(addr | 8);
+            // An empty slot's pattern is not drawn; only the last one stays in a latch.
+            let (low, high) = if self.sprite_in_range(y) || slot == 7 {
+                let addr = self.sprite_pattern_addr(y, tile, attr);
+                (cart.ppu_peek(addr), cart.ppu_peek(addr | 8))
+            } else {
+                (0, 0)
+            };
             self.sprites.pattern_low = low;
             self.load_slot(slot, y, low, high, attr, x);
         }

@@ -518,3 +518,92 @@ fn oam_bus_after_eight_sprites_alternates_primary_reads_with_secondary_slot_0() 
     assert_eq!(bus, [50, 0xA1, 50, 0xA2, 50, 0xA3, 50, 0xB4]);
     assert_eq!(ppu.peek_register(2, &cart) & 0x20, 0x20);
 }
+
+/// xorshift64: random scenes for the whole-line check.
+struct Random(u64);
+
+impl Random {
+    fn byte(&mut self) -> u8 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 24) as u8
+    }
+
+    fn word(&mut self) -> u16 {
+        u16::from(self.byte()) << 8 | u16::from(self.byte())
+    }
+}
+
+/// Runs the render part's current line dot by dot: the reference for whole lines.
+fn render_line_by_dots(ppu: &mut Ppu, cart: &mut Cartridge) {
+    let line = ppu.render_line;
+    while ppu.render_line == line {
+        ppu.render_step(cart);
+    }
+}
+
+/// Everything a save state holds of the PPU, the frame buffer included.
+fn ppu_state(ppu: &Ppu) -> Vec<u8> {
+    let mut ppu = ppu.clone();
+    StateIo::save(|io| ppu.visit(io))
+}
+
+#[test]
+fn whole_lines_match_the_dot_by_dot_reference() {
+    let mut random = Random(0x9E37_79B9_7F4A_7C15);
+    let mut lines_compared = 0;
+    for _ in 0..400 {
+        let mut cart = cart();
+        cart.chr.iter_mut().for_each(|b| *b = random.byte());
+        cart.ciram.iter_mut().for_each(|b| *b = random.byte());
+        let mut ppu = Ppu::default();
+        ppu.palette
+            .iter_mut()
+            .for_each(|b| *b = random.byte() & 0x3F);
+        // Sprites anywhere from spread over the screen to crowded on a few lines.
+        let sprite_rows = random.byte().max(1);
+        for (i, b) in ppu.oam.iter_mut().enumerate() {
+            *b = random.byte();
+            if i % 4 == 0 {
+                *b %= sprite_rows;
+            }
+        }
+        ppu.ppu_ctrl = random.byte();
+        ppu.ppu_mask = random.byte();
+        if random.byte() < 200 {
+            ppu.ppu_mask |= mask::RENDERING;
+        }
+        ppu.v = random.word() & 0x7FFF;
+        ppu.t = random.word() & 0x7FFF;
+        ppu.fine_x = random.byte() & 7;
+        ppu.oam_addr = if random.byte() < 200 {
+            0
+        } else {
+            random.byte()
+        };
+        ppu.skip_last_dot = random.byte() & 1 != 0;
+        // A line before the ones compared runs dot by dot, so that the sprites are buffered.
+        ppu.render_line = match random.byte() % 8 {
+            0 => PRE_RENDER_LINE,
+            _ => u16::from(random.byte()) % 240,
+        };
+        render_line_by_dots(&mut ppu, &mut cart);
+        for _ in 0..3 {
+            // Where the machine would run the line as a whole (Ppu::catch_up).
+            if !ppu.sprites.buffered && ppu.rendering_enabled() {
+                break;
+            }
+            let (mut whole, mut whole_cart) = (ppu.clone(), cart.clone());
+            whole.render_whole_line(&mut whole_cart);
+            render_line_by_dots(&mut ppu, &mut cart);
+            assert_eq!(ppu_state(&whole), ppu_state(&ppu));
+            assert_eq!(
+                (whole.render_line, whole.render_dot),
+                (ppu.render_line, ppu.render_dot)
+            );
+            lines_compared += 1;
+        }
+    }
+    assert!(lines_compared > 600, "{lines_compared} lines compared");
+}

@@ -8,14 +8,14 @@ use super::{ctrl, Ppu, PRE_RENDER_LINE};
 use crate::cartridge::Cartridge;
 use crate::state::{fields, Field, StateIo};
 
-/// Byte i of `SPREAD[b]` is bit 7 - i of `b`: a row of eight pixels' bits, a byte per pixel.
-const SPREAD: [u64; 256] = {
+/// Nibble i of `SPREAD[b]` is bit 7 - i of `b`: a row of eight pixels' bits, 4 bits a pixel.
+const SPREAD: [u32; 256] = {
     let mut table = [0; 256];
     let mut b = 0;
     while b < 256 {
         let mut i = 0;
         while i < 8 {
-            table[b] |= ((b as u64 >> (7 - i)) & 1) << (8 * i);
+            table[b] |= ((b as u32 >> (7 - i)) & 1) << (4 * i);
             i += 1;
         }
         b += 1;
@@ -23,12 +23,12 @@ const SPREAD: [u64; 256] = {
     table
 };
 
-/// Eight pixels' 4-bit palette addresses, the first in the low byte, from a byte of each
+/// Eight pixels' 4-bit palette addresses, the first in the low nibble, from a byte of each
 /// pattern shift register (bit 7 first) and the attribute bits already in place (bits 2-3 of
-/// each byte); transparent pixels are 0.
-fn row(low: u8, high: u8, attribute: u64) -> u64 {
+/// each nibble); transparent pixels are 0.
+fn row(low: u8, high: u8, attribute: u32) -> u32 {
     let spread = |b: u8| SPREAD[usize::from(b)];
-    let opaque = (spread(low) | spread(high)) * 0xFF;
+    let opaque = (spread(low) | spread(high)) * 0xF;
     (spread(low) | spread(high) << 1 | attribute) & opaque
 }
 
@@ -52,12 +52,44 @@ pub(super) struct Fetch {
 
 impl Fetch {
     /// The tile's eight pixels, as [`row`] gives them.
-    pub(super) fn row(self) -> u64 {
-        row(
-            self.low,
-            self.high,
-            u64::from(self.attribute) * 0x0404_0404_0404_0404,
-        )
+    pub(super) fn row(self) -> u32 {
+        row(self.low, self.high, u32::from(self.attribute) * 0x4444_4444)
+    }
+}
+
+/// What a line run as a whole reads: the background pattern table and the four nametables, a
+/// 1 KiB window of the cartridge's memory each (nothing changes them during the line).
+pub(super) struct LineMemory<'a> {
+    patterns: [&'a [u8; 0x400]; 4],
+    nametables: [&'a [u8; 0x400]; 4],
+}
+
+impl<'a> LineMemory<'a> {
+    /// `None` when the cartridge cannot lend whole windows (an odd CHR size).
+    pub(super) fn new(cart: &'a Cartridge, ppu_ctrl: u8) -> Option<LineMemory<'a>> {
+        let table = u16::from(ppu_ctrl & ctrl::BG_TABLE) << 8;
+        let windows = |base: u16| -> Option<[&'a [u8; 0x400]; 4]> {
+            Some([
+                cart.ppu_window(base)?,
+                cart.ppu_window(base + 0x400)?,
+                cart.ppu_window(base + 0x800)?,
+                cart.ppu_window(base + 0xC00)?,
+            ])
+        };
+        Some(LineMemory {
+            patterns: windows(table)?,
+            nametables: windows(0x2000)?,
+        })
+    }
+
+    /// The byte at `addr`, $0000-$1FFF in the background table or $2000-$2FFF.
+    fn read(&self, addr: u16) -> u8 {
+        let windows = if addr & 0x2000 == 0 {
+            &self.patterns
+        } else {
+            &self.nametables
+        };
+        windows[usize::from(addr >> 10) & 3][usize::from(addr & 0x3FF)]
     }
 }
 
@@ -119,7 +151,7 @@ impl Pipeline {
 
     /// The sixteen pixels in the shift registers, as [`Self::pixel`] gives them over sixteen
     /// dots with fine X 0 (a line drawn as a whole starts with these).
-    pub(super) fn queued_rows(&self) -> [u64; 2] {
+    pub(super) fn queued_rows(&self) -> [u32; 2] {
         let byte = |reg: u16, half: u16| (reg >> (8 * half)) as u8;
         let spread = |reg: u16, half: u16| SPREAD[usize::from(byte(reg, half))];
         [1, 0].map(|half| {
@@ -192,21 +224,21 @@ impl Ppu {
     /// last address is passed on at its end ([`Ppu::render_line`]). `previous` is the tile
     /// fetched just before on this line: an odd column shares its attribute bits.
     #[inline(always)]
-    pub(super) fn fetch_quiet(&mut self, cart: &Cartridge, previous: Option<Fetch>) -> Fetch {
-        let tile = cart.ppu_peek(self.nametable_addr());
+    pub(super) fn fetch_quiet(&mut self, memory: &LineMemory, previous: Option<Fetch>) -> Fetch {
+        let tile = memory.read(self.nametable_addr());
         let attribute = match previous {
             Some(previous) if self.v & 1 == 1 => previous.attribute,
             _ => {
                 let (addr, shift) = self.attribute_addr();
-                (cart.ppu_peek(addr) >> shift) & 3
+                (memory.read(addr) >> shift) & 3
             }
         };
         let pattern = bg_pattern_addr(self.ppu_ctrl, tile, self.v);
         let fetch = Fetch {
             tile,
             attribute,
-            low: cart.ppu_peek(pattern),
-            high: cart.ppu_peek(pattern | 8),
+            low: memory.read(pattern),
+            high: memory.read(pattern | 8),
         };
         self.increment_coarse_x();
         fetch

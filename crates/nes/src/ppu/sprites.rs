@@ -398,7 +398,7 @@ impl Ppu {
     /// Dots 257-340 at once: the eight slots' fetches, then the idle reads of slot 0. The
     /// unused nametable fetches are left out and the addresses do not go to the mapper: only
     /// a mapper watching the bus could see them.
-    pub(super) fn fetch_line(&mut self, cart: &mut Cartridge) {
+    pub(super) fn fetch_line(&mut self, cart: &Cartridge) {
         self.oam_addr = 0;
         self.start_fetches();
         for slot in 0..8 {

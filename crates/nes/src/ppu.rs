@@ -509,18 +509,11 @@ impl Ppu {
     fn draw_line(&mut self, memory: &LineMemory) {
         // The background's pixel stream, a tile's row (see `background::row`) at a time: the
         // two tiles in the shift registers, then the tiles fetched on dots 1-248; pixel x is
-        // nibble x + fine X. The tile of dots 249-256 only reaches the latches, which dots
-        // 321-336 overwrite.
+        // nibble x + fine X.
         let mut stream = [0u32; 33];
         let (queued, fetched) = stream.split_at_mut(2);
         queued.copy_from_slice(&self.bg.queued_rows());
-        let mut previous = None;
-        for row in fetched {
-            let fetch = self.fetch_quiet(memory, previous);
-            *row = fetch.row();
-            previous = Some(fetch);
-        }
-        self.increment_coarse_x();
+        fetched.copy_from_slice(&self.fetch_line_rows(memory));
 
         self.refresh_line_colours();
         let colours = &self.line_colours;

@@ -223,37 +223,54 @@ impl Ppu {
     /// The addresses do not go to the mapper: nothing watches the bus then, and the line's
     /// last address is passed on at its end ([`Ppu::render_line`]). `previous` is the tile
     /// fetched just before on this line: an odd column shares its attribute bits.
-    #[inline(always)]
     pub(super) fn fetch_quiet(&mut self, memory: &LineMemory, previous: Option<Fetch>) -> Fetch {
-        let tile = memory.read(self.nametable_addr());
-        let attribute = match previous {
-            Some(previous) if self.v & 1 == 1 => previous.attribute,
-            _ => {
-                let (addr, shift) = self.attribute_addr();
-                (memory.read(addr) >> shift) & 3
-            }
-        };
-        let pattern = bg_pattern_addr(self.ppu_ctrl, tile, self.v);
-        let fetch = Fetch {
-            tile,
-            attribute,
-            low: memory.read(pattern),
-            high: memory.read(pattern | 8),
-        };
+        let fetch = self.fetch_at(memory, self.v, previous);
         self.increment_coarse_x();
         fetch
     }
 
-    /// The nametable byte's address for v.
-    pub(super) fn nametable_addr(&self) -> u16 {
-        0x2000 | (self.v & 0x0FFF)
+    /// The rows of the tiles fetched on dots 1-248 of a line run as a whole (as
+    /// [`Self::fetch_quiet`] makes them) from v on. The tile of dots 249-256 only reaches the
+    /// latches, which dots 321-336 overwrite; after its column v's coarse X has stepped 32
+    /// times: round to where it was, in the other nametable.
+    pub(super) fn fetch_line_rows(&mut self, memory: &LineMemory) -> [u32; 31] {
+        let v = self.v;
+        let mut previous = None;
+        let rows = std::array::from_fn(|i| {
+            let column = (v & 0x1F) + i as u16;
+            let nametable = if column < 32 { 0 } else { 0x0400 };
+            let v = (v & !0x001F) ^ nametable | (column & 0x1F);
+            let fetch = self.fetch_at(memory, v, previous);
+            previous = Some(fetch);
+            fetch.row()
+        });
+        self.v ^= 0x0400;
+        rows
     }
 
-    /// The attribute byte's address for v, and the shift that brings the tile's two bits down.
-    fn attribute_addr(&self) -> (u16, u16) {
-        let v = self.v;
-        let addr = 0x23C0 | (v & 0x0C00) | ((v >> 4) & 0x38) | ((v >> 2) & 0x07);
-        (addr, ((v >> 4) & 4) | (v & 2))
+    /// A tile's four fetches at `v`, from `memory` (see [`Self::fetch_quiet`]).
+    #[inline(always)]
+    fn fetch_at(&self, memory: &LineMemory, v: u16, previous: Option<Fetch>) -> Fetch {
+        let tile = memory.read(nametable_addr(v));
+        let attribute = match previous {
+            Some(previous) if v & 1 == 1 => previous.attribute,
+            _ => {
+                let (addr, shift) = attribute_addr(v);
+                (memory.read(addr) >> shift) & 3
+            }
+        };
+        let pattern = bg_pattern_addr(self.ppu_ctrl, tile, v);
+        Fetch {
+            tile,
+            attribute,
+            low: memory.read(pattern),
+            high: memory.read(pattern | 8),
+        }
+    }
+
+    /// The nametable byte's address for v.
+    pub(super) fn nametable_addr(&self) -> u16 {
+        nametable_addr(self.v)
     }
 
     fn fetch_tile(&mut self, cart: &mut Cartridge) {
@@ -261,7 +278,7 @@ impl Ppu {
     }
 
     fn fetch_attribute(&mut self, cart: &mut Cartridge) {
-        let (addr, shift) = self.attribute_addr();
+        let (addr, shift) = attribute_addr(self.v);
         self.bg.attribute = (cart.ppu_read(addr) >> shift) & 3;
     }
 
@@ -310,6 +327,17 @@ impl Ppu {
     pub(super) fn copy_vertical(&mut self) {
         self.v = (self.v & !0x7BE0) | (self.t & 0x7BE0);
     }
+}
+
+/// The nametable byte's address for `v`.
+fn nametable_addr(v: u16) -> u16 {
+    0x2000 | (v & 0x0FFF)
+}
+
+/// The attribute byte's address for `v`, and the shift that brings the tile's two bits down.
+fn attribute_addr(v: u16) -> (u16, u16) {
+    let addr = 0x23C0 | (v & 0x0C00) | ((v >> 4) & 0x38) | ((v >> 2) & 0x07);
+    (addr, ((v >> 4) & 4) | (v & 2))
 }
 
 /// The low plane's address of `tile`'s row at v's fine Y, in the table PPUCTRL picks.

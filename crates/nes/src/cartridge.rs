@@ -405,6 +405,22 @@ impl Cartridge {
         }
     }
 
+    /// The 1 KiB window of pattern-table or nametable memory holding `addr`: the bytes
+    /// [`Self::ppu_peek`] reads at `addr & !0x3FF` on, for reads in bulk. `None` where CHR
+    /// memory does not hold the whole window (a size that is not a multiple of 1 KiB).
+    pub fn ppu_window(&self, addr: u16) -> Option<&[u8; 0x400]> {
+        let addr = addr & 0x3FFF;
+        let (memory, start) = if addr < 0x2000 {
+            (&self.chr, self.banks.chr[usize::from(addr >> 10) & 7])
+        } else {
+            (
+                &self.ciram,
+                self.banks.nametables[usize::from(addr >> 10) & 3],
+            )
+        };
+        memory.get(start..start + 0x400)?.try_into().ok()
+    }
+
     pub fn ppu_write(&mut self, addr: u16, val: u8) {
         self.ppu_address(addr);
         let addr = addr & 0x3FFF;

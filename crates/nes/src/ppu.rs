@@ -22,6 +22,7 @@ mod sprites;
 
 use crate::cartridge::Cartridge;
 use crate::state::{fields, Field, StateIo};
+use background::LineMemory;
 
 pub const WIDTH: usize = 256;
 pub const HEIGHT: usize = 240;
@@ -57,6 +58,8 @@ pub mod mask {
     pub const BG: u8 = 0x08;
     pub const SPRITES: u8 = 0x10;
     pub const RENDERING: u8 = BG | SPRITES;
+    /// Colour emphasis: red, green, blue.
+    pub const EMPHASIS: u8 = 0xE0;
 }
 
 #[derive(Clone)]
@@ -105,6 +108,30 @@ pub struct Ppu {
 
     bg: background::Pipeline,
     sprites: sprites::Sprites,
+    /// Made from palette RAM and PPUMASK when they change; not part of the state.
+    line_colours: LineColours,
+}
+
+/// The 9-bit pixels of the palette addresses (greyscale and emphasis applied) as lines drawn
+/// as a whole look them up, and of pairs of background palette addresses.
+#[derive(Clone)]
+struct LineColours {
+    /// The palette RAM and PPUMASK colour bits they were made from.
+    made_from: Option<([u8; 32], u8)>,
+    single: [u16; 32],
+    /// Two pixels, the first in the low half, indexed by two palette addresses (background:
+    /// 0-15), the first in the low nibble.
+    pairs: [u32; 256],
+}
+
+impl Default for LineColours {
+    fn default() -> Self {
+        LineColours {
+            made_from: None,
+            single: [0; 32],
+            pairs: [0; 256],
+        }
+    }
 }
 
 impl Field for Ppu {
@@ -138,6 +165,7 @@ impl Field for Ppu {
             io_refreshed,
             bg,
             sprites,
+            line_colours: _,
         } = self;
         io.checked(scanline, "PPU scanline", |&l| l < LINES_PER_FRAME);
         io.checked(dot, "PPU dot", |&d| d < DOTS_PER_LINE);
@@ -203,6 +231,7 @@ impl Default for Ppu {
             io_refreshed: [0; 8],
             bg: background::Pipeline::default(),
             sprites: sprites::Sprites::default(),
+            line_colours: LineColours::default(),
         }
     }
 }
@@ -256,6 +285,16 @@ impl Ppu {
                 self.step_timing(cart);
                 n -= 1;
             }
+        }
+    }
+
+    /// Dots from the current one to the pre-render line while on the VBlank lines, else 0.
+    pub fn vblank_dots_left(&self) -> u32 {
+        if (VBLANK_LINE..PRE_RENDER_LINE).contains(&self.scanline) {
+            u32::from(PRE_RENDER_LINE - self.scanline) * u32::from(DOTS_PER_LINE)
+                - u32::from(self.dot)
+        } else {
+            0
         }
     }
 
@@ -417,8 +456,18 @@ impl Ppu {
         let line = self.render_line;
         if line < 240 || line == PRE_RENDER_LINE {
             if self.rendering_enabled() {
+                let Some(memory) = LineMemory::new(cart, self.ppu_ctrl) else {
+                    // CHR memory of an odd size: the line runs dot by dot.
+                    while self.render_line == line {
+                        self.render_step(cart);
+                    }
+                    return;
+                };
                 self.corrupt_oam();
-                self.render_line(cart);
+                self.render_line(&memory, cart);
+                // Dot 339's nametable fetch is the line's last address on the bus (MMC1 keeps
+                // its A12).
+                cart.ppu_address(self.nametable_addr());
             } else if line < 240 {
                 if !self.sprites.buffered {
                     self.sprites.idle_line();
@@ -438,11 +487,12 @@ impl Ppu {
     }
 
     /// A visible or pre-render line with rendering on: what [`Ppu::render_dot`] does over dots
-    /// 0-340, in bulk. Background and sprites share nothing but the mapper, which does not
-    /// watch the fetches here, so each runs its part of the line on its own.
-    fn render_line(&mut self, cart: &mut Cartridge) {
+    /// 0-339, in bulk, reading the background from `memory`. Background and sprites share
+    /// nothing but the mapper, which does not watch the fetches here, so each runs its part
+    /// of the line on its own.
+    fn render_line(&mut self, memory: &LineMemory, cart: &Cartridge) {
         if self.render_line < 240 {
-            self.draw_line(cart);
+            self.draw_line(memory);
         } else {
             // The pre-render line's fetches show nothing. Over dots 1-256 coarse X steps 32
             // times: round to where it was, in the other nametable.
@@ -459,70 +509,84 @@ impl Ppu {
         self.fetch_line(cart);
         // Dots 321-336: the next line's first two tiles; 337 and 339 fetch unused nametable
         // bytes, which only a mapper watching the bus could notice.
-        let first = self.fetch_quiet(cart, None);
-        let second = self.fetch_quiet(cart, Some(first));
+        let first = self.fetch_quiet(memory, None);
+        let second = self.fetch_quiet(memory, Some(first));
         self.bg.load_prefetched(first, second);
-        // Dot 339's nametable fetch is the line's last address on the bus (MMC1 keeps its A12).
-        cart.ppu_address(self.nametable_addr());
     }
 
     /// Dots 1-256 of a visible line with rendering on: the background fetches, then the
     /// pixels, background and sprites combined, eight at a time.
-    fn draw_line(&mut self, cart: &Cartridge) {
-        // The background's pixel stream: the two tiles in the shift registers, then the tiles
-        // fetched on dots 1-248; pixel x is byte x + fine X. The tile of dots 249-256 only
-        // reaches the latches, which dots 321-336 overwrite.
-        let mut stream = [0u8; 33 * 8];
-        let (queued, fetched) = stream.split_at_mut(16);
-        for (chunk, row) in queued.chunks_exact_mut(8).zip(self.bg.queued_rows()) {
-            chunk.copy_from_slice(&row.to_le_bytes());
-        }
-        let mut previous = None;
-        for chunk in fetched.chunks_exact_mut(8) {
-            let fetch = self.fetch_quiet(cart, previous);
-            chunk.copy_from_slice(&fetch.row().to_le_bytes());
-            previous = Some(fetch);
-        }
-        self.increment_coarse_x();
+    fn draw_line(&mut self, memory: &LineMemory) {
+        // The background's pixel stream, a tile's row (see `background::row`) at a time: the
+        // two tiles in the shift registers, then the tiles fetched on dots 1-248; pixel x is
+        // nibble x + fine X.
+        let mut stream = [0u32; 33];
+        let (queued, fetched) = stream.split_at_mut(2);
+        queued.copy_from_slice(&self.bg.queued_rows());
+        fetched.copy_from_slice(&self.fetch_line_rows(memory));
 
-        let colours: [u16; 32] = std::array::from_fn(|i| self.colour(i as u16));
-        let (mask, fine_x) = (self.ppu_mask, usize::from(self.fine_x));
+        self.refresh_line_colours();
+        let colours = &self.line_colours;
+        let fine_x = 4 * u32::from(self.fine_x);
+        // What each layer shows in the first tile and in the others (left-edge clipping).
+        let shown = |on: u8, left: u8| {
+            let all = |on: bool| if on { u64::MAX } else { 0 };
+            let mask = self.ppu_mask;
+            [all(mask & (on | left) == on | left), all(mask & on == on)]
+        };
+        let (bg_shown, sprites_shown) = (
+            shown(mask::BG, mask::BG_LEFT),
+            shown(mask::SPRITES, mask::SPRITES_LEFT),
+        );
         let start = usize::from(self.render_line) * WIDTH;
-        let out = &mut self.frame_buffer[start..start + WIDTH];
-        let eight = |bytes: &[u8]| u64::from_le_bytes(bytes[..8].try_into().unwrap());
+        let out: &mut [u16; WIDTH] = (&mut self.frame_buffer[start..start + WIDTH])
+            .try_into()
+            .unwrap();
+        let line = &self.sprites.line;
         let mut hit = false;
-        for (tile, pixels) in out.chunks_exact_mut(8).enumerate() {
-            let (bg_on, sprites_on) = if tile == 0 {
-                (mask::BG | mask::BG_LEFT, mask::SPRITES | mask::SPRITES_LEFT)
-            } else {
-                (mask::BG, mask::SPRITES)
-            };
+        for tile in 0..32 {
             let x = tile * 8;
-            let bg = if mask & bg_on == bg_on {
-                eight(&stream[x + fine_x..])
-            } else {
-                0
-            };
+            let rest = usize::from(tile > 0);
+            let bg = ((u64::from(stream[tile + 1]) << 32 | u64::from(stream[tile])) >> fine_x)
+                & bg_shown[rest];
             // The sprite line buffer is 0 where no sprite pixel is.
-            let sprites = if mask & sprites_on == sprites_on {
-                eight(&self.sprites.line[x..])
-            } else {
-                0
-            };
-            let byte = |row: u64, i: usize| (row >> (8 * i)) as u8;
+            let sprites =
+                u64::from_le_bytes(line[x..x + 8].try_into().unwrap()) & sprites_shown[rest];
+            let pixels = &mut out[x..x + 8];
+            if sprites == 0 {
+                for (two, i) in pixels.chunks_exact_mut(2).zip((0..).step_by(8)) {
+                    let pair = colours.pairs[usize::from((bg >> i) as u8)];
+                    two[0] = pair as u16;
+                    two[1] = (pair >> 16) as u16;
+                }
+                continue;
+            }
             for (i, pixel) in pixels.iter_mut().enumerate() {
-                let addr = if sprites == 0 {
-                    u16::from(byte(bg, i))
-                } else {
-                    let sprite = sprites::Pixel::from_line(byte(sprites, i));
-                    let (addr, sprite0) = combine(x + i, byte(bg, i), sprite);
-                    hit |= sprite0;
-                    addr
-                };
-                *pixel = colours[usize::from(addr & 0x1F)];
+                let sprite = sprites::Pixel::from_line((sprites >> (8 * i)) as u8);
+                let (addr, sprite0) = combine(x + i, (bg >> (4 * i)) as u8 & 0x0F, sprite);
+                hit |= sprite0;
+                *pixel = colours.single[usize::from(addr & 0x1F)];
             }
         }
         self.sprite0_hit |= hit;
+    }
+
+    /// Brings the colours a line is drawn with up to date with palette RAM and PPUMASK.
+    fn refresh_line_colours(&mut self) {
+        let made_from = (
+            self.palette,
+            self.ppu_mask & (mask::GREYSCALE | mask::EMPHASIS),
+        );
+        if self.line_colours.made_from != Some(made_from) {
+            let single: [u16; 32] = std::array::from_fn(|i| self.colour(i as u16));
+            self.line_colours = LineColours {
+                made_from: Some(made_from),
+                single,
+                pairs: std::array::from_fn(|i| {
+                    u32::from(single[i & 0x0F]) | u32::from(single[i >> 4]) << 16
+                }),
+            };
+        }
     }
 
     /// One dot of a visible or pre-render line with rendering on.
@@ -549,7 +613,7 @@ impl Ppu {
             0x3F
         };
         let index = self.palette[palette_index(palette_addr)] & greyscale;
-        u16::from(index) | u16::from(self.ppu_mask & 0xE0) << 1
+        u16::from(index) | u16::from(self.ppu_mask & mask::EMPHASIS) << 1
     }
 
     fn put_pixel(&mut self, palette_addr: u16) {
@@ -725,14 +789,7 @@ impl Ppu {
                     // clears the byte index (AccuracyCoin's "Address $2004 behavior" A).
                     self.oam_addr = self.oam_addr.wrapping_add(4) & 0xFC;
                 } else {
-                    // Bits 2-4 of the attribute byte do not exist.
-                    let val = if self.oam_addr & 3 == 2 {
-                        val & 0xE3
-                    } else {
-                        val
-                    };
-                    self.oam[usize::from(self.oam_addr)] = val;
-                    self.oam_addr = self.oam_addr.wrapping_add(1);
+                    self.write_oam(val);
                 }
             }
             5 => {
@@ -769,6 +826,32 @@ impl Ppu {
             }
             _ => {}
         }
+    }
+
+    /// A $2004 write outside rendering: the byte goes to OAM at OAMADDR, which moves on.
+    fn write_oam(&mut self, val: u8) {
+        // Bits 2-4 of the attribute byte do not exist.
+        let val = if self.oam_addr & 3 == 2 {
+            val & 0xE3
+        } else {
+            val
+        };
+        self.oam[usize::from(self.oam_addr)] = val;
+        self.oam_addr = self.oam_addr.wrapping_add(1);
+    }
+
+    /// An OAM DMA's 256 $2004 writes on the VBlank lines, where each goes to OAM: what as
+    /// many `write_register(4, ..)` calls do (the frame, and so the latch's refresh time, is
+    /// the same for all of them).
+    pub fn write_oam_page(&mut self, bytes: &[u8; 256], cart: &mut Cartridge) {
+        debug_assert!(!self.rendering_now());
+        self.catch_up(cart);
+        for &val in bytes {
+            self.write_oam(val);
+        }
+        let ones = bytes.iter().fold(0, |acc, &val| acc | val);
+        self.drive_latch(ones, 0xFF);
+        self.drive_latch(bytes[255], 0xFF);
     }
 
     /// A PPUMASK write taking effect (the render part caught up to this dot).

@@ -8,14 +8,14 @@ use super::{ctrl, Ppu, PRE_RENDER_LINE};
 use crate::cartridge::Cartridge;
 use crate::state::{fields, Field, StateIo};
 
-/// Byte i of `SPREAD[b]` is bit 7 - i of `b`: a row of eight pixels' bits, a byte per pixel.
-const SPREAD: [u64; 256] = {
+/// Nibble i of `SPREAD[b]` is bit 7 - i of `b`: a row of eight pixels' bits, 4 bits a pixel.
+const SPREAD: [u32; 256] = {
     let mut table = [0; 256];
     let mut b = 0;
     while b < 256 {
         let mut i = 0;
         while i < 8 {
-            table[b] |= ((b as u64 >> (7 - i)) & 1) << (8 * i);
+            table[b] |= ((b as u32 >> (7 - i)) & 1) << (4 * i);
             i += 1;
         }
         b += 1;
@@ -23,12 +23,12 @@ const SPREAD: [u64; 256] = {
     table
 };
 
-/// Eight pixels' 4-bit palette addresses, the first in the low byte, from a byte of each
+/// Eight pixels' 4-bit palette addresses, the first in the low nibble, from a byte of each
 /// pattern shift register (bit 7 first) and the attribute bits already in place (bits 2-3 of
-/// each byte); transparent pixels are 0.
-fn row(low: u8, high: u8, attribute: u64) -> u64 {
+/// each nibble); transparent pixels are 0.
+fn row(low: u8, high: u8, attribute: u32) -> u32 {
     let spread = |b: u8| SPREAD[usize::from(b)];
-    let opaque = (spread(low) | spread(high)) * 0xFF;
+    let opaque = (spread(low) | spread(high)) * 0xF;
     (spread(low) | spread(high) << 1 | attribute) & opaque
 }
 
@@ -52,12 +52,44 @@ pub(super) struct Fetch {
 
 impl Fetch {
     /// The tile's eight pixels, as [`row`] gives them.
-    pub(super) fn row(self) -> u64 {
-        row(
-            self.low,
-            self.high,
-            u64::from(self.attribute) * 0x0404_0404_0404_0404,
-        )
+    pub(super) fn row(self) -> u32 {
+        row(self.low, self.high, u32::from(self.attribute) * 0x4444_4444)
+    }
+}
+
+/// What a line run as a whole reads: the background pattern table and the four nametables, a
+/// 1 KiB window of the cartridge's memory each (nothing changes them during the line).
+pub(super) struct LineMemory<'a> {
+    patterns: [&'a [u8; 0x400]; 4],
+    nametables: [&'a [u8; 0x400]; 4],
+}
+
+impl<'a> LineMemory<'a> {
+    /// `None` when the cartridge cannot lend whole windows (an odd CHR size).
+    pub(super) fn new(cart: &'a Cartridge, ppu_ctrl: u8) -> Option<LineMemory<'a>> {
+        let table = u16::from(ppu_ctrl & ctrl::BG_TABLE) << 8;
+        let windows = |base: u16| -> Option<[&'a [u8; 0x400]; 4]> {
+            Some([
+                cart.ppu_window(base)?,
+                cart.ppu_window(base + 0x400)?,
+                cart.ppu_window(base + 0x800)?,
+                cart.ppu_window(base + 0xC00)?,
+            ])
+        };
+        Some(LineMemory {
+            patterns: windows(table)?,
+            nametables: windows(0x2000)?,
+        })
+    }
+
+    /// The byte at `addr`, $0000-$1FFF in the background table or $2000-$2FFF.
+    fn read(&self, addr: u16) -> u8 {
+        let windows = if addr & 0x2000 == 0 {
+            &self.patterns
+        } else {
+            &self.nametables
+        };
+        windows[usize::from(addr >> 10) & 3][usize::from(addr & 0x3FF)]
     }
 }
 
@@ -119,7 +151,7 @@ impl Pipeline {
 
     /// The sixteen pixels in the shift registers, as [`Self::pixel`] gives them over sixteen
     /// dots with fine X 0 (a line drawn as a whole starts with these).
-    pub(super) fn queued_rows(&self) -> [u64; 2] {
+    pub(super) fn queued_rows(&self) -> [u32; 2] {
         let byte = |reg: u16, half: u16| (reg >> (8 * half)) as u8;
         let spread = |reg: u16, half: u16| SPREAD[usize::from(byte(reg, half))];
         [1, 0].map(|half| {
@@ -191,37 +223,54 @@ impl Ppu {
     /// The addresses do not go to the mapper: nothing watches the bus then, and the line's
     /// last address is passed on at its end ([`Ppu::render_line`]). `previous` is the tile
     /// fetched just before on this line: an odd column shares its attribute bits.
-    #[inline(always)]
-    pub(super) fn fetch_quiet(&mut self, cart: &Cartridge, previous: Option<Fetch>) -> Fetch {
-        let tile = cart.ppu_peek(self.nametable_addr());
-        let attribute = match previous {
-            Some(previous) if self.v & 1 == 1 => previous.attribute,
-            _ => {
-                let (addr, shift) = self.attribute_addr();
-                (cart.ppu_peek(addr) >> shift) & 3
-            }
-        };
-        let pattern = bg_pattern_addr(self.ppu_ctrl, tile, self.v);
-        let fetch = Fetch {
-            tile,
-            attribute,
-            low: cart.ppu_peek(pattern),
-            high: cart.ppu_peek(pattern | 8),
-        };
+    pub(super) fn fetch_quiet(&mut self, memory: &LineMemory, previous: Option<Fetch>) -> Fetch {
+        let fetch = self.fetch_at(memory, self.v, previous);
         self.increment_coarse_x();
         fetch
     }
 
-    /// The nametable byte's address for v.
-    pub(super) fn nametable_addr(&self) -> u16 {
-        0x2000 | (self.v & 0x0FFF)
+    /// The rows of the tiles fetched on dots 1-248 of a line run as a whole (as
+    /// [`Self::fetch_quiet`] makes them) from v on. The tile of dots 249-256 only reaches the
+    /// latches, which dots 321-336 overwrite; after its column v's coarse X has stepped 32
+    /// times: round to where it was, in the other nametable.
+    pub(super) fn fetch_line_rows(&mut self, memory: &LineMemory) -> [u32; 31] {
+        let v = self.v;
+        let mut previous = None;
+        let rows = std::array::from_fn(|i| {
+            let column = (v & 0x1F) + i as u16;
+            let nametable = if column < 32 { 0 } else { 0x0400 };
+            let v = (v & !0x001F) ^ nametable | (column & 0x1F);
+            let fetch = self.fetch_at(memory, v, previous);
+            previous = Some(fetch);
+            fetch.row()
+        });
+        self.v ^= 0x0400;
+        rows
     }
 
-    /// The attribute byte's address for v, and the shift that brings the tile's two bits down.
-    fn attribute_addr(&self) -> (u16, u16) {
-        let v = self.v;
-        let addr = 0x23C0 | (v & 0x0C00) | ((v >> 4) & 0x38) | ((v >> 2) & 0x07);
-        (addr, ((v >> 4) & 4) | (v & 2))
+    /// A tile's four fetches at `v`, from `memory` (see [`Self::fetch_quiet`]).
+    #[inline(always)]
+    fn fetch_at(&self, memory: &LineMemory, v: u16, previous: Option<Fetch>) -> Fetch {
+        let tile = memory.read(nametable_addr(v));
+        let attribute = match previous {
+            Some(previous) if v & 1 == 1 => previous.attribute,
+            _ => {
+                let (addr, shift) = attribute_addr(v);
+                (memory.read(addr) >> shift) & 3
+            }
+        };
+        let pattern = bg_pattern_addr(self.ppu_ctrl, tile, v);
+        Fetch {
+            tile,
+            attribute,
+            low: memory.read(pattern),
+            high: memory.read(pattern | 8),
+        }
+    }
+
+    /// The nametable byte's address for v.
+    pub(super) fn nametable_addr(&self) -> u16 {
+        nametable_addr(self.v)
     }
 
     fn fetch_tile(&mut self, cart: &mut Cartridge) {
@@ -229,7 +278,7 @@ impl Ppu {
     }
 
     fn fetch_attribute(&mut self, cart: &mut Cartridge) {
-        let (addr, shift) = self.attribute_addr();
+        let (addr, shift) = attribute_addr(self.v);
         self.bg.attribute = (cart.ppu_read(addr) >> shift) & 3;
     }
 
@@ -278,6 +327,17 @@ impl Ppu {
     pub(super) fn copy_vertical(&mut self) {
         self.v = (self.v & !0x7BE0) | (self.t & 0x7BE0);
     }
+}
+
+/// The nametable byte's address for `v`.
+fn nametable_addr(v: u16) -> u16 {
+    0x2000 | (v & 0x0FFF)
+}
+
+/// The attribute byte's address for `v`, and the shift that brings the tile's two bits down.
+fn attribute_addr(v: u16) -> (u16, u16) {
+    let addr = 0x23C0 | (v & 0x0C00) | ((v >> 4) & 0x38) | ((v >> 2) & 0x07);
+    (addr, ((v >> 4) & 4) | (v & 2))
 }
 
 /// The low plane's address of `tile`'s row at v's fine Y, in the table PPUCTRL picks.

@@ -366,7 +366,11 @@ impl Ppu {
     pub(super) fn evaluate_line(&mut self) {
         self.sprites.secondary = [0xFF; 32];
         self.sprites.oam_bus = 0xFF;
-        if self.oam_addr == 0 && !self.oam.iter().step_by(4).any(|&y| self.sprite_in_range(y)) {
+        // Every sprite's Y compared, without stopping at the first in range (that runs faster).
+        let found = self.oam.chunks_exact(4).fold(false, |found, sprite| {
+            found | self.sprite_in_range(sprite[0])
+        });
+        if self.oam_addr == 0 && !found {
             // No sprite on the next line: 64 pairs of dots each copy a Y byte into slot 0 and
             // move on; the scan wraps, and the last 32 pairs read Y bytes 0-31 and step past
             // them, each pair's second dot reading slot 0 back.
@@ -398,7 +402,7 @@ impl Ppu {
     /// Dots 257-340 at once: the eight slots' fetches, then the idle reads of slot 0. The
     /// unused nametable fetches are left out and the addresses do not go to the mapper: only
     /// a mapper watching the bus could see them.
-    pub(super) fn fetch_line(&mut self, cart: &mut Cartridge) {
+    pub(super) fn fetch_line(&mut self, cart: &Cartridge) {
         self.oam_addr = 0;
         self.start_fetches();
         for slot in 0..8 {
@@ -532,6 +536,7 @@ impl Ppu {
     /// Loads a slot with a fetched sprite row, transparent unless the sprite's Y is in range
     /// (checked again here, as the hardware does: the secondary OAM of an empty slot or a
     /// stale one on the pre-render line may hold anything), and lays it into the line buffer.
+    #[inline]
     fn load_slot(&mut self, slot: usize, y: u8, low: u8, high: u8, attr: u8, x: u8) {
         let (low, high) = match (self.sprite_in_range(y), attr & 0x40 != 0) {
             (false, _) => (0, 0),

@@ -589,12 +589,19 @@ fn whole_lines_match_the_dot_by_dot_reference() {
             _ => u16::from(random.byte()) % 240,
         };
         render_line_by_dots(&mut ppu, &mut cart);
+        let (mut whole, mut whole_cart) = (ppu.clone(), cart.clone());
         for _ in 0..3 {
             // Where the machine would run the line as a whole (Ppu::catch_up).
             if !ppu.sprites.buffered && ppu.rendering_enabled() {
                 break;
             }
-            let (mut whole, mut whole_cart) = (ppu.clone(), cart.clone());
+            // Palette writes and colour bits between lines: the line colours follow them.
+            let (entry, colour) = (usize::from(random.byte() & 0x1F), random.byte() & 0x3F);
+            let colour_bits = random.byte() & (mask::GREYSCALE | mask::EMPHASIS);
+            for ppu in [&mut ppu, &mut whole] {
+                ppu.palette[entry] = colour;
+                ppu.ppu_mask ^= colour_bits;
+            }
             whole.render_whole_line(&mut whole_cart);
             render_line_by_dots(&mut ppu, &mut cart);
             assert_eq!(ppu_state(&whole), ppu_state(&ppu));

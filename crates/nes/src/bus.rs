@@ -165,9 +165,42 @@ impl Bus {
         ppu.min(self.apu.idle_cycles(irq_masked))
     }
 
+    /// [`Bus::tick`] on a cycle where it would only count, for an access to RAM or PRG-ROM
+    /// (which the PPU's position within the cycle does not matter to): the pads' strobe is
+    /// low, the cartridge does not count cycles (see [`Bus::idle_cycles`]), the PPU's three
+    /// dots are in a quiet stretch and the APU has no full cycle. Advances the cycle and
+    /// returns true, or returns false with nothing done. Most cycles take this way, with no
+    /// call (so the CPU's reads and writes save no registers).
+    #[inline(always)]
+    fn count_quiet_cycle(&mut self) -> bool {
+        let quiet = !(self.joypad_out || self.strobe_high)
+            && !self.cart.watches_ppu_bus()
+            && self.ppu.quiet_for(3)
+            && self.apu.quiet_next_cycle();
+        if quiet {
+            self.joypad_oe_before = self.joypad_oe.take();
+            self.cycles += 1;
+            self.ppu.count_dots(3);
+            self.apu.count_cycle();
+        }
+        quiet
+    }
+
     /// A read cycle as the CPU does it: the value lands on the data bus.
     #[inline]
     fn read_cycle(&mut self, addr: u16) -> u8 {
+        if !(0x2000..0x8000).contains(&addr) && self.count_quiet_cycle() {
+            let val = self.read_ram_or_rom(addr);
+            self.open_bus = val;
+            self.internal_bus = val;
+            return val;
+        }
+        self.tick_read(addr)
+    }
+
+    /// [`Bus::read_cycle`] through [`Bus::tick`].
+    #[inline(never)]
+    fn tick_read(&mut self, addr: u16) -> u8 {
         self.tick(|bus| {
             let val = bus.read_mem(addr);
             // $4015 is inside the 2A03, so its value never reaches the external data bus.
@@ -180,11 +213,16 @@ impl Bus {
     }
 
     fn write_cycle(&mut self, addr: u16, val: u8) {
-        self.tick(|bus| {
+        let access = |bus: &mut Bus| {
             bus.open_bus = val;
             bus.internal_bus = val;
             bus.write_mem(addr, val);
-        });
+        };
+        if addr < 0x2000 && self.count_quiet_cycle() {
+            access(self);
+        } else {
+            self.tick(access);
+        }
     }
 
     /// The 2A03's DMA unit, entered when the CPU is about to read `cpu_addr` and the OAM or
@@ -335,10 +373,19 @@ impl Bus {
     /// RAM and PRG-ROM, almost every read, on the fast path; the rest in [`Self::read_io`].
     #[inline]
     fn read_mem(&mut self, addr: u16) -> u8 {
-        match addr {
-            0x0000..=0x1FFF => self.ram[usize::from(addr & 0x7FF)],
-            0x8000..=0xFFFF => self.cart.prg_rom_byte(addr),
-            _ => self.read_io(addr),
+        if (0x2000..0x8000).contains(&addr) {
+            self.read_io(addr)
+        } else {
+            self.read_ram_or_rom(addr)
+        }
+    }
+
+    #[inline(always)]
+    fn read_ram_or_rom(&self, addr: u16) -> u8 {
+        if addr < 0x2000 {
+            self.ram[usize::from(addr & 0x7FF)]
+        } else {
+            self.cart.prg_rom_byte(addr)
         }
     }
 

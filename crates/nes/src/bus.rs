@@ -173,8 +173,7 @@ impl Bus {
     /// call (so the CPU's reads and writes save no registers).
     #[inline(always)]
     fn count_quiet_cycle(&mut self) -> bool {
-        let quiet = !(self.joypad_out || self.strobe_high)
-            && !self.cart.watches_ppu_bus()
+        let quiet = !(self.joypad_out || self.strobe_high || self.cart.watches_ppu_bus())
             && self.ppu.quiet_for(3)
             && self.apu.quiet_next_cycle();
         if quiet {

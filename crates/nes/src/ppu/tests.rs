@@ -602,9 +602,18 @@ fn whole_lines_match_the_dot_by_dot_reference() {
                 ppu.palette[entry] = colour;
                 ppu.ppu_mask ^= colour_bits;
             }
+            // The same line caught up to a dot in its middle first (as the end of run_frame
+            // does), then past its end.
+            let (mut peeked, mut peeked_cart) = (whole.clone(), whole_cart.clone());
+            (peeked.scanline, peeked.dot) = (peeked.render_line, 1 + random.word() % 339);
+            peeked.catch_up(&mut peeked_cart);
+            (peeked.scanline, peeked.dot) = ((peeked.render_line + 1) % LINES_PER_FRAME, 0);
+            peeked.catch_up(&mut peeked_cart);
+            (peeked.scanline, peeked.dot) = (ppu.scanline, ppu.dot);
             whole.render_whole_line(&mut whole_cart);
             render_line_by_dots(&mut ppu, &mut cart);
             assert_eq!(ppu_state(&whole), ppu_state(&ppu));
+            assert_eq!(ppu_state(&peeked), ppu_state(&ppu));
             assert_eq!(
                 (whole.render_line, whole.render_dot),
                 (ppu.render_line, ppu.render_dot)

@@ -572,7 +572,7 @@ impl Ppu {
         let mut stream = [0u32; 33];
         let (queued, fetched) = stream.split_at_mut(2);
         queued.copy_from_slice(&self.bg.queued_rows());
-        fetched.copy_from_slice(&self.fetch_line_rows(memory));
+        self.fetch_line_rows(memory, fetched.try_into().unwrap());
 
         self.refresh_line_colours();
         let colours = &self.line_colours;

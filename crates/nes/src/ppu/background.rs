@@ -233,19 +233,17 @@ impl Ppu {
     /// [`Self::fetch_quiet`] makes them) from v on. The tile of dots 249-256 only reaches the
     /// latches, which dots 321-336 overwrite; after its column v's coarse X has stepped 32
     /// times: round to where it was, in the other nametable.
-    pub(super) fn fetch_line_rows(&mut self, memory: &LineMemory) -> [u32; 31] {
+    pub(super) fn fetch_line_rows(&mut self, memory: &LineMemory, rows: &mut [u32; 31]) {
         let v = self.v;
         let mut previous = None;
-        let rows = std::array::from_fn(|i| {
-            let column = (v & 0x1F) + i as u16;
+        for (row, column) in rows.iter_mut().zip(v & 0x1F..) {
             let nametable = if column < 32 { 0 } else { 0x0400 };
             let v = (v & !0x001F) ^ nametable | (column & 0x1F);
             let fetch = self.fetch_at(memory, v, previous);
             previous = Some(fetch);
-            fetch.row()
-        });
+            *row = fetch.row();
+        }
         self.v ^= 0x0400;
-        rows
     }
 
     /// A tile's four fetches at `v`, from `memory` (see [`Self::fetch_quiet`]).

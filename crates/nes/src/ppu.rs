@@ -395,6 +395,19 @@ impl Ppu {
 
     /// Runs the render part up to the timing part's dot.
     pub fn catch_up(&mut self, cart: &mut Cartridge) {
+        self.render_until_now(cart, true);
+    }
+
+    /// [`Self::catch_up`] for a register access, which changes what the render part works
+    /// on: its line's start is not kept.
+    fn catch_up_for_access(&mut self, cart: &mut Cartridge) {
+        self.render_until_now(cart, false);
+        self.line_start = None;
+    }
+
+    /// Runs the render part up to the timing part's dot; `keep_line_start` when what it works
+    /// on may stay unchanged until its line is past.
+    fn render_until_now(&mut self, cart: &mut Cartridge, keep_line_start: bool) {
         let whole_lines = !cart.watches_ppu_bus();
         while self.lags() {
             let line_past = self.render_line != self.scanline;
@@ -405,23 +418,28 @@ impl Ppu {
                 } else {
                     self.render_dot = self.dot;
                 }
-            } else if whole_lines
+                continue;
+            }
+            if whole_lines
                 && self.render_dot == 0
                 && (self.sprites.buffered || !self.rendering_enabled())
             {
-                if line_past {
-                    self.render_whole_line(cart);
-                } else {
-                    // Something looks at the line before its end, so it runs dot by dot; its
-                    // start is kept in case the rest can still run as a whole.
-                    self.line_start = Some(self.line_start());
-                    self.render_step(cart);
+                if line_past && self.render_whole_line(cart) {
+                    continue;
                 }
-            } else if let Some(start) = self.line_start.take_if(|_| line_past) {
+                // Dot by dot then: something looks at the line before its end (its start is
+                // kept in case the rest can still run as a whole), or CHR memory is odd.
+                if !line_past && keep_line_start {
+                    self.line_start = Some(self.line_start());
+                }
+            } else if line_past && self.line_start.is_some() {
                 // Nothing has changed since the line began, and its rest is past: the whole
                 // line again, from its start, draws the same pixels there.
-                self.restart_line(start);
-            } else {
+                self.restart_line();
+                continue;
+            }
+            let line = self.render_line;
+            while self.render_line == line && self.lags() {
                 self.render_step(cart);
             }
         }
@@ -486,8 +504,11 @@ impl Ppu {
         }
     }
 
-    /// Takes the render part back to the start of its line.
-    fn restart_line(&mut self, start: LineStart) {
+    /// Takes the render part back to the start of its line, as kept in `line_start`.
+    fn restart_line(&mut self) {
+        let Some(start) = self.line_start.take() else {
+            return;
+        };
         LineStart {
             v: self.v,
             bg: self.bg,
@@ -500,17 +521,14 @@ impl Ppu {
         self.render_dot = 0;
     }
 
-    /// The render part's whole current line, from dot 0.
-    fn render_whole_line(&mut self, cart: &mut Cartridge) {
+    /// The render part's whole current line, from dot 0; false (and nothing done) where the
+    /// cartridge's CHR memory has an odd size, for the line to run dot by dot.
+    fn render_whole_line(&mut self, cart: &mut Cartridge) -> bool {
         let line = self.render_line;
         if line < 240 || line == PRE_RENDER_LINE {
             if self.rendering_enabled() {
                 let Some(memory) = LineMemory::new(cart, self.ppu_ctrl) else {
-                    // CHR memory of an odd size: the line runs dot by dot.
-                    while self.render_line == line {
-                        self.render_step(cart);
-                    }
-                    return;
+                    return false;
                 };
                 self.corrupt_oam();
                 self.render_line(&memory, cart);
@@ -533,6 +551,7 @@ impl Ppu {
             }
         }
         self.next_render_line();
+        true
     }
 
     /// A visible or pre-render line with rendering on: what [`Ppu::render_dot`] does over dots
@@ -746,8 +765,7 @@ impl Ppu {
 
     /// CPU read of $2000-$2007 (`reg` already reduced to 0-7).
     pub fn read_register(&mut self, reg: u16, cart: &mut Cartridge) -> u8 {
-        self.catch_up(cart);
-        self.line_start = None;
+        self.catch_up_for_access(cart);
         match reg {
             2 => {
                 let val = self.status();
@@ -820,8 +838,7 @@ impl Ppu {
     }
 
     pub fn write_register(&mut self, reg: u16, val: u8, cart: &mut Cartridge) {
-        self.catch_up(cart);
-        self.line_start = None;
+        self.catch_up_for_access(cart);
         self.drive_latch(val, 0xFF);
         match reg {
             0 => {

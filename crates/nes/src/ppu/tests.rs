@@ -614,7 +614,7 @@ fn whole_lines_match_the_dot_by_dot_reference() {
             (peeked.scanline, peeked.dot) = ((peeked.render_line + 1) % LINES_PER_FRAME, 0);
             peeked.catch_up(&mut peeked_cart);
             (peeked.scanline, peeked.dot) = (ppu.scanline, ppu.dot);
-            whole.render_whole_line(&mut whole_cart);
+            assert!(whole.render_whole_line(&mut whole_cart));
             render_line_by_dots(&mut ppu, &mut cart);
             assert_eq!(ppu_state(&whole), ppu_state(&ppu));
             assert_eq!(ppu_state(&peeked), ppu_state(&ppu));

@@ -48,6 +48,9 @@ pub struct Bus {
     /// detector last cleared this: a write, a read of a register or of the cartridge below
     /// $8000, a DMA. Not part of a state: the detector starts afresh with every run.
     pub(crate) impure: bool,
+    /// The fast paths are on: idle loops skipped (see `Console::run`), OAM DMAs in VBlank
+    /// done at once. The host's choice, not part of a state: the machine runs the same.
+    pub(crate) fast_forward: bool,
 }
 
 impl Field for Bus {
@@ -69,6 +72,7 @@ impl Field for Bus {
             joypad_oe_before,
             pad_bits,
             impure: _,
+            fast_forward: _,
         } = self;
         // Not stored: the pads' strobe flags are, and the next put cycle passes the latch on.
         *strobe_high = true;
@@ -111,6 +115,7 @@ impl Bus {
             joypad_oe_before: None,
             pad_bits: [0; 2],
             impure: true,
+            fast_forward: true,
         }
     }
 
@@ -134,28 +139,30 @@ impl Bus {
         result
     }
 
-    /// `n` cycles of a loop that only reads RAM and PRG-ROM, at most [`Bus::idle_cycles`]:
-    /// what `n` calls of [`Bus::tick`] around those reads do. The reads change nothing (the
-    /// data bus ends with the value it has after each pass of the loop), the pads' strobe is
-    /// low, the cartridge does not count cycles, the APU only counts, and the PPU's timing
-    /// part runs its dots (its render part follows line by line, as always).
+    /// `n` cycles on which the CPU (or the DMA unit) only reads RAM and PRG-ROM, or writes
+    /// OAM as [`Bus::oam_dma_at_once`] has done: what `n` calls of [`Bus::tick`] around those
+    /// accesses do when the pads' strobe is low and the cartridge does not count cycles. The
+    /// PPU's timing part runs its dots (its render part follows line by line, as always) and
+    /// the APU its cycles, the full ones among them in full.
     pub fn run_idle(&mut self, n: u64) {
-        debug_assert!(n <= self.idle_cycles());
+        (self.joypad_oe, self.joypad_oe_before) = (None, None);
         self.cycles += n;
-        self.ppu.run_many_dots(3 * n as u32, &mut self.cart);
-        self.apu.run_idle(n);
+        let dots = u32::try_from(3 * n).expect("less than a frame's worth of dots");
+        self.ppu.run_many_dots(dots, &mut self.cart);
+        self.apu.run(n);
     }
 
-    /// How many cycles from now on [`Bus::run_idle`] can stand in for: the /NMI and /IRQ
-    /// lines keep their levels, no DMA wants the bus, no frame begins. None while the pads'
-    /// strobe may be high or the cartridge watches the PPU's bus (MMC3, the only mapper that
-    /// counts CPU cycles or raises IRQs, always does).
-    pub fn idle_cycles(&self) -> u64 {
+    /// How many cycles from now on [`Bus::run_idle`] can stand in for an idle loop: the /NMI
+    /// line keeps its level, the /IRQ line too unless the CPU masks it (`irq_masked`), no
+    /// DMA wants the bus, no frame begins. None while the pads' strobe may be high or the
+    /// cartridge watches the PPU's bus (MMC3, the only mapper that counts CPU cycles or
+    /// raises IRQs, always does).
+    pub fn idle_cycles(&self, irq_masked: bool) -> u64 {
         if self.joypad_out || self.strobe_high || self.cart.watches_ppu_bus() {
             return 0;
         }
         let ppu = u64::from(self.ppu.dots_before_event()) / 3;
-        ppu.min(self.apu.idle_cycles())
+        ppu.min(self.apu.idle_cycles(irq_masked))
     }
 
     /// A read cycle as the CPU does it: the value lands on the data bus.
@@ -190,6 +197,13 @@ impl Bus {
     ///   cycles; its get takes priority over an OAM get.
     fn dma(&mut self, cpu_addr: u16) {
         self.impure = true;
+        if self
+            .oam_dma
+            .is_some_and(|page| self.oam_dma_at_once(page, cpu_addr))
+        {
+            self.oam_dma = None;
+            return;
+        }
         let mut oam = self.oam_dma.take().map(|page| OamDma {
             addr: u16::from(page) << 8,
             halted: false,
@@ -244,6 +258,40 @@ impl Bus {
                 }
             }
         }
+    }
+
+    /// The OAM DMA of `page` as one step, when nothing can see its cycles one by one: the
+    /// CPU's address and the page are RAM or PRG-ROM (reads without side effects), the DMC's
+    /// reader is idle (no DMC DMA can join), the pads' strobe is low, the cartridge does not
+    /// watch the PPU's bus, and the PPU stays on the VBlank lines throughout (where $2004
+    /// writes go to OAM and the render part does not read it). The halt cycle, the alignment
+    /// cycle if the halt came on a get cycle, then 256 get/put pairs, as [`Bus::dma`] runs
+    /// them. Returns whether it did.
+    fn oam_dma_at_once(&mut self, page: u8, cpu_addr: u16) -> bool {
+        let pure = |addr: u16| !(0x2000..0x8000).contains(&addr);
+        let source = u16::from(page) << 8;
+        let cycles = if self.apu.next_cycle_is_get() {
+            514
+        } else {
+            513
+        };
+        if !(self.fast_forward
+            && pure(cpu_addr)
+            && pure(source)
+            && !self.joypad_out
+            && !self.strobe_high
+            && !self.cart.watches_ppu_bus()
+            && self.apu.dmc_reader_idle()
+            && self.ppu.vblank_dots_left() >= 3 * cycles)
+        {
+            return false;
+        }
+        let bytes: [u8; 256] = std::array::from_fn(|i| self.read_mem(source + i as u16));
+        self.ppu.write_oam_page(&bytes, &mut self.cart);
+        self.run_idle(u64::from(cycles));
+        self.open_bus = bytes[255];
+        self.internal_bus = bytes[255];
+        true
     }
 
     /// A read that selects joypad `port`: D0 is its serial bit, D5-D7 stay `external`.
@@ -325,9 +373,17 @@ impl Bus {
     }
 
     /// What a CPU read would return, with no side effect on any device.
+    #[inline]
     pub fn peek(&self, addr: u16) -> u8 {
         match addr {
             0x0000..=0x1FFF => self.ram[usize::from(addr & 0x7FF)],
+            _ => self.peek_io(addr),
+        }
+    }
+
+    /// [`Bus::peek`] above RAM.
+    fn peek_io(&self, addr: u16) -> u8 {
+        match addr {
             0x2000..=0x3FFF => self.ppu.peek_register(addr & 7, &self.cart),
             0x4015 => self.apu.peek_status() | (self.internal_bus & 0x20),
             0x4016 | 0x4017 => (self.open_bus & 0xE0) | self.pads[usize::from(addr & 1)].peek(),

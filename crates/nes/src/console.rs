@@ -3,26 +3,23 @@
 use crate::bus::Bus;
 use crate::cartridge::{BatteryError, Cartridge, RomError};
 use crate::controller::Buttons;
-use crate::cpu::Cpu;
+use crate::cpu::{flags, Cpu};
 use crate::state::{self, fields, Field, Fnv1a, StateError, StateIo};
 
 #[derive(Clone)]
 pub struct Console {
     pub cpu: Cpu,
     pub bus: Bus,
-    /// `run_frame`, `run_cycles` and `run_while` skip over idle loops (see [`Console::run`]).
-    fast_forward: bool,
     /// Cycles the fast path has skipped since power-on (a statistic).
     idle_cycles_skipped: u64,
 }
 
 impl Field for Console {
     fn visit(&mut self, io: &mut StateIo) {
-        // The fast path is the host's choice and changes nothing in the machine.
+        // Statistics only.
         let Console {
             cpu,
             bus,
-            fast_forward: _,
             idle_cycles_skipped: _,
         } = self;
         fields!(io, cpu, bus);
@@ -44,7 +41,6 @@ impl Console {
         let mut console = Console {
             cpu: Cpu::default(),
             bus: Bus::new(cart),
-            fast_forward: true,
             idle_cycles_skipped: 0,
         };
         console.cpu.reset(&mut console.bus);
@@ -66,10 +62,9 @@ impl Console {
     pub fn power_cycle(&mut self) {
         let mut cart = self.bus.cart.clone();
         cart.power_on_mapper();
-        *self = Console {
-            fast_forward: self.fast_forward,
-            ..Console::new(cart)
-        };
+        let fast_forward = self.bus.fast_forward;
+        *self = Console::new(cart);
+        self.bus.fast_forward = fast_forward;
     }
 
     /// Presses the reset button: RAM is kept, the CPU runs its reset sequence.
@@ -107,9 +102,10 @@ impl Console {
         self.run(max, u64::MAX, go_on)
     }
 
-    /// Turns the skipping of idle loops on (the default) or off; the machine runs the same.
+    /// Turns the fast paths (idle loops skipped, OAM DMAs in VBlank done at once) on (the
+    /// default) or off; the machine runs the same either way.
     pub fn set_fast_forward(&mut self, on: bool) {
-        self.fast_forward = on;
+        self.bus.fast_forward = on;
     }
 
     /// CPU cycles the fast path has skipped since power-on.
@@ -123,9 +119,10 @@ impl Console {
     /// The fast path: when the CPU comes back to a loop's start with the same registers, no
     /// interrupt on its way and, since the last time, nothing but reads of RAM and PRG-ROM,
     /// every further pass does the same until something outside the CPU changes: the /NMI
-    /// or /IRQ line, a DMA, the start of a frame (see [`Bus::idle_cycles`]). The passes that
-    /// end before that are skipped by [`Bus::run_idle`], which leaves the machine as running
-    /// them would; the last passes before the event run cycle by cycle as usual.
+    /// line, the /IRQ line unless the CPU masks it, a DMA, the start of a frame (see
+    /// [`Bus::idle_cycles`]). The passes that end before that are skipped by
+    /// [`Bus::run_idle`], which leaves the machine as running them would (the APU's events
+    /// on the way run in full); the last passes before the event run cycle by cycle.
     fn run(&mut self, max: u64, end: u64, mut go_on: impl FnMut(&Console) -> bool) -> u64 {
         let mut steps = 0;
         let mut loop_start: Option<LoopStart> = None;
@@ -134,7 +131,7 @@ impl Console {
             self.step();
             steps += 1;
             // Skipping is for a run that goes on from here.
-            if self.fast_forward && self.cpu.pc <= pc && steps < max && go_on(self) {
+            if self.bus.fast_forward && self.cpu.pc <= pc && steps < max && go_on(self) {
                 steps += self.skip_idle_passes(&mut loop_start, steps, max, end);
             }
         }
@@ -167,9 +164,10 @@ impl Console {
             {
                 let cycles = now.cycle - start.cycle;
                 let instructions = now.steps - start.steps;
+                let irq_masked = now.registers[3] & flags::I != 0;
                 let room = self
                     .bus
-                    .idle_cycles()
+                    .idle_cycles(irq_masked)
                     .min(end.saturating_sub(now.cycle + 1));
                 let passes = (room / cycles).min((max - steps) / instructions);
                 self.bus.run_idle(passes * cycles);
@@ -190,6 +188,7 @@ impl Console {
     }
 
     /// Reads CPU memory without side effects.
+    #[inline]
     pub fn peek(&self, addr: u16) -> u8 {
         self.bus.peek(addr)
     }

@@ -307,6 +307,16 @@ impl Ppu {
         }
     }
 
+    /// Dots from the current one to the pre-render line while on the VBlank lines, else 0.
+    pub fn vblank_dots_left(&self) -> u32 {
+        if (VBLANK_LINE..PRE_RENDER_LINE).contains(&self.scanline) {
+            u32::from(PRE_RENDER_LINE - self.scanline) * u32::from(DOTS_PER_LINE)
+                - u32::from(self.dot)
+        } else {
+            0
+        }
+    }
+
     /// Dots from the current one on that the timing part can run with the /NMI line kept as
     /// it is and no frame begun: up to VBlank's start or end, or the odd-frame decision on
     /// the pre-render line (the next frame begins right after it).
@@ -857,14 +867,7 @@ impl Ppu {
                     // clears the byte index (AccuracyCoin's "Address $2004 behavior" A).
                     self.oam_addr = self.oam_addr.wrapping_add(4) & 0xFC;
                 } else {
-                    // Bits 2-4 of the attribute byte do not exist.
-                    let val = if self.oam_addr & 3 == 2 {
-                        val & 0xE3
-                    } else {
-                        val
-                    };
-                    self.oam[usize::from(self.oam_addr)] = val;
-                    self.oam_addr = self.oam_addr.wrapping_add(1);
+                    self.write_oam(val);
                 }
             }
             5 => {
@@ -901,6 +904,32 @@ impl Ppu {
             }
             _ => {}
         }
+    }
+
+    /// A $2004 write outside rendering: the byte goes to OAM at OAMADDR, which moves on.
+    fn write_oam(&mut self, val: u8) {
+        // Bits 2-4 of the attribute byte do not exist.
+        let val = if self.oam_addr & 3 == 2 {
+            val & 0xE3
+        } else {
+            val
+        };
+        self.oam[usize::from(self.oam_addr)] = val;
+        self.oam_addr = self.oam_addr.wrapping_add(1);
+    }
+
+    /// An OAM DMA's 256 $2004 writes on the VBlank lines, where each goes to OAM: what as
+    /// many `write_register(4, ..)` calls do (the frame, and so the latch's refresh time, is
+    /// the same for all of them).
+    pub fn write_oam_page(&mut self, bytes: &[u8; 256], cart: &mut Cartridge) {
+        debug_assert!(!self.rendering_now());
+        self.catch_up(cart);
+        for &val in bytes {
+            self.write_oam(val);
+        }
+        let ones = bytes.iter().fold(0, |acc, &val| acc | val);
+        self.drive_latch(ones, 0xFF);
+        self.drive_latch(bytes[255], 0xFF);
     }
 
     /// A PPUMASK write taking effect (the render part caught up to this dot).

@@ -1,7 +1,8 @@
-//! The idle-loop fast path changes nothing: each ROM runs on two consoles, one with the fast
-//! path and one without, through the same calls of `run_frame`, `run_cycles` and `run_while`,
-//! the same buttons and the same resets, and after every call they must agree on the frame
-//! buffer, RAM, the cycle count, the sound and the whole save state.
+//! The fast paths (idle loops, OAM DMAs at once) change nothing: each ROM runs on two
+//! consoles, one with the fast paths and one without, through the same calls of `run_frame`,
+//! `run_cycles` and `run_while`, the same buttons and the same resets, and after every call
+//! they must agree on the frame buffer, RAM, the cycle count, the sound and the whole save
+//! state.
 
 use nes::{Buttons, Console};
 use std::path::PathBuf;
@@ -132,6 +133,9 @@ fn timing_and_interrupt_roms() {
         "sprdma_and_dmc_dma/sprdma_and_dmc_dma.nes",
         "dmc_dma_during_read4/dma_4016_read.nes",
         "mmc3_test_2/rom_singles/4-scanline_timing.nes",
+        "oam_read/oam_read.nes",
+        "oam_stress/oam_stress.nes",
+        "ppu_sprite_hit/ppu_sprite_hit.nes",
     ] {
         compare(&format!("../shared/test-roms/{path}"), 400, 0x00, false);
     }

@@ -248,6 +248,11 @@ impl Dmc {
         self.output_level != level
     }
 
+    /// No bytes left to fetch, no DMA pending and no enable on its way.
+    pub fn reader_idle(&self) -> bool {
+        self.bytes_remaining == 0 && self.dma_from.is_none() && self.start_at.is_none()
+    }
+
     /// The first cycle on which a pending DMA may halt the CPU.
     pub fn dma_from(&self) -> Option<u64> {
         self.dma_from

@@ -162,19 +162,34 @@ impl Apu {
         }
     }
 
-    /// How many cycles from now on `step` would only count, with no DMC DMA wanting the bus.
-    pub fn idle_cycles(&self) -> u64 {
-        let until = self
-            .dmc
-            .dma_from()
-            .map_or(self.next_event, |from| from.min(self.next_event));
+    /// How many cycles from now on [`Apu::run`] can stand in for without the CPU noticing: no
+    /// DMC DMA wants the bus and, unless the CPU masks it, the IRQ line keeps its level.
+    pub fn idle_cycles(&self, irq_masked: bool) -> u64 {
+        let until = if irq_masked && self.dmc.reader_idle() {
+            u64::MAX
+        } else {
+            // A DMA request or the IRQ comes on a full cycle, or when a pending DMA is due.
+            self.dmc
+                .dma_from()
+                .map_or(self.next_event, |from| from.min(self.next_event))
+        };
         until.saturating_sub(self.cycle + 1)
     }
 
-    /// `n` cycles of `step`, at most [`Apu::idle_cycles`] of them.
-    pub fn run_idle(&mut self, n: u64) {
-        debug_assert!(n <= self.idle_cycles());
-        self.cycle += n;
+    /// The DMC's memory reader has nothing to fetch and no enable on its way: no DMC DMA
+    /// can begin until a register write.
+    pub fn dmc_reader_idle(&self) -> bool {
+        self.dmc.reader_idle()
+    }
+
+    /// `n` cycles of [`Apu::step`]: those in between the full ones only counted.
+    pub fn run(&mut self, n: u64) {
+        let end = self.cycle + n;
+        while self.next_event <= end {
+            self.cycle = self.next_event;
+            self.run_cycle();
+        }
+        self.cycle = end;
     }
 
     /// The current cycle in full, after the cycles skipped since the last one.

@@ -73,7 +73,7 @@ impl Noise {
     pub fn step_timer(&mut self) -> bool {
         if self.timer == 0 {
             self.timer = self.reload();
-            self.shift_lfsr();
+            self.shift_lfsr(1);
             self.length.active()
         } else {
             self.timer -= 1;
@@ -85,18 +85,24 @@ impl Noise {
         self.period.wrapping_sub(1)
     }
 
-    fn shift_lfsr(&mut self) {
+    /// `n` shifts of the 15-bit LFSR (feedback: bit 0 XOR bit 1, or bit 6 in short mode, into
+    /// bit 14), up to `15 - tap` at once: over so many shifts every feedback bit comes from
+    /// bits of the starting value (the first new bit reaches the tap only after that).
+    fn shift_lfsr(&mut self, mut n: u64) {
         let tap = if self.short_mode { 6 } else { 1 };
-        let feedback = (self.shift ^ (self.shift >> tap)) & 1;
-        self.shift = (self.shift >> 1) | (feedback << 14);
+        while n > 0 {
+            let k = n.min(15 - tap) as u16;
+            let feedback = (self.shift ^ (self.shift >> tap)) & ((1 << k) - 1);
+            self.shift = (self.shift >> k) | (feedback << (15 - k));
+            n -= u64::from(k);
+        }
     }
 
     /// `clocks` timer clocks at once.
     pub fn run(&mut self, clocks: u64) {
         let reload = self.reload();
-        for _ in 0..timer::run(&mut self.timer, reload, clocks) {
-            self.shift_lfsr();
-        }
+        let expiries = timer::run(&mut self.timer, reload, clocks);
+        self.shift_lfsr(expiries);
     }
 
     /// Timer clocks until the output may change; None while the channel is silent.
@@ -133,6 +139,38 @@ impl Noise {
             period: index.unwrap_or(0) as u16,
             mode: u8::from(self.short_mode),
             frequency: super::CPU_CLOCK_HZ / f64::from(self.period * 2),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Shifts taken many at a time give what single shifts give, in both modes.
+    #[test]
+    fn shifts_at_once_match_single_shifts() {
+        for short_mode in [false, true] {
+            for start in [1u16, 0x4000, 0x1234, 0x7FFF, 0x2AAA] {
+                for n in 0..200 {
+                    let mut bulk = Noise {
+                        short_mode,
+                        shift: start,
+                        ..Noise::default()
+                    };
+                    let mut single = bulk.clone();
+                    bulk.shift_lfsr(n);
+                    for _ in 0..n {
+                        let tap = if short_mode { 6 } else { 1 };
+                        let feedback = (single.shift ^ (single.shift >> tap)) & 1;
+                        single.shift = (single.shift >> 1) | (feedback << 14);
+                    }
+                    assert_eq!(
+                        bulk.shift, single.shift,
+                        "mode {short_mode}, {start:#x}, {n}"
+                    );
+                }
+            }
         }
     }
 }

@@ -671,3 +671,36 @@ fn events_give_exactly_what_running_every_cycle_gives() {
     assert!(heard.iter().filter(|&&s| s != 0).count() > heard.len() / 2);
     assert!(heard == reference, "the samples differ");
 }
+
+/// `Apu::run` over many cycles at once (as the bus's idle-loop skip uses it) against as many
+/// single steps, with random register writes and DMC DMAs served in between.
+#[test]
+fn running_many_cycles_at_once_matches_single_steps() {
+    const REGISTERS: [u16; 8] = [
+        0x4000, 0x4003, 0x4008, 0x400B, 0x400C, 0x400F, 0x4015, 0x4017,
+    ];
+    let mut program = Program(0x2545_F491_4F6C_DD1D);
+    let mut at_once = Apu::default();
+    let mut stepped = Apu::default();
+    let (mut heard, mut reference) = (Vec::new(), Vec::new());
+    for _ in 0..20_000 {
+        let cycles = 1 + program.next() % 3_000;
+        at_once.run(cycles);
+        for _ in 0..cycles {
+            stepped.step();
+        }
+        let addr = REGISTERS[program.next() as usize % REGISTERS.len()];
+        let val = program.next() as u8 | if addr == 0x4015 { 0x0F } else { 0 };
+        for apu in [&mut at_once, &mut stepped] {
+            apu.write_register(addr, val);
+            if apu.dmc_dma_request().is_some() {
+                apu.dmc_dma_complete(0x55);
+            }
+        }
+        assert_eq!(observe(&at_once), observe(&stepped));
+    }
+    at_once.take_samples(&mut heard);
+    stepped.take_samples(&mut reference);
+    assert!(heard.iter().filter(|&&s| s != 0).count() > heard.len() / 2);
+    assert!(heard == reference, "the samples differ");
+}

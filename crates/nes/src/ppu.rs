@@ -923,7 +923,7 @@ impl Ppu {
     /// the same for all of them).
     pub fn write_oam_page(&mut self, bytes: &[u8; 256], cart: &mut Cartridge) {
         debug_assert!(!self.rendering_now());
-        self.catch_up(cart);
+        self.catch_up_for_access(cart);
         for &val in bytes {
             self.write_oam(val);
         }

@@ -24,7 +24,7 @@ const SPREAD: [u32; 256] = {
 };
 
 /// A byte of each pattern shift register (bit 7 first), spread out for [`row`].
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy)]
 struct Pattern {
     /// The pixels' colour bits: bits 0-1 of each nibble, the first pixel in the low one.
     colour: u32,
@@ -63,7 +63,7 @@ fn attribute_byte(attribute: u8, bit: u8) -> u8 {
 }
 
 /// A tile's four fetches: nametable byte, its 2-bit attribute, the pattern row's two planes.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy)]
 pub(super) struct Fetch {
     tile: u8,
     attribute: u8,

@@ -296,6 +296,9 @@ pub fn strong_features(board: &Board, placed: &[Placed], level: u8) -> [f64; STR
 
 /// Stack height from which the strong profile stops building and burns.
 pub const BURN_HEIGHT: u8 = 12;
+/// The same at level 28, the last before the kill-screen speed: a stack still 12 rows high when
+/// the gravity doubles at level 29 often tops out there.
+pub const LAST_LEVEL_BURN_HEIGHT: u8 = 8;
 
 /// The evaluation profiles.
 #[derive(Clone, Debug)]
@@ -318,8 +321,12 @@ impl Profile {
     /// which clears lines as they come) when the stack is high or from the kill-screen speed on
     /// (1 frame per row), where it survives far longer than Tetris building.
     pub fn at(&self, level: u8, height: u8) -> &Profile {
+        let burn_height = match level {
+            28 => LAST_LEVEL_BURN_HEIGHT,
+            _ => BURN_HEIGHT,
+        };
         match self {
-            Profile::Strong(_) if level >= 29 || height >= BURN_HEIGHT => &Profile::Classic,
+            Profile::Strong(_) if level >= 29 || height >= burn_height => &Profile::Classic,
             p => p,
         }
     }
@@ -372,6 +379,17 @@ mod tests {
         // Level 29 (1 frame per row): four rows down there.
         h[8] = 15;
         assert_eq!(well_blocked(&h, 29), 1);
+    }
+
+    #[test]
+    fn strong_burns_lower_before_the_kill_screen_speed() {
+        let strong = Profile::by_name("strong").unwrap();
+        let is_classic = |level, height| matches!(strong.at(level, height), Profile::Classic);
+        assert!(!is_classic(27, 10));
+        assert!(is_classic(27, 12));
+        assert!(is_classic(28, 8));
+        assert!(!is_classic(28, 7));
+        assert!(is_classic(29, 0));
     }
 
     #[test]

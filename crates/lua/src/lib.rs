@@ -27,6 +27,7 @@ use std::path::Path;
 use std::rc::Rc;
 use watch::{Access, Kind, Watch, Watched};
 
+use nes::ppu::DOTS_PER_LINE;
 use nes::Console;
 
 /// The scanline where FCEUX's frame (and so the scripts' frame boundary) begins.
@@ -39,7 +40,7 @@ const LONGEST_STEP: u64 = 1000;
 /// CPU cycles (three PPU dots each, at most one dot skipped per frame) before the PPU next
 /// enters the frame-start line.
 fn cycles_to_frame_start(ppu: &nes::ppu::Ppu) -> u64 {
-    const LINE_DOTS: u64 = 341;
+    const LINE_DOTS: u64 = DOTS_PER_LINE as u64;
     let line = u64::from(ppu.scanline);
     let start = u64::from(FRAME_START_LINE);
     let lines = if line < start {
@@ -341,34 +342,32 @@ impl Scripts {
             1
         };
         if self.hooked {
-            self.run_to_boundaries(console, boundaries, Self::step);
+            self.run_to_boundaries(console, boundaries);
         } else {
             // No Lua runs before the frame ends (hooks are only registered from inside a
             // hook), so the machine runs on its own, most of the way without looking at the PPU.
-            let step = |host: &mut Self, console: &mut Console| {
-                console.step();
-                host.instructions += 1;
-            };
             for _ in 0..boundaries {
                 let cycles = cycles_to_frame_start(&console.bus.ppu).saturating_sub(LONGEST_STEP);
                 self.instructions += console.run_cycles(cycles);
-                self.run_to_boundaries(console, 1, step);
+                // Now above the frame-start line, where the PPU runs three dots a cycle (its
+                // one skipped dot is on the pre-render line): the boundary is the first
+                // instruction boundary after the cycle whose last dot enters that line.
+                let ppu = &console.bus.ppu;
+                debug_assert!(ppu.scanline < FRAME_START_LINE);
+                let dots = u64::from(FRAME_START_LINE - ppu.scanline) * u64::from(DOTS_PER_LINE)
+                    - u64::from(ppu.dot);
+                self.instructions += console.run_cycles(dots.div_ceil(3));
             }
         }
         self.sync(console);
     }
 
     /// Steps until the PPU has entered the frame-start line `boundaries` times.
-    fn run_to_boundaries(
-        &mut self,
-        console: &mut Console,
-        mut boundaries: u32,
-        mut step: impl FnMut(&mut Self, &mut Console),
-    ) {
+    fn run_to_boundaries(&mut self, console: &mut Console, mut boundaries: u32) {
         loop {
             let line = console.bus.ppu.scanline;
             let cycles = console.bus.cycles;
-            step(self, console);
+            self.step(console);
             let now = console.bus.ppu.scanline;
             let crossed = line < FRAME_START_LINE && (now >= FRAME_START_LINE || now < line);
             if crossed {

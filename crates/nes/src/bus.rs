@@ -8,7 +8,9 @@
 //! PPU dot; the CPU samples the NMI and IRQ lines after that, at the end of the cycle. The
 //! access lands late in the cycle as on the hardware (data is latched at the end of φ2); the
 //! PPU's VBlank races and the blargg PPU timing ROMs are tuned to this order
-//! (notes/ppu-timing.md).
+//! (notes/ppu-timing.md). Two shortcuts stand for `tick` where it would only count:
+//! [`Bus::count_quiet_cycle`] for one cycle around a RAM or PRG-ROM access, and
+//! [`Bus::run_idle`] for many (an idle loop's passes, an OAM DMA in VBlank).
 
 use crate::apu::Apu;
 use crate::cartridge::Cartridge;
@@ -152,22 +154,58 @@ impl Bus {
         self.apu.run(n);
     }
 
+    /// The pads' strobe is low and the cartridge does not watch the PPU's bus (MMC3, the only
+    /// mapper that counts CPU cycles or raises IRQs, always does): all a cycle of
+    /// [`Bus::tick`] does outside the CPU, the PPU and the APU is count.
+    fn outside_only_counts(&self) -> bool {
+        !(self.joypad_out || self.strobe_high || self.cart.watches_ppu_bus())
+    }
+
     /// How many cycles from now on [`Bus::run_idle`] can stand in for an idle loop: the /NMI
     /// line keeps its level, the /IRQ line too unless the CPU masks it (`irq_masked`), no
-    /// DMA wants the bus, no frame begins. None while the pads' strobe may be high or the
-    /// cartridge watches the PPU's bus (MMC3, the only mapper that counts CPU cycles or
-    /// raises IRQs, always does).
+    /// DMA wants the bus, no frame begins. None unless [`Bus::outside_only_counts`].
     pub fn idle_cycles(&self, irq_masked: bool) -> u64 {
-        if self.joypad_out || self.strobe_high || self.cart.watches_ppu_bus() {
+        if !self.outside_only_counts() {
             return 0;
         }
         let ppu = u64::from(self.ppu.dots_before_event()) / 3;
         ppu.min(self.apu.idle_cycles(irq_masked))
     }
 
+    /// [`Bus::tick`] on a cycle where it would only count, for an access to RAM or PRG-ROM
+    /// (which the PPU's position within the cycle does not matter to): outside the CPU, the
+    /// PPU and the APU it only counts, the PPU's three dots are in a quiet stretch and the
+    /// APU has no full cycle. Advances the cycle and
+    /// returns true, or returns false with nothing done. Most cycles take this way, with no
+    /// call (so the CPU's reads and writes save no registers).
+    #[inline(always)]
+    fn count_quiet_cycle(&mut self) -> bool {
+        let quiet =
+            self.outside_only_counts() && self.ppu.quiet_for(3) && self.apu.quiet_next_cycle();
+        if quiet {
+            self.joypad_oe_before = self.joypad_oe.take();
+            self.cycles += 1;
+            self.ppu.count_dots(3);
+            self.apu.count_cycle();
+        }
+        quiet
+    }
+
     /// A read cycle as the CPU does it: the value lands on the data bus.
     #[inline]
     fn read_cycle(&mut self, addr: u16) -> u8 {
+        if is_ram_or_rom(addr) && self.count_quiet_cycle() {
+            let val = self.read_ram_or_rom(addr);
+            self.open_bus = val;
+            self.internal_bus = val;
+            return val;
+        }
+        self.tick_read(addr)
+    }
+
+    /// [`Bus::read_cycle`] through [`Bus::tick`].
+    #[inline(never)]
+    fn tick_read(&mut self, addr: u16) -> u8 {
         self.tick(|bus| {
             let val = bus.read_mem(addr);
             // $4015 is inside the 2A03, so its value never reaches the external data bus.
@@ -180,11 +218,16 @@ impl Bus {
     }
 
     fn write_cycle(&mut self, addr: u16, val: u8) {
-        self.tick(|bus| {
+        let access = |bus: &mut Bus| {
             bus.open_bus = val;
             bus.internal_bus = val;
             bus.write_mem(addr, val);
-        });
+        };
+        if addr < 0x2000 && self.count_quiet_cycle() {
+            access(self);
+        } else {
+            self.tick(access);
+        }
     }
 
     /// The 2A03's DMA unit, entered when the CPU is about to read `cpu_addr` and the OAM or
@@ -262,13 +305,11 @@ impl Bus {
 
     /// The OAM DMA of `page` as one step, when nothing can see its cycles one by one: the
     /// CPU's address and the page are RAM or PRG-ROM (reads without side effects), the DMC's
-    /// reader is idle (no DMC DMA can join), the pads' strobe is low, the cartridge does not
-    /// watch the PPU's bus, and the PPU stays on the VBlank lines throughout (where $2004
+    /// reader is idle (no DMC DMA can join), [`Bus::outside_only_counts`], and the PPU stays on the VBlank lines throughout (where $2004
     /// writes go to OAM and the render part does not read it). The halt cycle, the alignment
     /// cycle if the halt came on a get cycle, then 256 get/put pairs, as [`Bus::dma`] runs
     /// them. Returns whether it did.
     fn oam_dma_at_once(&mut self, page: u8, cpu_addr: u16) -> bool {
-        let pure = |addr: u16| !(0x2000..0x8000).contains(&addr);
         let source = u16::from(page) << 8;
         let cycles = if self.apu.next_cycle_is_get() {
             514
@@ -276,11 +317,9 @@ impl Bus {
             513
         };
         if !(self.fast_forward
-            && pure(cpu_addr)
-            && pure(source)
-            && !self.joypad_out
-            && !self.strobe_high
-            && !self.cart.watches_ppu_bus()
+            && is_ram_or_rom(cpu_addr)
+            && is_ram_or_rom(source)
+            && self.outside_only_counts()
             && self.apu.dmc_reader_idle()
             && self.ppu.vblank_dots_left() >= 3 * cycles)
         {
@@ -335,10 +374,19 @@ impl Bus {
     /// RAM and PRG-ROM, almost every read, on the fast path; the rest in [`Self::read_io`].
     #[inline]
     fn read_mem(&mut self, addr: u16) -> u8 {
-        match addr {
-            0x0000..=0x1FFF => self.ram[usize::from(addr & 0x7FF)],
-            0x8000..=0xFFFF => self.cart.prg_rom_byte(addr),
-            _ => self.read_io(addr),
+        if is_ram_or_rom(addr) {
+            self.read_ram_or_rom(addr)
+        } else {
+            self.read_io(addr)
+        }
+    }
+
+    #[inline(always)]
+    fn read_ram_or_rom(&self, addr: u16) -> u8 {
+        if addr < 0x2000 {
+            self.ram[usize::from(addr & 0x7FF)]
+        } else {
+            self.cart.prg_rom_byte(addr)
         }
     }
 
@@ -396,6 +444,12 @@ impl Bus {
     pub fn write_untimed(&mut self, addr: u16, val: u8) {
         self.write_mem(addr, val);
     }
+}
+
+/// Reads of these addresses have no side effect on any device.
+#[inline(always)]
+fn is_ram_or_rom(addr: u16) -> bool {
+    !(0x2000..0x8000).contains(&addr)
 }
 
 /// Progress of an OAM DMA.

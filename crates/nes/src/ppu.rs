@@ -286,11 +286,23 @@ impl Ppu {
     /// Runs `n` dots of the timing part; the render part follows when it must.
     #[inline]
     pub fn run_dots(&mut self, n: u16, cart: &mut Cartridge) {
-        if self.dot + n <= self.quiet_until {
-            self.dot += n;
+        if self.quiet_for(n) {
+            self.count_dots(n);
         } else {
             self.run_many_dots(u32::from(n), cart);
         }
+    }
+
+    /// The next `n` dots of the timing part only count (see [`Ppu::run_dots`]).
+    #[inline]
+    pub fn quiet_for(&self, n: u16) -> bool {
+        self.dot + n <= self.quiet_until
+    }
+
+    /// `n` dots [`Ppu::quiet_for`] said only count.
+    #[inline]
+    pub fn count_dots(&mut self, n: u16) {
+        self.dot += n;
     }
 
     /// `n` dots of the timing part, the quiet stretches of each line by one add.

@@ -80,6 +80,9 @@ fn main() {
         .unwrap_or_else(|e| fail(format!("cannot read {start}: {e}")));
     let w: Weights = serde_json::from_str(&text).unwrap_or_else(|e| fail(format!("{start}: {e}")));
     eprintln!("start fitness {:.0}", ai::train::fitness(&w, &o, 12345));
+    if o.generations == 0 {
+        return;
+    }
     let result = train(&o, &w, |g| {
         eprintln!(
             "generation {}: best {:.0}, mean {:.0}, mean weights {:?}",

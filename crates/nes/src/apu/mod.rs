@@ -156,10 +156,24 @@ impl Apu {
     /// Advances one CPU cycle.
     #[inline]
     pub fn step(&mut self) {
-        self.cycle += 1;
-        if self.cycle >= self.next_event {
+        if self.quiet_next_cycle() {
+            self.count_cycle();
+        } else {
+            self.cycle += 1;
             self.run_cycle();
         }
+    }
+
+    /// The next cycle only counts: it is not a full one.
+    #[inline]
+    pub fn quiet_next_cycle(&self) -> bool {
+        self.cycle + 1 < self.next_event
+    }
+
+    /// The cycle [`Apu::quiet_next_cycle`] said only counts.
+    #[inline]
+    pub fn count_cycle(&mut self) {
+        self.cycle += 1;
     }
 
     /// How many cycles from now on [`Apu::run`] can stand in for without the CPU noticing: no

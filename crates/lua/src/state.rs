@@ -13,9 +13,30 @@ use std::ptr::NonNull;
 use std::rc::Rc;
 
 /// The console lent to Lua for the duration of one call into it (null otherwise). Kept as its
-/// own app data so it never conflicts with a borrow of the script state.
+/// own app data so it never conflicts with a borrow of the script state; the cell is shared so
+/// that the raw C functions of `memory` can reach it without going through the app data.
 #[derive(Default)]
-pub struct Lent(Cell<Option<NonNull<Console>>>);
+pub struct Lent(Rc<Cell<Option<NonNull<Console>>>>);
+
+impl Lent {
+    /// The cell's address, valid while the Lua state (which owns this app data) lives.
+    pub fn cell(&self) -> *const Cell<Option<NonNull<Console>>> {
+        Rc::as_ptr(&self.0)
+    }
+}
+
+/// Reads CPU memory like `Console::peek` through a [`Lent::cell`] pointer; 0 when no console is
+/// lent (Lua running outside an emulation call).
+///
+/// # Safety
+/// `cell` must come from [`Lent::cell`] of a Lua state that is still alive, and no `&mut Console`
+/// may be live (true whenever Lua code runs: [`machine`] never calls into Lua).
+pub unsafe fn peek_lent(cell: *const Cell<Option<NonNull<Console>>>, addr: u16) -> u8 {
+    match (*cell).get() {
+        Some(console) => console.as_ref().peek(addr),
+        None => 0,
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stream {

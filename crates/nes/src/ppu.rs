@@ -110,6 +110,21 @@ pub struct Ppu {
     sprites: sprites::Sprites,
     /// Made from palette RAM and PPUMASK when they change; not part of the state.
     line_colours: LineColours,
+    /// The render part's line as it began, while it runs dot by dot only because it was
+    /// caught up to the middle and nothing has changed since (see [`Ppu::catch_up`]).
+    line_start: Option<LineStart>,
+}
+
+/// What the render part changes over a line (besides pixels), as it was at dot 0.
+#[derive(Clone)]
+struct LineStart {
+    v: u16,
+    bg: background::Pipeline,
+    sprites: sprites::Sprites,
+    oam: [u8; 256],
+    oam_addr: u8,
+    sprite0_hit: bool,
+    sprite_overflow: bool,
 }
 
 /// The 9-bit pixels of the palette addresses (greyscale and emphasis applied) as lines drawn
@@ -166,7 +181,9 @@ impl Field for Ppu {
             bg,
             sprites,
             line_colours: _,
+            line_start,
         } = self;
+        *line_start = None;
         io.checked(scanline, "PPU scanline", |&l| l < LINES_PER_FRAME);
         io.checked(dot, "PPU dot", |&d| d < DOTS_PER_LINE);
         // States are taken with the render part caught up (Console::save_state).
@@ -232,6 +249,7 @@ impl Default for Ppu {
             bg: background::Pipeline::default(),
             sprites: sprites::Sprites::default(),
             line_colours: LineColours::default(),
+            line_start: None,
         }
     }
 }
@@ -240,6 +258,7 @@ impl Ppu {
     /// The reset button: PPUCTRL, PPUMASK, the write toggle and the read buffer clear; OAM,
     /// palette and VRAM keep their contents.
     pub fn reset(&mut self) {
+        self.line_start = None;
         self.ppu_ctrl = 0;
         self.ppu_mask = 0;
         self.mask_pending = None;
@@ -390,6 +409,7 @@ impl Ppu {
     /// The cartridge's registers may have changed: a mapper that now watches the PPU's address
     /// bus sees every dot from here on.
     pub fn cartridge_changed(&mut self, cart: &Cartridge) {
+        self.line_start = None;
         if cart.watches_ppu_bus() {
             self.quiet_until = 0;
         }
@@ -397,22 +417,51 @@ impl Ppu {
 
     /// Runs the render part up to the timing part's dot.
     pub fn catch_up(&mut self, cart: &mut Cartridge) {
+        self.render_until_now(cart, true);
+    }
+
+    /// [`Self::catch_up`] for a register access, which changes what the render part works
+    /// on: its line's start is not kept.
+    fn catch_up_for_access(&mut self, cart: &mut Cartridge) {
+        self.render_until_now(cart, false);
+        self.line_start = None;
+    }
+
+    /// Runs the render part up to the timing part's dot; `keep_line_start` when what it works
+    /// on may stay unchanged until its line is past.
+    fn render_until_now(&mut self, cart: &mut Cartridge, keep_line_start: bool) {
         let whole_lines = !cart.watches_ppu_bus();
         while self.lags() {
+            let line_past = self.render_line != self.scanline;
             if (240..PRE_RENDER_LINE).contains(&self.render_line) {
                 // The post-render and VBlank lines: nothing to render, straight to the dot.
-                if self.render_line == self.scanline {
-                    self.render_dot = self.dot;
-                } else {
+                if line_past {
                     self.next_render_line();
+                } else {
+                    self.render_dot = self.dot;
                 }
-            } else if whole_lines
+                continue;
+            }
+            if whole_lines
                 && self.render_dot == 0
-                && self.render_line != self.scanline
                 && (self.sprites.buffered || !self.rendering_enabled())
             {
-                self.render_whole_line(cart);
-            } else {
+                if line_past && self.render_whole_line(cart) {
+                    continue;
+                }
+                // Dot by dot then: something looks at the line before its end (its start is
+                // kept in case the rest can still run as a whole), or CHR memory is odd.
+                if !line_past && keep_line_start {
+                    self.line_start = Some(self.line_start());
+                }
+            } else if line_past && self.line_start.is_some() {
+                // Nothing has changed since the line began, and its rest is past: the whole
+                // line again, from its start, draws the same pixels there.
+                self.restart_line();
+                continue;
+            }
+            let line = self.render_line;
+            while self.render_line == line && self.lags() {
                 self.render_step(cart);
             }
         }
@@ -459,21 +508,49 @@ impl Ppu {
     }
 
     fn next_render_line(&mut self) {
+        self.line_start = None;
         self.render_dot = 0;
         self.render_line = (self.render_line + 1) % LINES_PER_FRAME;
     }
 
-    /// The render part's whole current line, from dot 0.
-    fn render_whole_line(&mut self, cart: &mut Cartridge) {
+    /// What the render part's work on its current line changes, at dot 0.
+    fn line_start(&self) -> LineStart {
+        LineStart {
+            v: self.v,
+            bg: self.bg.clone(),
+            sprites: self.sprites.clone(),
+            oam: self.oam,
+            oam_addr: self.oam_addr,
+            sprite0_hit: self.sprite0_hit,
+            sprite_overflow: self.sprite_overflow,
+        }
+    }
+
+    /// Takes the render part back to the start of its line, as kept in `line_start`.
+    fn restart_line(&mut self) {
+        let Some(start) = self.line_start.take() else {
+            return;
+        };
+        LineStart {
+            v: self.v,
+            bg: self.bg,
+            sprites: self.sprites,
+            oam: self.oam,
+            oam_addr: self.oam_addr,
+            sprite0_hit: self.sprite0_hit,
+            sprite_overflow: self.sprite_overflow,
+        } = start;
+        self.render_dot = 0;
+    }
+
+    /// The render part's whole current line, from dot 0; false (and nothing done) where the
+    /// cartridge's CHR memory has an odd size, for the line to run dot by dot.
+    fn render_whole_line(&mut self, cart: &mut Cartridge) -> bool {
         let line = self.render_line;
         if line < 240 || line == PRE_RENDER_LINE {
             if self.rendering_enabled() {
                 let Some(memory) = LineMemory::new(cart, self.ppu_ctrl) else {
-                    // CHR memory of an odd size: the line runs dot by dot.
-                    while self.render_line == line {
-                        self.render_step(cart);
-                    }
-                    return;
+                    return false;
                 };
                 self.corrupt_oam();
                 self.render_line(&memory, cart);
@@ -496,6 +573,7 @@ impl Ppu {
             }
         }
         self.next_render_line();
+        true
     }
 
     /// A visible or pre-render line with rendering on: what [`Ppu::render_dot`] does over dots
@@ -535,7 +613,7 @@ impl Ppu {
         let mut stream = [0u32; 33];
         let (queued, fetched) = stream.split_at_mut(2);
         queued.copy_from_slice(&self.bg.queued_rows());
-        fetched.copy_from_slice(&self.fetch_line_rows(memory));
+        self.fetch_line_rows(memory, fetched.try_into().unwrap());
 
         self.refresh_line_colours();
         let colours = &self.line_colours;
@@ -709,7 +787,7 @@ impl Ppu {
 
     /// CPU read of $2000-$2007 (`reg` already reduced to 0-7).
     pub fn read_register(&mut self, reg: u16, cart: &mut Cartridge) -> u8 {
-        self.catch_up(cart);
+        self.catch_up_for_access(cart);
         match reg {
             2 => {
                 let val = self.status();
@@ -782,7 +860,7 @@ impl Ppu {
     }
 
     pub fn write_register(&mut self, reg: u16, val: u8, cart: &mut Cartridge) {
-        self.catch_up(cart);
+        self.catch_up_for_access(cart);
         self.drive_latch(val, 0xFF);
         match reg {
             0 => {
@@ -857,7 +935,7 @@ impl Ppu {
     /// the same for all of them).
     pub fn write_oam_page(&mut self, bytes: &[u8; 256], cart: &mut Cartridge) {
         debug_assert!(!self.rendering_now());
-        self.catch_up(cart);
+        self.catch_up_for_access(cart);
         for &val in bytes {
             self.write_oam(val);
         }
@@ -868,6 +946,7 @@ impl Ppu {
 
     /// A PPUMASK write taking effect (the render part caught up to this dot).
     fn apply_mask(&mut self, val: u8) {
+        self.line_start = None;
         self.mask_pending = None;
         if self.rendering_now() && val & mask::RENDERING == 0 {
             self.rendering_stopped();

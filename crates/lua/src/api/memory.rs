@@ -1,10 +1,11 @@
 //! `memory`: side-effect-free reads, writes as real bus writes, registers, and hooks.
 
 use super::{add, addr, int, number};
-use crate::state::{machine, shared, state};
+use crate::state::{machine, peek_lent, shared, state, Lent};
 use crate::watch::Kind;
-use mlua::{Lua, MultiValue, Result, Table, Value};
+use mlua::{ffi, Function, Lua, MultiValue, Result, Table, Value};
 use nes::Console;
+use std::ffi::c_int;
 
 fn read(lua: &Lua, a: u16) -> u8 {
     machine(lua, |c| c.peek(a)).unwrap_or(0)
@@ -76,16 +77,55 @@ fn register_hook(lua: &Lua, kind: Kind, args: MultiValue) -> Result<()> {
     Ok(())
 }
 
+/// `memory.readbyte` (and, with `SIGNED`, `readbytesigned`) as a C closure over the script's
+/// lent-console cell: scripts call it hundreds of times a frame, and a call through mlua's
+/// callback machinery (argument conversion, app-data lookup, unwinding guard) costs several
+/// times the read. A non-number argument raises Lua's usual "bad argument" error.
+unsafe extern "C-unwind" fn read_byte<const SIGNED: bool>(state: *mut ffi::lua_State) -> c_int {
+    let a = addr(ffi::luaL_checknumber(state, 1));
+    let cell = ffi::lua_touserdata(state, ffi::lua_upvalueindex(1));
+    let value = peek_lent(cell.cast(), a);
+    let value = if SIGNED {
+        f64::from(value as i8)
+    } else {
+        f64::from(value)
+    };
+    ffi::lua_pushnumber(state, value);
+    1
+}
+
+/// Adds the C closure `f` over the lent-console cell to `table` under each of `names`.
+fn add_reader(lua: &Lua, table: &Table, names: &[&str], f: ffi::lua_CFunction) -> Result<()> {
+    let cell = lua
+        .app_data_ref::<Lent>()
+        .expect("console slot")
+        .cell()
+        .cast_mut();
+    // SAFETY: the closure's only upvalue is the cell, which the Lua state's app data keeps alive
+    // as long as the closure can be called; `read_byte` reads it as `peek_lent` requires.
+    let f: Function = unsafe {
+        lua.exec_raw((), |state| {
+            ffi::lua_pushlightuserdata(state, cell.cast());
+            ffi::lua_pushcclosure(state, f, 1);
+        })
+    }?;
+    for name in names {
+        table.set(*name, f.clone())?;
+    }
+    Ok(())
+}
+
 pub fn install(lua: &Lua, t: &Table) -> Result<()> {
     for kind in Kind::ALL {
         lua.set_named_registry_value(kind.table(), lua.create_table()?)?;
     }
-    add(lua, t, &["readbyte", "readbyteunsigned"], |lua, a: f64| {
-        Ok(read(lua, addr(a)))
-    })?;
-    add(lua, t, &["readbytesigned"], |lua, a: f64| {
-        Ok(read(lua, addr(a)) as i8)
-    })?;
+    add_reader(
+        lua,
+        t,
+        &["readbyte", "readbyteunsigned"],
+        read_byte::<false>,
+    )?;
+    add_reader(lua, t, &["readbytesigned"], read_byte::<true>)?;
     add(
         lua,
         t,

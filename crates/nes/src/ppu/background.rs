@@ -23,13 +23,34 @@ const SPREAD: [u32; 256] = {
     table
 };
 
-/// Eight pixels' 4-bit palette addresses, the first in the low nibble, from a byte of each
-/// pattern shift register (bit 7 first) and the attribute bits already in place (bits 2-3 of
-/// each nibble); transparent pixels are 0.
-fn row(low: u8, high: u8, attribute: u32) -> u32 {
-    let spread = |b: u8| SPREAD[usize::from(b)];
-    let opaque = (spread(low) | spread(high)) * 0xF;
-    (spread(low) | spread(high) << 1 | attribute) & opaque
+/// A byte of each pattern shift register (bit 7 first), spread out for [`row`].
+#[derive(Clone, Copy)]
+struct Pattern {
+    /// The pixels' colour bits: bits 0-1 of each nibble, the first pixel in the low one.
+    colour: u32,
+    /// 0xF in the nibbles of opaque pixels.
+    opaque: u32,
+}
+
+impl Pattern {
+    fn new(low: u8, high: u8) -> Pattern {
+        let spread = |b: u8| SPREAD[usize::from(b)];
+        Pattern {
+            colour: spread(low) | spread(high) << 1,
+            opaque: (spread(low) | spread(high)) * 0xF,
+        }
+    }
+}
+
+/// Eight pixels' 4-bit palette addresses, the first in the low nibble, from their pattern and
+/// the attribute bits already in place (bits 2-3 of each nibble); transparent pixels are 0.
+fn row(pattern: Pattern, attribute: u32) -> u32 {
+    (pattern.colour | attribute) & pattern.opaque
+}
+
+/// A tile's attribute bits as [`row`] takes them.
+fn attribute_bits(attribute: u8) -> u32 {
+    u32::from(attribute) * 0x4444_4444
 }
 
 /// What an attribute shift register takes in for palette bit `bit` (1 or 2): eight copies.
@@ -42,19 +63,12 @@ fn attribute_byte(attribute: u8, bit: u8) -> u8 {
 }
 
 /// A tile's four fetches: nametable byte, its 2-bit attribute, the pattern row's two planes.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy)]
 pub(super) struct Fetch {
     tile: u8,
     attribute: u8,
     low: u8,
     high: u8,
-}
-
-impl Fetch {
-    /// The tile's eight pixels, as [`row`] gives them.
-    pub(super) fn row(self) -> u32 {
-        row(self.low, self.high, u32::from(self.attribute) * 0x4444_4444)
-    }
 }
 
 /// What a line run as a whole reads: the background pattern table and the four nametables, a
@@ -156,11 +170,8 @@ impl Pipeline {
         let spread = |reg: u16, half: u16| SPREAD[usize::from(byte(reg, half))];
         [1, 0].map(|half| {
             let attribute = spread(self.attr_low, half) << 2 | spread(self.attr_high, half) << 3;
-            row(
-                byte(self.shift_low, half),
-                byte(self.shift_high, half),
-                attribute,
-            )
+            let pattern = Pattern::new(byte(self.shift_low, half), byte(self.shift_high, half));
+            row(pattern, attribute)
         })
     }
 
@@ -233,39 +244,60 @@ impl Ppu {
     /// [`Self::fetch_quiet`] makes them) from v on. The tile of dots 249-256 only reaches the
     /// latches, which dots 321-336 overwrite; after its column v's coarse X has stepped 32
     /// times: round to where it was, in the other nametable.
-    pub(super) fn fetch_line_rows(&mut self, memory: &LineMemory) -> [u32; 31] {
+    pub(super) fn fetch_line_rows(&mut self, memory: &LineMemory, rows: &mut [u32; 31]) {
         let v = self.v;
-        let mut previous = None;
-        let rows = std::array::from_fn(|i| {
-            let column = (v & 0x1F) + i as u16;
+        // A run of the same tile (a plain area) reads its pattern row once.
+        let mut previous: Option<(u8, u8, Pattern)> = None;
+        for (tile_row, column) in rows.iter_mut().zip(v & 0x1F..) {
             let nametable = if column < 32 { 0 } else { 0x0400 };
             let v = (v & !0x001F) ^ nametable | (column & 0x1F);
-            let fetch = self.fetch_at(memory, v, previous);
-            previous = Some(fetch);
-            fetch.row()
-        });
+            let (tile, attribute) = self.tile_at(memory, v, previous.map(|(_, a, _)| a));
+            let pattern = match previous {
+                Some((last, _, pattern)) if last == tile => pattern,
+                _ => {
+                    let (low, high) = self.pattern_at(memory, tile, v);
+                    Pattern::new(low, high)
+                }
+            };
+            *tile_row = row(pattern, attribute_bits(attribute));
+            previous = Some((tile, attribute, pattern));
+        }
         self.v ^= 0x0400;
-        rows
     }
 
     /// A tile's four fetches at `v`, from `memory` (see [`Self::fetch_quiet`]).
     #[inline(always)]
     fn fetch_at(&self, memory: &LineMemory, v: u16, previous: Option<Fetch>) -> Fetch {
+        let (tile, attribute) = self.tile_at(memory, v, previous.map(|fetch| fetch.attribute));
+        let (low, high) = self.pattern_at(memory, tile, v);
+        Fetch {
+            tile,
+            attribute,
+            low,
+            high,
+        }
+    }
+
+    /// The nametable byte and the attribute bits at `v`; `previous` is the attribute of the
+    /// tile fetched just before on this line, which an odd column shares.
+    #[inline(always)]
+    fn tile_at(&self, memory: &LineMemory, v: u16, previous: Option<u8>) -> (u8, u8) {
         let tile = memory.read(nametable_addr(v));
         let attribute = match previous {
-            Some(previous) if v & 1 == 1 => previous.attribute,
+            Some(previous) if v & 1 == 1 => previous,
             _ => {
                 let (addr, shift) = attribute_addr(v);
                 (memory.read(addr) >> shift) & 3
             }
         };
-        let pattern = bg_pattern_addr(self.ppu_ctrl, tile, v);
-        Fetch {
-            tile,
-            attribute,
-            low: memory.read(pattern),
-            high: memory.read(pattern | 8),
-        }
+        (tile, attribute)
+    }
+
+    /// The two planes of `tile`'s row at `v`'s fine Y.
+    #[inline(always)]
+    fn pattern_at(&self, memory: &LineMemory, tile: u8, v: u16) -> (u8, u8) {
+        let addr = bg_pattern_addr(self.ppu_ctrl, tile, v);
+        (memory.read(addr), memory.read(addr | 8))
     }
 
     /// The nametable byte's address for v.

@@ -409,14 +409,15 @@ impl Ppu {
             let entry = &self.sprites.secondary[slot * 4..slot * 4 + 4];
             let (y, tile, attr, x) = (entry[0], entry[1], entry[2], entry[3]);
             // An empty slot's pattern is not drawn; only the last one stays in a latch.
-            let (low, high) = if self.sprite_in_range(y) || slot == 7 {
+            let in_range = self.sprite_in_range(y);
+            let (low, high) = if in_range || slot == 7 {
                 let addr = self.sprite_pattern_addr(y, tile, attr);
                 (cart.ppu_peek(addr), cart.ppu_peek(addr | 8))
             } else {
                 (0, 0)
             };
             self.sprites.pattern_low = low;
-            self.load_slot(slot, y, low, high, attr, x);
+            self.load_slot(slot, in_range, low, high, attr, x);
         }
         self.sprites.oam_bus = self.sprites.secondary[0];
         if self.render_line == PRE_RENDER_LINE && self.skip_last_dot {
@@ -510,7 +511,7 @@ impl Ppu {
             6 => {
                 let high = cart.ppu_read(self.sprite_pattern_addr(y, tile, attr) | 8);
                 let low = self.sprites.pattern_low;
-                self.load_slot(slot, y, low, high, attr, x);
+                self.load_slot(slot, self.sprite_in_range(y), low, high, attr, x);
             }
             _ => {}
         }
@@ -534,11 +535,11 @@ impl Ppu {
     }
 
     /// Loads a slot with a fetched sprite row, transparent unless the sprite's Y is in range
-    /// (checked again here, as the hardware does: the secondary OAM of an empty slot or a
-    /// stale one on the pre-render line may hold anything), and lays it into the line buffer.
-    #[inline]
-    fn load_slot(&mut self, slot: usize, y: u8, low: u8, high: u8, attr: u8, x: u8) {
-        let (low, high) = match (self.sprite_in_range(y), attr & 0x40 != 0) {
+    /// (`in_range`: checked again, as the hardware does: the secondary OAM of an empty slot or
+    /// a stale one on the pre-render line may hold anything), and lays it into the line buffer.
+    #[inline(always)]
+    fn load_slot(&mut self, slot: usize, in_range: bool, low: u8, high: u8, attr: u8, x: u8) {
+        let (low, high) = match (in_range, attr & 0x40 != 0) {
             (false, _) => (0, 0),
             (true, false) => (low, high),
             (true, true) => (low.reverse_bits(), high.reverse_bits()),

@@ -556,7 +556,11 @@ fn whole_lines_match_the_dot_by_dot_reference() {
     for _ in 0..400 {
         let mut cart = cart();
         cart.chr.iter_mut().for_each(|b| *b = random.byte());
-        cart.ciram.iter_mut().for_each(|b| *b = random.byte());
+        // Nametables from a few tiles (plain areas, runs of one tile) up to all 256.
+        let tiles = random.byte().max(1);
+        cart.ciram
+            .iter_mut()
+            .for_each(|b| *b = random.byte() % tiles);
         let mut ppu = Ppu::default();
         ppu.palette
             .iter_mut()
@@ -602,9 +606,18 @@ fn whole_lines_match_the_dot_by_dot_reference() {
                 ppu.palette[entry] = colour;
                 ppu.ppu_mask ^= colour_bits;
             }
-            whole.render_whole_line(&mut whole_cart);
+            // The same line caught up to a dot in its middle first (as the end of run_frame
+            // does), then past its end.
+            let (mut peeked, mut peeked_cart) = (whole.clone(), whole_cart.clone());
+            (peeked.scanline, peeked.dot) = (peeked.render_line, 1 + random.word() % 339);
+            peeked.catch_up(&mut peeked_cart);
+            (peeked.scanline, peeked.dot) = ((peeked.render_line + 1) % LINES_PER_FRAME, 0);
+            peeked.catch_up(&mut peeked_cart);
+            (peeked.scanline, peeked.dot) = (ppu.scanline, ppu.dot);
+            assert!(whole.render_whole_line(&mut whole_cart));
             render_line_by_dots(&mut ppu, &mut cart);
             assert_eq!(ppu_state(&whole), ppu_state(&ppu));
+            assert_eq!(ppu_state(&peeked), ppu_state(&ppu));
             assert_eq!(
                 (whole.render_line, whole.render_dot),
                 (ppu.render_line, ppu.render_dot)

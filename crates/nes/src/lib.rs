@@ -12,6 +12,8 @@ pub mod mapper;
 pub mod ppu;
 pub mod state;
 pub mod trace;
+#[cfg(test)]
+mod xorshift;
 
 pub use cartridge::{BatteryError, Cartridge, RomError};
 pub use console::Console;

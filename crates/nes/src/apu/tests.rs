@@ -2,6 +2,7 @@
 //! that cycle's register access happens.
 
 use super::*;
+use crate::xorshift::XorShift;
 
 /// A fresh APU that has run `cycles` cycles.
 fn apu_at(cycles: u64) -> Apu {
@@ -581,23 +582,6 @@ fn dmc_disable_acts_on_the_put_cycle_before_the_load_dma_get() {
 
 // ---- Event to event ----
 
-/// xorshift64: a fixed pseudo-random program, the same on every run.
-struct Program(u64);
-
-impl Program {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    /// True once in `n` calls on average.
-    fn one_in(&mut self, n: u64) -> bool {
-        self.next().is_multiple_of(n)
-    }
-}
-
 /// What anyone outside can see of the APU after a cycle, the timers brought up to date.
 fn observe(apu: &Apu) -> (u8, bool, Option<u16>, Vec<u8>) {
     let mut copy = apu.clone();
@@ -619,7 +603,7 @@ fn events_give_exactly_what_running_every_cycle_gives() {
         0x4000, 0x4001, 0x4002, 0x4003, 0x4004, 0x4005, 0x4006, 0x4007, 0x4008, 0x400A, 0x400B,
         0x400C, 0x400E, 0x400F, 0x4010, 0x4011, 0x4012, 0x4013, 0x4015, 0x4015, 0x4017, 0x4017,
     ];
-    let mut program = Program(0x9E37_79B9_7F4A_7C15);
+    let mut program = XorShift(0x9E37_79B9_7F4A_7C15);
     let mut events = Apu::default();
     let mut every_cycle = Apu::default();
     let (mut heard, mut reference) = (Vec::new(), Vec::new());
@@ -679,7 +663,7 @@ fn running_many_cycles_at_once_matches_single_steps() {
     const REGISTERS: [u16; 8] = [
         0x4000, 0x4003, 0x4008, 0x400B, 0x400C, 0x400F, 0x4015, 0x4017,
     ];
-    let mut program = Program(0x2545_F491_4F6C_DD1D);
+    let mut program = XorShift(0x2545_F491_4F6C_DD1D);
     let mut at_once = Apu::default();
     let mut stepped = Apu::default();
     let (mut heard, mut reference) = (Vec::new(), Vec::new());

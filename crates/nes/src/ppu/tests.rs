@@ -1,6 +1,7 @@
 //! Register and rendering behaviour checked directly against the PPU, dot by dot.
 
 use super::*;
+use crate::xorshift::XorShift;
 
 /// NROM with 8 KiB CHR-RAM (so tests can write patterns), vertical mirroring.
 fn cart() -> Cartridge {
@@ -519,22 +520,6 @@ fn oam_bus_after_eight_sprites_alternates_primary_reads_with_secondary_slot_0() 
     assert_eq!(ppu.peek_register(2, &cart) & 0x20, 0x20);
 }
 
-/// xorshift64: random scenes for the whole-line check.
-struct Random(u64);
-
-impl Random {
-    fn byte(&mut self) -> u8 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 24) as u8
-    }
-
-    fn word(&mut self) -> u16 {
-        u16::from(self.byte()) << 8 | u16::from(self.byte())
-    }
-}
-
 /// Runs the render part's current line dot by dot: the reference for whole lines.
 fn render_line_by_dots(ppu: &mut Ppu, cart: &mut Cartridge) {
     let line = ppu.render_line;
@@ -551,7 +536,7 @@ fn ppu_state(ppu: &Ppu) -> Vec<u8> {
 
 #[test]
 fn whole_lines_match_the_dot_by_dot_reference() {
-    let mut random = Random(0x9E37_79B9_7F4A_7C15);
+    let mut random = XorShift(0x9E37_79B9_7F4A_7C15);
     let mut lines_compared = 0;
     for _ in 0..400 {
         let mut cart = cart();

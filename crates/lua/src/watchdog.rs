@@ -1,8 +1,10 @@
 //! Stops a script that keeps the emulator waiting. An instruction-count hook would cost LuaJIT's
 //! interpreter a check on every bytecode, so none is set while scripts behave: a thread watches
 //! the host's entries into Lua and sets a hook only on an entry that has lasted longer than the
-//! limit. The hook raises an error in the script, which the host reports like any other. (LuaJIT's
-//! JIT compiler stays off: a compiled loop never looks at hooks.)
+//! limit. The hook counts [`RUNAWAY_INSTRUCTIONS`] more Lua instructions before it raises the
+//! error (which the host reports like any other), so a script that was waiting in a C function
+//! (a socket, a pipe to another program) and then returns is left alone. (LuaJIT's JIT compiler
+//! stays off: a compiled loop never looks at hooks.)
 
 use mlua::{ffi, Lua};
 use std::cell::Cell;
@@ -11,6 +13,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
+
+/// Lua instructions an entry that has outlasted the limit may still run before it is stopped
+/// (a fraction of a second).
+const RUNAWAY_INSTRUCTIONS: c_int = 20_000_000;
 
 /// Registry key of the pointer to a state's [`Watch`], for the hook.
 const WATCH_KEY: &CStr = c"nestor.watchdog";
@@ -129,7 +135,7 @@ impl Drop for Watchdog {
 }
 
 /// The watching thread: sets the hook when one entry has lasted `limit`, and again after each
-/// further `limit` while it goes on (a script may catch the error).
+/// further `limit` while it goes on (a script may catch the error, or still be waiting).
 fn run(watch: &Watch, state: &State) {
     let period = (watch.limit / 4).clamp(Duration::from_millis(1), Duration::from_millis(100));
     let mut seen = (watch.entries.load(Ordering::Acquire), Instant::now());
@@ -146,7 +152,14 @@ fn run(watch: &Watch, state: &State) {
         } else if !*stop && entry % 2 == 1 && seen.1.elapsed() >= watch.limit {
             watch.tripped.store(entry, Ordering::Release);
             // SAFETY: see `State`; the lock is held.
-            unsafe { ffi::lua_sethook(state.0, Some(on_hook), ffi::LUA_MASKCOUNT, 1) };
+            unsafe {
+                ffi::lua_sethook(
+                    state.0,
+                    Some(on_hook),
+                    ffi::LUA_MASKCOUNT,
+                    RUNAWAY_INSTRUCTIONS,
+                )
+            };
             seen.1 = Instant::now();
         }
     }
@@ -164,7 +177,7 @@ unsafe fn watch_of<'a>(state: *mut ffi::lua_State) -> &'a Watch {
 }
 
 /// The hook the watching thread sets: removes itself and, if the entry it was set for is still
-/// running, raises the error.
+/// running Lua, raises the error.
 unsafe extern "C-unwind" fn on_hook(state: *mut ffi::lua_State, _: *mut ffi::lua_Debug) {
     let watch = watch_of(state);
     let tripped = {

@@ -1,9 +1,10 @@
 //! Placement speed: placement search two pieces deep (target under 1 ms) and controller search
-//! plus two-piece evaluation (target under 5 ms), on mid-game playfields from the simulator.
+//! plus two-piece evaluation (target under 5 ms), on mid-game playfields from the simulator; and
+//! the strong profile's decision as it plays, with the third piece by expectation.
 
 use ai::controller::Pad;
 use ai::eval::Profile;
-use ai::planner::{Planner, SearchKind};
+use ai::planner::{Planner, SearchKind, EXPECT_PAIRS};
 use ai::rules::{Board, Control, SPAWN_ID};
 use ai::sim::SplitMix;
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -38,27 +39,41 @@ fn positions() -> Vec<(Board, u8, u8)> {
 fn bench(c: &mut Criterion) {
     let pos = positions();
     let mut group = c.benchmark_group("placement");
-    for (name, kind, profile, level) in [
+    let controller = SearchKind::Controller { tap_hz: 30 };
+    let strong = || Profile::by_name("strong").unwrap();
+    for (name, kind, profile, level, expect_pairs) in [
         (
             "placement_two_deep_classic",
             SearchKind::Placement,
             Profile::Classic,
             18,
+            None,
         ),
         (
             "controller_two_deep_strong_l18",
-            SearchKind::Controller { tap_hz: 30 },
-            Profile::by_name("strong").unwrap(),
+            controller,
+            strong(),
             18,
+            None,
         ),
         (
+            "controller_three_deep_strong_l18",
+            controller,
+            strong(),
+            18,
+            Some(EXPECT_PAIRS),
+        ),
+        // Level 29 is two deep whatever `expect_pairs` says.
+        (
             "controller_two_deep_strong_l29",
-            SearchKind::Controller { tap_hz: 30 },
-            Profile::by_name("strong").unwrap(),
+            controller,
+            strong(),
             29,
+            None,
         ),
     ] {
         let mut planner = Planner::new(profile, kind).unwrap();
+        planner.expect_pairs = expect_pairs;
         let mut i = 0;
         group.bench_function(name, |b| {
             b.iter(|| {

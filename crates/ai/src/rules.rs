@@ -639,6 +639,24 @@ impl Picker {
         self.rng = rng_step(self.rng);
     }
 
+    /// The odds, in 64ths and in `SPAWN_ID` order, of each piece following `previous`, with
+    /// the RNG's bits taken as uniform: each roll of 0-6 other than the previous piece is kept
+    /// (8 of 64 each); a 7 or a repeat (16 of 64) re-rolls to (0..=7 + previous ID) mod 7, where
+    /// the previous ID mod 7 comes up twice.
+    pub fn odds_after(previous: u8) -> [u32; 7] {
+        let mut odds = [0; 7];
+        for roll in 0..8 {
+            if roll < 7 && SPAWN_ID[roll] != previous {
+                odds[roll] += 8;
+            } else {
+                for reroll in 0..8 {
+                    odds[(reroll + previous as usize) % 7] += 1;
+                }
+            }
+        }
+        odds
+    }
+
     /// Picks the next spawn orientation ID.
     pub fn pick(&mut self) -> u8 {
         self.spawn_count = self.spawn_count.wrapping_add(1);

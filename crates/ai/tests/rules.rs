@@ -368,3 +368,38 @@ fn picker_rerolls_repeats_and_index_seven() {
     // (high byte 0 & 7 + last spawn ID 7) mod 7 = 0: T.
     assert_eq!(id, SPAWN_ID[0]);
 }
+
+#[test]
+fn picker_odds_match_the_picks_after_each_piece() {
+    let mut p = Picker::default();
+    let mut count = [[0u32; 7]; 7];
+    let mut frames = 0x2468_ace0u32;
+    for _ in 0..700_000 {
+        frames = frames.wrapping_mul(1_103_515_245).wrapping_add(12345);
+        for _ in 0..16 + (frames >> 16) % 40 {
+            p.frame();
+        }
+        let previous = p.spawn_id;
+        let id = p.pick();
+        if let Some(i) = SPAWN_ID.iter().position(|&s| s == previous) {
+            count[i][SPAWN_ID.iter().position(|&s| s == id).unwrap()] += 1;
+        }
+    }
+    for (i, row) in count.iter().enumerate() {
+        let odds = Picker::odds_after(SPAWN_ID[i]);
+        assert_eq!(odds.iter().sum::<u32>(), 64);
+        let n: u32 = row.iter().sum();
+        for j in 0..7 {
+            let seen = row[j] as f64 / n as f64;
+            let expected = odds[j] as f64 / 64.0;
+            assert!(
+                (seen - expected).abs() < 0.01,
+                "{} after {}: {seen:.3} vs {expected:.3}",
+                TYPE_NAMES[j],
+                TYPE_NAMES[i]
+            );
+        }
+    }
+    // A repeat is rare: only through the re-roll.
+    assert_eq!(Picker::odds_after(SPAWN_ID[6])[6], 2);
+}

@@ -277,10 +277,21 @@ fn script_error_reports_traceback_and_leaves_emulation_running() {
 #[test]
 fn infinite_loop_is_reported_instead_of_freezing() {
     let mut s = Session::new();
-    s.scripts.set_instruction_limit(2_000_000);
+    s.scripts
+        .set_time_limit(std::time::Duration::from_millis(200));
     s.load("infinite_loop");
     s.frames(3);
     expect("infinite_loop", &s.output());
+}
+
+#[test]
+fn exec_count_compatibility_and_a_runaway_callback() {
+    let mut s = Session::new();
+    s.scripts
+        .set_time_limit(std::time::Duration::from_millis(200));
+    s.load("exec_count");
+    s.frames(3);
+    expect("exec_count", &s.output());
 }
 
 #[test]

@@ -1,4 +1,4 @@
-//! FCEUX-compatible Lua scripting for the `nes` machine (Lua 5.1 through mlua).
+//! FCEUX-compatible Lua scripting for the `nes` machine (Lua 5.1: LuaJIT's interpreter through mlua).
 //!
 //! The host owns the [`Console`] and calls [`Scripts::run_frame`] instead of
 //! `Console::run_frame` while scripts are loaded. A frame follows FCEUX's order: resume the
@@ -17,6 +17,7 @@ mod overlay;
 mod script;
 mod state;
 mod watch;
+mod watchdog;
 
 pub use state::{HostFiles, HostInput, MovieMode, MovieStatus, Output, SpeedMode, Stream};
 
@@ -25,6 +26,7 @@ use state::{state, PadOverride, Shared};
 use std::cell::RefCell;
 use std::path::Path;
 use std::rc::Rc;
+use std::time::Duration;
 use watch::{Access, Kind, Watch, Watched};
 
 use nes::ppu::DOTS_PER_LINE;
@@ -112,9 +114,10 @@ impl Scripts {
         Ok(())
     }
 
-    /// Lua instructions one call into a script may run before it is reported and stopped.
-    pub fn set_instruction_limit(&mut self, limit: u64) {
-        self.shared.borrow_mut().instruction_limit = limit;
+    /// How long one call into a script may run before it is reported and stopped (10 s unless
+    /// set; scripts loaded afterwards get it).
+    pub fn set_time_limit(&mut self, limit: Duration) {
+        self.shared.borrow_mut().time_limit = limit;
     }
 
     /// A window is present: `emu.pause()` really pauses (see [`Scripts::paused`]).

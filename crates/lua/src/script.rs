@@ -1,13 +1,11 @@
 //! One loaded script: its Lua state, the main coroutine, and how errors are reported.
 
 use crate::format::error_message as message;
-use crate::state::{
-    lend, shared, state, Lent, PadOverride, ScriptState, Shared, SpeedMode, Stream,
-};
+use crate::state::{lend, shared, state, PadOverride, ScriptState, Shared, SpeedMode, Stream};
 use crate::watch::Kind;
+use crate::watchdog::Watchdog;
 use mlua::{
-    Error, Function, HookTriggers, IntoLuaMulti, Lua, LuaOptions, MultiValue, StdLib, Thread,
-    ThreadStatus, Value, VmState,
+    Error, Function, IntoLuaMulti, Lua, LuaOptions, MultiValue, StdLib, Thread, ThreadStatus, Value,
 };
 use nes::Console;
 use std::cell::RefCell;
@@ -25,8 +23,23 @@ pub const LOAD: &str = "nestor.registerload";
 /// The original `debug.traceback`, kept in case a script replaces `debug`.
 const TRACEBACK: &str = "nestor.traceback";
 
-/// The watchdog looks at the instruction budget this often.
-const CHECK_EVERY: u32 = 10_000;
+/// The main coroutine's body: runs the chunk and, if it fails with a message, returns false and
+/// the message with the traceback down to the chunk (the last two frames, xpcall's and this
+/// function's, are the host's). Other error values (`os.exit`'s) are raised again.
+const MAIN: &str = r#"
+local chunk = ...
+local traceback, error, xpcall, type = debug.traceback, error, xpcall, type
+local function handler(e)
+  if type(e) ~= "string" then return e end
+  return (traceback(e, 2):gsub("\n[^\n]*\n[^\n]*$", ""))
+end
+return function()
+  local ok, e = xpcall(chunk, handler)
+  if ok then return end
+  if type(e) == "string" then return false, e end
+  error(e, 0)
+end
+"#;
 
 /// Raised by `os.exit` to unwind the script; the host ends the program with the status.
 #[derive(Debug)]
@@ -59,24 +72,9 @@ fn message_with_traceback(e: &Error) -> String {
     }
 }
 
-/// The instruction-count hook: stops a script that runs too long without returning to the host.
-fn watchdog(limit: u64) -> impl Fn(&Lua, mlua::Debug) -> mlua::Result<VmState> {
-    move |lua, _| {
-        state(lua, |s| {
-            match s.budget.checked_sub(u64::from(CHECK_EVERY)) {
-                Some(left) => {
-                    s.budget = left;
-                    Ok(VmState::Continue)
-                }
-                None => Err(Error::RuntimeError(format!(
-                    "script ran {limit} Lua instructions without yielding (infinite loop?)"
-                ))),
-            }
-        })
-    }
-}
-
 pub struct Script {
+    /// Declared before `lua`: it must let go of the state before the state closes.
+    watchdog: Watchdog,
     pub lua: Lua,
     /// The file's name, which keys its `registersave` values in a slot's `.luasav` file.
     pub name: String,
@@ -94,20 +92,20 @@ impl Script {
         let source =
             std::fs::read(path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
         // SAFETY: FCEUX scripts expect the debug library; nothing else of mlua's safety net is
-        // needed (the state never runs untrusted C modules we load ourselves).
-        let lua = unsafe { Lua::unsafe_new_with(StdLib::ALL, LuaOptions::default()) };
-        let budget = shared_state.borrow().instruction_limit;
+        // needed (the state never runs untrusted C modules we load ourselves). LuaJIT's FFI is
+        // left out: FCEUX's Lua 5.1 has none, and it could write anywhere in the process.
+        let lua = unsafe {
+            Lua::unsafe_new_with(StdLib::ALL_SAFE | StdLib::DEBUG, LuaOptions::default())
+        };
+        let time_limit = shared_state.borrow().time_limit;
         lua.set_app_data(ScriptState::new(shared_state));
-        lua.set_app_data(Lent::default());
         let dir = path
             .parent()
             .filter(|d| !d.as_os_str().is_empty())
             .unwrap_or(Path::new("."));
         crate::api::install(&lua, dir).map_err(|e| format!("setting up Lua: {e}"))?;
-        lua.set_hook(
-            HookTriggers::new().every_nth_instruction(CHECK_EVERY),
-            watchdog(budget),
-        );
+        let watchdog =
+            Watchdog::new(&lua, time_limit).map_err(|e| format!("setting up Lua: {e}"))?;
         let traceback: Function = lua
             .load("return debug.traceback")
             .eval()
@@ -119,17 +117,20 @@ impl Script {
             .set_name(format!("@{}", path.display()))
             .into_function()
             .map_err(|e| format!("Failed to compile file: {}", message(&e)))?;
-        let main = lua.create_thread(chunk).map_err(|e| e.to_string())?;
-        // Coroutines the script creates inherit the hook from the main coroutine.
-        main.set_hook(
-            HookTriggers::new().every_nth_instruction(CHECK_EVERY),
-            watchdog(budget),
-        );
+        // The chunk runs under xpcall so that the traceback is taken where the error happened:
+        // LuaJIT no longer knows the erring line once the error has left the coroutine.
+        let body: Function = lua
+            .load(MAIN)
+            .set_name("=nestor")
+            .call(chunk)
+            .map_err(|e| format!("setting up Lua: {e}"))?;
+        let main = lua.create_thread(body).map_err(|e| e.to_string())?;
         let name = path.file_name().map_or_else(
             || path.display().to_string(),
             |n| n.to_string_lossy().into(),
         );
         let mut script = Script {
+            watchdog,
             lua,
             name,
             main: Some(main),
@@ -146,15 +147,13 @@ impl Script {
         self.shared().borrow().print(Stream::Err, text);
     }
 
-    /// Every entry into Lua gets a fresh instruction budget.
+    /// Every entry into Lua: the console is lent to it, and the watchdog times it.
     fn enter<R>(
         &self,
         console: &mut Console,
         f: impl FnOnce() -> mlua::Result<R>,
     ) -> mlua::Result<R> {
-        let limit = self.shared().borrow().instruction_limit;
-        state(&self.lua, |s| s.budget = limit);
-        lend(&self.lua, console, f)
+        lend(console, || self.watchdog.enter(f))
     }
 
     /// Resumes the main coroutine for one frame. Returns false if the script must stop.
@@ -163,7 +162,14 @@ impl Script {
             return true;
         };
         state(&self.lua, |s| s.advancing = false);
-        let result = self.enter(console, || main.resume::<()>(()));
+        let result = self
+            .enter(console, || main.resume::<MultiValue>(()))
+            .and_then(|values| match (values.front(), values.get(1)) {
+                (Some(Value::Boolean(false)), Some(Value::String(text))) => {
+                    Err(Error::RuntimeError(text.to_string_lossy()))
+                }
+                _ => Ok(()),
+            });
         match result {
             Ok(())
                 if main.status() == ThreadStatus::Resumable

@@ -11,29 +11,22 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::ptr::NonNull;
 use std::rc::Rc;
+use std::time::Duration;
 
-/// The console lent to Lua for the duration of one call into it (null otherwise). Kept as its
-/// own app data so it never conflicts with a borrow of the script state; the cell is shared so
-/// that the raw C functions of `memory` can reach it without going through the app data.
-#[derive(Default)]
-pub struct Lent(Rc<Cell<Option<NonNull<Console>>>>);
-
-impl Lent {
-    /// The cell's address, valid while the Lua state (which owns this app data) lives.
-    pub fn cell(&self) -> *const Cell<Option<NonNull<Console>>> {
-        Rc::as_ptr(&self.0)
-    }
+thread_local! {
+    /// The console lent to Lua for the duration of one call into it (None otherwise). One per
+    /// thread, not per script: the scripts on a thread all run on the same console, and the raw
+    /// C functions of `memory` reach it without a lookup in the Lua state.
+    static LENT: Cell<Option<NonNull<Console>>> = const { Cell::new(None) };
 }
 
-/// Reads CPU memory like `Console::peek` through a [`Lent::cell`] pointer; 0 when no console is
-/// lent (Lua running outside an emulation call).
-///
-/// # Safety
-/// `cell` must come from [`Lent::cell`] of a Lua state that is still alive, and no `&mut Console`
-/// may be live (true whenever Lua code runs: [`machine`] never calls into Lua).
-pub unsafe fn peek_lent(cell: *const Cell<Option<NonNull<Console>>>, addr: u16) -> u8 {
-    match (*cell).get() {
-        Some(console) => console.as_ref().peek(addr),
+/// Reads CPU memory like `Console::peek`; 0 when no console is lent (Lua running outside an
+/// emulation call).
+pub fn peek_lent(addr: u16) -> u8 {
+    match LENT.get() {
+        // SAFETY: the pointer comes from the `&mut Console` that `lend` holds for as long as it
+        // is set, and no `&mut Console` is live while Lua code runs (`machine` takes it out).
+        Some(console) => unsafe { console.as_ref() }.peek(addr),
         None => 0,
     }
 }
@@ -146,8 +139,8 @@ pub struct Shared {
     pub script_movie: Option<ScriptMovie>,
     /// `savestate.load` while a script records counts as a rerecord.
     pub rerecord_counting: bool,
-    /// Lua instructions one entry into a script may run before the watchdog stops it.
-    pub instruction_limit: u64,
+    /// How long one entry into a script may run before the watchdog stops it.
+    pub time_limit: Duration,
     /// Running without a window: `emu.pause` cannot wait for a user.
     pub headless: bool,
     pub output: Output,
@@ -179,7 +172,7 @@ impl Shared {
             movie: None,
             script_movie: None,
             rerecord_counting: true,
-            instruction_limit: 1_000_000_000,
+            time_limit: Duration::from_secs(10),
             headless: true,
             output,
         }
@@ -226,8 +219,6 @@ pub struct ScriptState {
     pub watch: Watch,
     /// The main coroutine yielded through `emu.frameadvance`.
     pub advancing: bool,
-    /// Lua instructions left before the watchdog reports a script that does not yield.
-    pub budget: u64,
     /// A memory hook failed: no more hook calls; the script stops at the frame boundary.
     pub hook_failed: bool,
 }
@@ -241,7 +232,6 @@ impl ScriptState {
             pads: [PadOverride::PASS; 4],
             watch: Watch::default(),
             advancing: false,
-            budget: 0,
             hook_failed: false,
         }
     }
@@ -264,38 +254,26 @@ pub fn shared<R>(lua: &Lua, f: impl FnOnce(&mut Shared) -> R) -> R {
 }
 
 /// Runs `f` with the console; `None` when Lua runs outside an emulation call (no machine).
-pub fn machine<R>(lua: &Lua, f: impl FnOnce(&mut Console) -> R) -> Option<R> {
-    let lent = lua.app_data_ref::<Lent>()?;
+pub fn machine<R>(f: impl FnOnce(&mut Console) -> R) -> Option<R> {
     // Taken out while `f` runs, so a nested call finds no machine instead of a second `&mut`.
-    let mut console = lent.0.take()?;
+    let mut console = LENT.take()?;
     // SAFETY: the pointer comes from the `&mut Console` that `lend` holds for as long as it is
     // set, and it is out of the cell while this reference lives: no other reference exists.
     let result = f(unsafe { console.as_mut() });
-    lent.0.set(Some(console));
+    LENT.set(Some(console));
     Some(result)
 }
 
 /// Lends the console to Lua while `f` runs (the machine is passed in explicitly; Lua never
 /// keeps it beyond the call).
-pub fn lend<R>(
-    lua: &Lua,
-    console: &mut Console,
-    f: impl FnOnce() -> mlua::Result<R>,
-) -> mlua::Result<R> {
+pub fn lend<R>(console: &mut Console, f: impl FnOnce() -> mlua::Result<R>) -> mlua::Result<R> {
     /// Puts the previous loan back even if `f` unwinds.
-    struct Restore<'a>(&'a Lua, Option<NonNull<Console>>);
-    impl Drop for Restore<'_> {
+    struct Restore(Option<NonNull<Console>>);
+    impl Drop for Restore {
         fn drop(&mut self) {
-            if let Some(lent) = self.0.app_data_ref::<Lent>() {
-                lent.0.set(self.1);
-            }
+            LENT.set(self.0);
         }
     }
-    let previous = lua
-        .app_data_ref::<Lent>()
-        .expect("console slot")
-        .0
-        .replace(Some(NonNull::from(console)));
-    let _restore = Restore(lua, previous);
+    let _restore = Restore(LENT.replace(Some(NonNull::from(console))));
     f()
 }

@@ -22,7 +22,7 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
         Ok(())
     })?;
     add(lua, t, &["poweron"], |lua, ()| {
-        if machine(lua, |c| c.power_cycle()).is_some() {
+        if machine(|c| c.power_cycle()).is_some() {
             shared(lua, |s| {
                 s.framecount = 0;
                 s.lagcount = 0;
@@ -31,7 +31,7 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
         Ok(())
     })?;
     add(lua, t, &["softreset"], |lua, ()| {
-        if machine(lua, |c| c.reset()).is_some() {
+        if machine(|c| c.reset()).is_some() {
             shared(lua, |s| s.framecount = 0);
         }
         Ok(())
@@ -64,9 +64,12 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
         shared(lua, |s| s.lagged = lagged);
         Ok(())
     })?;
-    add(lua, t, &["emulating"], |lua, ()| {
-        Ok(machine(lua, |_| ()).is_some())
-    })?;
+    add(
+        lua,
+        t,
+        &["emulating"],
+        |_, ()| Ok(machine(|_| ()).is_some()),
+    )?;
     add(lua, t, &["registerbefore"], |lua, f: Value| {
         register_slot(lua, BEFORE, f)
     })?;
@@ -91,7 +94,7 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
                 return Err(mlua::Error::runtime("bad coordinates (x 0-255, y 0-239)"));
             }
             let (x, y) = (x as usize, y as usize);
-            let index = machine(lua, |c| c.bus.ppu.frame_buffer[y * 256 + x]);
+            let index = machine(|c| c.bus.ppu.frame_buffer[y * 256 + x]);
             let Some(index) = index else {
                 return Ok((0, 0, 0, 254));
             };
@@ -132,13 +135,11 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
         t,
         &["exec_count"],
         |lua, (count, f): (f64, Function)| {
-            // Runs f under a separate instruction budget; 0 when it completed.
-            let saved = crate::state::state(lua, |s| {
-                std::mem::replace(&mut s.budget, int(count).max(0) as u64)
-            });
-            let result = f.call::<()>(());
-            crate::state::state(lua, |s| s.budget = saved);
-            Ok(if result.is_ok() { 0 } else { 1 })
+            // 0 when f completed within `count` Lua instructions.
+            let count = int(count).clamp(0, i64::from(i32::MAX)) as u32;
+            let completed =
+                crate::watchdog::with_instruction_limit(lua, count, || f.call::<()>(()).is_ok());
+            Ok(if completed { 0 } else { 1 })
         },
     )?;
     add(lua, t, &["exec_time"], |_, _: mlua::MultiValue| Ok(()))?;
@@ -147,7 +148,7 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
 
 /// The machine state a savestate keeps.
 pub fn snapshot(lua: &Lua) -> Option<Snapshot> {
-    let console = machine(lua, |c| Box::new(c.clone()))?;
+    let console = machine(|c| Box::new(c.clone()))?;
     let counters = shared(lua, |s| Counters {
         framecount: s.framecount,
         lagcount: s.lagcount,
@@ -160,7 +161,7 @@ pub fn snapshot(lua: &Lua) -> Option<Snapshot> {
 }
 
 pub fn restore(lua: &Lua, snap: &Snapshot) {
-    if machine(lua, |c| *c = (*snap.console).clone()).is_none() {
+    if machine(|c| *c = (*snap.console).clone()).is_none() {
         return;
     }
     if let Some(counters) = snap.counters {

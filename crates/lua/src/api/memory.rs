@@ -1,20 +1,16 @@
 //! `memory`: side-effect-free reads, writes as real bus writes, registers, and hooks.
 
 use super::{add, addr, int, number};
-use crate::state::{machine, peek_lent, shared, state, Lent};
+use crate::state::{machine, peek_lent, shared, state};
 use crate::watch::Kind;
-use mlua::{ffi, Function, Lua, MultiValue, Result, Table, Value};
+use mlua::{ffi, Lua, MultiValue, Result, Table, Value};
 use nes::Console;
 use std::ffi::c_int;
 
-fn read(lua: &Lua, a: u16) -> u8 {
-    machine(lua, |c| c.peek(a)).unwrap_or(0)
-}
-
-fn word(lua: &Lua, (low, high): (f64, Option<f64>)) -> u16 {
+fn word((low, high): (f64, Option<f64>)) -> u16 {
     let low = addr(low);
     let high = high.map_or(low.wrapping_add(1), addr);
-    u16::from_le_bytes([read(lua, low), read(lua, high)])
+    u16::from_le_bytes([peek_lent(low), peek_lent(high)])
 }
 
 fn register(c: &mut Console, name: &str) -> Option<u16> {
@@ -77,14 +73,12 @@ fn register_hook(lua: &Lua, kind: Kind, args: MultiValue) -> Result<()> {
     Ok(())
 }
 
-/// `memory.readbyte` (and, with `SIGNED`, `readbytesigned`) as a C closure over the script's
-/// lent-console cell: scripts call it hundreds of times a frame, and a call through mlua's
-/// callback machinery (argument conversion, app-data lookup, unwinding guard) costs several
-/// times the read. A non-number argument raises Lua's usual "bad argument" error.
+/// `memory.readbyte` (and, with `SIGNED`, `readbytesigned`) as a raw C function: scripts call
+/// it hundreds of times a frame, and a call through mlua's callback machinery (argument
+/// conversion, app-data lookup, unwinding guard) costs several times the read. A non-number
+/// argument raises Lua's usual "bad argument" error.
 unsafe extern "C-unwind" fn read_byte<const SIGNED: bool>(state: *mut ffi::lua_State) -> c_int {
-    let a = addr(ffi::luaL_checknumber(state, 1));
-    let cell = ffi::lua_touserdata(state, ffi::lua_upvalueindex(1));
-    let value = peek_lent(cell.cast(), a);
+    let value = peek_lent(addr(ffi::luaL_checknumber(state, 1)));
     let value = if SIGNED {
         f64::from(value as i8)
     } else {
@@ -94,21 +88,10 @@ unsafe extern "C-unwind" fn read_byte<const SIGNED: bool>(state: *mut ffi::lua_S
     1
 }
 
-/// Adds the C closure `f` over the lent-console cell to `table` under each of `names`.
+/// Adds the C function `f` to `table` under each of `names`.
 fn add_reader(lua: &Lua, table: &Table, names: &[&str], f: ffi::lua_CFunction) -> Result<()> {
-    let cell = lua
-        .app_data_ref::<Lent>()
-        .expect("console slot")
-        .cell()
-        .cast_mut();
-    // SAFETY: the closure's only upvalue is the cell, which the Lua state's app data keeps alive
-    // as long as the closure can be called; `read_byte` reads it as `peek_lent` requires.
-    let f: Function = unsafe {
-        lua.exec_raw((), |state| {
-            ffi::lua_pushlightuserdata(state, cell.cast());
-            ffi::lua_pushcclosure(state, f, 1);
-        })
-    }?;
+    // SAFETY: `read_byte` touches nothing but its argument, its result and the lent console.
+    let f = unsafe { lua.create_c_function(f) }?;
     for name in names {
         table.set(*name, f.clone())?;
     }
@@ -130,10 +113,10 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
         lua,
         t,
         &["readword", "readwordunsigned"],
-        |lua, a: (f64, Option<f64>)| Ok(word(lua, a)),
+        |_, a: (f64, Option<f64>)| Ok(word(a)),
     )?;
-    add(lua, t, &["readwordsigned"], |lua, a: (f64, Option<f64>)| {
-        Ok(word(lua, a) as i16)
+    add(lua, t, &["readwordsigned"], |_, a: (f64, Option<f64>)| {
+        Ok(word(a) as i16)
     })?;
     add(lua, t, &["readbyterange"], |lua, (a, len): (f64, f64)| {
         if int(len) < 0 {
@@ -141,20 +124,20 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
         }
         let start = int(a);
         let bytes: Vec<u8> = (0..int(len))
-            .map(|i| read(lua, (start + i) as u16))
+            .map(|i| peek_lent((start + i) as u16))
             .collect();
         Ok(Some(lua.create_string(&bytes)?))
     })?;
-    add(lua, t, &["writebyte"], |lua, (a, v): (f64, f64)| {
+    add(lua, t, &["writebyte"], |_, (a, v): (f64, f64)| {
         if (0..0x10000).contains(&int(a)) {
-            machine(lua, |c| c.write(addr(a), int(v) as u8));
+            machine(|c| c.write(addr(a), int(v) as u8));
         }
         Ok(())
     })?;
-    add(lua, t, &["legacywritebyte"], |lua, (a, v): (f64, f64)| {
+    add(lua, t, &["legacywritebyte"], |_, (a, v): (f64, f64)| {
         // FCEUX 2.2: RAM is poked directly, anything else is a bus write.
         let (a, v) = (addr(a), int(v) as u8);
-        machine(lua, |c| {
+        machine(|c| {
             if a < 0x2000 {
                 c.bus.ram[usize::from(a & 0x7FF)] = v;
             } else {
@@ -163,11 +146,11 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
         });
         Ok(())
     })?;
-    add(lua, t, &["getregister"], |lua, name: String| {
-        Ok(machine(lua, |c| register(c, &name)).flatten())
+    add(lua, t, &["getregister"], |_, name: String| {
+        Ok(machine(|c| register(c, &name)).flatten())
     })?;
-    add(lua, t, &["setregister"], |lua, (name, v): (String, f64)| {
-        machine(lua, |c| set_register(c, &name, int(v)));
+    add(lua, t, &["setregister"], |_, (name, v): (String, f64)| {
+        machine(|c| set_register(c, &name, int(v)));
         Ok(())
     })?;
     add(

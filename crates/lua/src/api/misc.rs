@@ -66,7 +66,7 @@ pub fn install(
             }
             // Live patch of the loaded PRG-ROM or CHR-ROM (offsets past the header, as in the file).
             let at = offset as usize - 16;
-            machine(lua, |c| {
+            machine(|c| {
                 let cart = &mut c.bus.cart;
                 let prg = cart.prg_rom.len();
                 if let Some(b) = cart.prg_rom.get_mut(at) {
@@ -99,9 +99,9 @@ pub fn install(
     })?;
 
     let ppu = library("ppu")?;
-    let ppu_byte = |lua: &Lua, addr: i64| {
+    let ppu_byte = |addr: i64| {
         let addr = addr as u16 & 0x3FFF;
-        machine(lua, |c| {
+        machine(|c| {
             if addr < 0x3F00 {
                 c.bus.cart.ppu_peek(addr)
             } else {
@@ -117,8 +117,8 @@ pub fn install(
         })
         .unwrap_or(0)
     };
-    add(lua, &ppu, &["readbyte"], move |lua, addr: f64| {
-        Ok(ppu_byte(lua, int(addr)))
+    add(lua, &ppu, &["readbyte"], move |_, addr: f64| {
+        Ok(ppu_byte(int(addr)))
     })?;
     add(
         lua,
@@ -126,7 +126,7 @@ pub fn install(
         &["readbyterange"],
         move |lua, (addr, len): (f64, f64)| {
             let bytes: Vec<u8> = (0..int(len).max(0))
-                .map(|i| ppu_byte(lua, int(addr) + i))
+                .map(|i| ppu_byte(int(addr) + i))
                 .collect();
             lua.create_string(&bytes)
         },
@@ -134,11 +134,11 @@ pub fn install(
 
     let debugger = library("debugger")?;
     add(lua, &debugger, &["getcyclescount"], |lua, ()| {
-        let cycles = machine(lua, |c| c.bus.cycles).unwrap_or(0);
+        let cycles = machine(|c| c.bus.cycles).unwrap_or(0);
         Ok(cycles.saturating_sub(shared(lua, |s| s.cycles_base)))
     })?;
     add(lua, &debugger, &["resetcyclescount"], |lua, ()| {
-        let cycles = machine(lua, |c| c.bus.cycles).unwrap_or(0);
+        let cycles = machine(|c| c.bus.cycles).unwrap_or(0);
         shared(lua, |s| s.cycles_base = cycles);
         Ok(())
     })?;

@@ -154,5 +154,16 @@ pub fn install(lua: &Lua, dir: &Path) -> Result<()> {
         crate::state::state(lua, |s| s.advancing = true);
         Ok(())
     })?)?;
-    Ok(())
+
+    // Lua 5.1's compatibility functions that LuaJIT leaves out (FCEUX's Lua has them), and
+    // LuaJIT's compiler off: the watchdog's hook never reaches a compiled loop.
+    lua.load(
+        r#"
+        math.mod, string.gfind, loadlib = math.fmod, string.gmatch, package.loadlib
+        function table.setn() error("'setn' is obsolete", 2) end
+        jit.off()
+        jit, package.loaded.jit = nil, nil
+        "#,
+    )
+    .exec()
 }

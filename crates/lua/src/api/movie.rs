@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 /// The script's movie if one runs, else the host's.
 fn status(lua: &Lua) -> Option<MovieStatus> {
-    let frame = machine(lua, |c| ::movie::play::frame_number(c)).unwrap_or(0);
+    let frame = machine(|c| ::movie::play::frame_number(c)).unwrap_or(0);
     shared(lua, |s| match &s.script_movie {
         Some(m) => Some(m.status(frame)),
         None => s.movie.clone(),
@@ -30,7 +30,7 @@ fn mode(lua: &Lua) -> Option<MovieMode> {
 /// and FCEUX's counters start afresh. False without a machine.
 fn start(lua: &Lua, movie: ScriptMovie) -> bool {
     shared(lua, |s| s.stop_movie());
-    if machine(lua, |c| c.power_cycle()).is_none() {
+    if machine(|c| c.power_cycle()).is_none() {
         return false;
     }
     shared(lua, |s| {
@@ -117,7 +117,7 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
                     return Ok(false);
                 }
             };
-            let checksum = machine(lua, |c| ::movie::rom_checksum(&c.bus.cart));
+            let checksum = machine(|c| ::movie::rom_checksum(&c.bus.cart));
             if checksum.is_some_and(|c| c != movie.rom_checksum) {
                 report(
                     lua,
@@ -153,7 +153,7 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
                     "movie.record: only movies from power-on (save_type 0) are supported",
                 ));
             }
-            let Some(checksum) = machine(lua, |c| ::movie::rom_checksum(&c.bus.cart)) else {
+            let Some(checksum) = machine(|c| ::movie::rom_checksum(&c.bus.cart)) else {
                 return Ok(false);
             };
             let rom_name = shared(lua, |s| s.rom_name.clone());

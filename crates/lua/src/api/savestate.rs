@@ -59,7 +59,7 @@ fn read(lua: &Lua, target: &Target) -> Option<Snapshot> {
             return None;
         }
     };
-    let loaded = machine(lua, |c| {
+    let loaded = machine(|c| {
         let mut console = Box::new(c.clone());
         console.load_state(&bytes).map(|()| console)
     })?;

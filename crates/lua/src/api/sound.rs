@@ -24,7 +24,7 @@ fn channel(lua: &Lua, voice: &Voice) -> Result<Table> {
 
 pub fn install(lua: &Lua, t: &Table) -> Result<()> {
     add(lua, t, &["get"], |lua, ()| {
-        let Some((voices, sample)) = machine(lua, |c| (c.bus.apu.voices(), c.bus.apu.dmc_sample()))
+        let Some((voices, sample)) = machine(|c| (c.bus.apu.voices(), c.bus.apu.dmc_sample()))
         else {
             return Ok(None);
         };

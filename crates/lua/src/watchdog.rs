@@ -1,0 +1,242 @@
+//! Stops a script that keeps the emulator waiting. An instruction-count hook would cost LuaJIT's
+//! interpreter a check on every bytecode, so none is set while scripts behave: a thread watches
+//! the host's entries into Lua and sets a hook only on an entry that has lasted longer than the
+//! limit. The hook counts [`RUNAWAY_INSTRUCTIONS`] more Lua instructions before it raises the
+//! error (which the host reports like any other), so a script that was waiting in a C function
+//! (a socket, a pipe to another program) and then returns is left alone. (LuaJIT's JIT compiler
+//! stays off: a compiled loop never looks at hooks.)
+
+use mlua::{ffi, Lua};
+use std::cell::Cell;
+use std::ffi::{c_int, CStr};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// Lua instructions an entry that has outlasted the limit may still run before it is stopped
+/// (a fraction of a second).
+const RUNAWAY_INSTRUCTIONS: c_int = 20_000_000;
+
+/// Registry key of the pointer to a state's [`Watch`], for the hook.
+const WATCH_KEY: &CStr = c"nestor.watchdog";
+/// Registry key of the coroutine the watching thread sets the hook through.
+const THREAD_KEY: &CStr = c"nestor.watchdog.thread";
+
+/// What the host thread and the watching thread share.
+struct Watch {
+    /// Odd while the host is inside Lua: bumped when it enters and when it leaves.
+    entries: AtomicU64,
+    /// The entry the hook was set for.
+    tripped: AtomicU64,
+    limit: Duration,
+    /// Serialises `lua_sethook` between the threads; true once the watching thread must end.
+    stop: Mutex<bool>,
+    wake: Condvar,
+}
+
+impl Watch {
+    fn lock(&self) -> MutexGuard<'_, bool> {
+        self.stop.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// The Lua state's pointer, handed to the watching thread.
+struct State(*mut ffi::lua_State);
+
+// SAFETY: the watching thread only calls `lua_sethook`, which LuaJIT allows from outside the
+// running thread (its own command-line interpreter does it from a signal handler), under the
+// `Watch` lock, and `Watchdog::drop` joins the thread before the state can close.
+unsafe impl Send for State {}
+
+pub struct Watchdog {
+    watch: Arc<Watch>,
+    state: *mut ffi::lua_State,
+    thread: Option<JoinHandle<()>>,
+    /// Nested entries (Lua calling back into the host that enters Lua again) count once.
+    depth: Cell<u32>,
+}
+
+impl Watchdog {
+    /// Watches `lua`, which must outlive the returned watchdog.
+    pub fn new(lua: &Lua, limit: Duration) -> mlua::Result<Watchdog> {
+        let watch = Arc::new(Watch {
+            entries: AtomicU64::new(0),
+            tripped: AtomicU64::new(u64::MAX),
+            limit,
+            stop: Mutex::new(false),
+            wake: Condvar::new(),
+        });
+        let pointer = Arc::as_ptr(&watch).cast_mut().cast();
+        let mut state = std::ptr::null_mut();
+        // SAFETY: the registry keeps a plain pointer; `Watchdog` holds the `Watch` alive and
+        // clears the hook (the pointer's only reader) before it lets go of it. The watching
+        // thread gets a coroutine of its own that the registry anchors: hooks are per state in
+        // LuaJIT, so setting one on it reaches whichever coroutine runs.
+        unsafe {
+            lua.exec_raw::<()>((), |raw| {
+                ffi::lua_pushlightuserdata(raw, pointer);
+                ffi::lua_setfield(raw, ffi::LUA_REGISTRYINDEX, WATCH_KEY.as_ptr());
+                state = ffi::lua_newthread(raw);
+                ffi::lua_setfield(raw, ffi::LUA_REGISTRYINDEX, THREAD_KEY.as_ptr());
+            })?;
+        }
+        let thread = {
+            let watch = watch.clone();
+            let state = State(state);
+            std::thread::Builder::new()
+                .name("lua watchdog".into())
+                .spawn(move || run(&watch, &state))
+                .map_err(mlua::Error::external)?
+        };
+        Ok(Watchdog {
+            watch,
+            state,
+            thread: Some(thread),
+            depth: Cell::new(0),
+        })
+    }
+
+    /// Runs `f`, a call into Lua, under watch.
+    pub fn enter<R>(&self, f: impl FnOnce() -> R) -> R {
+        /// Counts the exit even if `f` unwinds.
+        struct Leave<'a>(&'a Watchdog);
+        impl Drop for Leave<'_> {
+            fn drop(&mut self) {
+                self.0.step(-1);
+            }
+        }
+        self.step(1);
+        let _leave = Leave(self);
+        f()
+    }
+
+    fn step(&self, by: i32) {
+        let depth = self.depth.get().wrapping_add_signed(by);
+        self.depth.set(depth);
+        if depth == u32::from(by > 0) {
+            // Only this thread writes the counter.
+            let entries = &self.watch.entries;
+            entries.store(entries.load(Ordering::Relaxed) + 1, Ordering::Release);
+        }
+    }
+}
+
+impl Drop for Watchdog {
+    fn drop(&mut self) {
+        *self.watch.lock() = true;
+        self.watch.wake.notify_one();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+        // SAFETY: the state is alive (it outlives the watchdog) and no other thread touches it.
+        unsafe { ffi::lua_sethook(self.state, None, 0, 0) };
+    }
+}
+
+/// The watching thread: sets the hook when one entry has lasted `limit`, and again after each
+/// further `limit` while it goes on (a script may catch the error, or still be waiting).
+fn run(watch: &Watch, state: &State) {
+    let period = (watch.limit / 4).clamp(Duration::from_millis(1), Duration::from_millis(100));
+    let mut seen = (watch.entries.load(Ordering::Acquire), Instant::now());
+    let mut stop = watch.lock();
+    while !*stop {
+        stop = watch
+            .wake
+            .wait_timeout(stop, period)
+            .unwrap_or_else(PoisonError::into_inner)
+            .0;
+        let entry = watch.entries.load(Ordering::Acquire);
+        if entry != seen.0 {
+            seen = (entry, Instant::now());
+        } else if !*stop && entry % 2 == 1 && seen.1.elapsed() >= watch.limit {
+            watch.tripped.store(entry, Ordering::Release);
+            // SAFETY: see `State`; the lock is held.
+            unsafe {
+                ffi::lua_sethook(
+                    state.0,
+                    Some(on_hook),
+                    ffi::LUA_MASKCOUNT,
+                    RUNAWAY_INSTRUCTIONS,
+                )
+            };
+            seen.1 = Instant::now();
+        }
+    }
+}
+
+/// Reads the `Watch` a state's watchdog registered.
+///
+/// # Safety
+/// `state` must be a live state that a [`Watchdog`] watches.
+unsafe fn watch_of<'a>(state: *mut ffi::lua_State) -> &'a Watch {
+    ffi::lua_getfield(state, ffi::LUA_REGISTRYINDEX, WATCH_KEY.as_ptr());
+    let watch = ffi::lua_touserdata(state, -1).cast::<Watch>();
+    ffi::lua_pop(state, 1);
+    &*watch
+}
+
+/// The hook the watching thread sets: removes itself and, if the entry it was set for is still
+/// running Lua, raises the error.
+unsafe extern "C-unwind" fn on_hook(state: *mut ffi::lua_State, _: *mut ffi::lua_Debug) {
+    let watch = watch_of(state);
+    let tripped = {
+        let _lock = watch.lock();
+        ffi::lua_sethook(state, None, 0, 0);
+        watch.entries.load(Ordering::Acquire) == watch.tripped.load(Ordering::Acquire)
+    };
+    if tripped {
+        let message = format!(
+            "script ran {:.1} s without yielding (infinite loop?)",
+            watch.limit.as_secs_f64()
+        );
+        ffi::lua_pushlstring(state, message.as_ptr().cast(), message.len());
+        // The error unwinds through this frame: nothing may be left to drop.
+        drop(message);
+        ffi::lua_error(state);
+    }
+}
+
+/// Runs `f` under an instruction-count limit (`emu.exec_count`): an error is raised in it after
+/// `count` Lua instructions. True if `f` completed.
+pub fn with_instruction_limit(lua: &Lua, count: u32, f: impl FnOnce() -> bool) -> bool {
+    /// Removes the count hook even if `f` unwinds.
+    struct Clear<'a>(&'a Lua);
+    impl Drop for Clear<'_> {
+        fn drop(&mut self) {
+            set_hook(self.0, None, 0);
+        }
+    }
+    if count == 0 {
+        // As in FCEUX, where a zero count never reaches the hook.
+        return f();
+    }
+    set_hook(lua, Some(on_count), count);
+    let _clear = Clear(lua);
+    f()
+}
+
+/// Sets or clears the state's hook (LuaJIT keeps one for all of a state's coroutines) under the
+/// watchdog's lock.
+fn set_hook(lua: &Lua, hook: Option<ffi::lua_Hook>, count: u32) {
+    let mask = if hook.is_some() {
+        ffi::LUA_MASKCOUNT
+    } else {
+        0
+    };
+    // SAFETY: the script's state is watched for as long as its API can be called.
+    let _ = unsafe {
+        lua.exec_raw::<()>((), |state| {
+            let _lock = watch_of(state).lock();
+            ffi::lua_sethook(state, hook, mask, count as c_int);
+        })
+    };
+}
+
+unsafe extern "C-unwind" fn on_count(state: *mut ffi::lua_State, _: *mut ffi::lua_Debug) {
+    {
+        let _lock = watch_of(state).lock();
+        ffi::lua_sethook(state, None, 0, 0);
+    }
+    ffi::luaL_error(state, c"instruction limit reached".as_ptr());
+}

@@ -269,6 +269,7 @@ impl Planner {
                 .select_nth_unstable_by(k - 1, |a, b| a.value.total_cmp(&b.value));
             self.pairs.truncate(k);
         }
+        // Equal expectations go to the better two-deep value.
         self.pairs.sort_by(|a, b| a.value.total_cmp(&b.value));
         let odds = Picker::odds_after(next_id);
         let mut best: Option<(f64, usize)> = None;
@@ -286,8 +287,8 @@ impl Planner {
                 }
                 let mut value = TOP_OUT;
                 // Gravity-free: under the stacks the strong profile builds nearly every lock
-                // position is reachable at these speeds (on 32 games the taps-only controller
-                // search gave the same mean, in three times the time).
+                // position is reachable at these speeds (on 32 games with 4 pairs the taps-only
+                // controller search gave the same mean, in three times the time).
                 if self.place[1].search(&b2, id, &mut self.locks2) {
                     for &p3 in &self.locks2 {
                         let mut b3 = b2;

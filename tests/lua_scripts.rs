@@ -274,24 +274,24 @@ fn script_error_reports_traceback_and_leaves_emulation_running() {
     assert_ne!(s.console.peek(0x10), frame);
 }
 
-#[test]
-fn infinite_loop_is_reported_instead_of_freezing() {
+/// Runs a script for three frames with the watchdog's limit at 0.2 s.
+fn check_with_short_limit(name: &str) {
     let mut s = Session::new();
     s.scripts
         .set_time_limit(std::time::Duration::from_millis(200));
-    s.load("infinite_loop");
+    s.load(name);
     s.frames(3);
-    expect("infinite_loop", &s.output());
+    expect(name, &s.output());
+}
+
+#[test]
+fn infinite_loop_is_reported_instead_of_freezing() {
+    check_with_short_limit("infinite_loop");
 }
 
 #[test]
 fn exec_count_compatibility_and_a_runaway_callback() {
-    let mut s = Session::new();
-    s.scripts
-        .set_time_limit(std::time::Duration::from_millis(200));
-    s.load("exec_count");
-    s.frames(3);
-    expect("exec_count", &s.output());
+    check_with_short_limit("exec_count");
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! `memory`: side-effect-free reads, writes as real bus writes, registers, and hooks.
 
-use super::{add, addr, int, number};
+use super::{add, addr, int, number, range_len};
 use crate::state::{machine, peek_lent, shared, state};
 use crate::watch::Kind;
 use mlua::{ffi, Lua, MultiValue, Result, Table, Value};
@@ -123,7 +123,7 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
             return Ok(None);
         }
         let start = int(a);
-        let bytes: Vec<u8> = (0..int(len))
+        let bytes: Vec<u8> = (0..range_len(len, 0x10000)? as i64)
             .map(|i| peek_lent((start + i) as u16))
             .collect();
         Ok(Some(lua.create_string(&bytes)?))

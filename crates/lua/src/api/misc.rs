@@ -1,7 +1,7 @@
 //! `rom`, `debugger`, the Windows-only stubs (`cdlog`, `taseditor`), helper globals
 //! and `os.exit`.
 
-use super::{add, int};
+use super::{add, int, range_len};
 use crate::script::ExitRequest;
 use crate::state::{machine, shared};
 use mlua::{Lua, MultiValue, Result, Table, Value};
@@ -44,7 +44,8 @@ pub fn install(
         &rom,
         &["readbyterange"],
         move |lua, (offset, len): (f64, f64)| {
-            let bytes: Vec<u8> = (0..int(len).max(0))
+            let size = shared(lua, |s| s.rom.len());
+            let bytes: Vec<u8> = (0..range_len(len, size)?)
                 .map(|i| rom_byte(lua, offset + i as f64))
                 .collect();
             lua.create_string(&bytes)
@@ -125,7 +126,7 @@ pub fn install(
         &ppu,
         &["readbyterange"],
         move |lua, (addr, len): (f64, f64)| {
-            let bytes: Vec<u8> = (0..int(len).max(0))
+            let bytes: Vec<u8> = (0..range_len(len, 0x4000)? as i64)
                 .map(|i| ppu_byte(int(addr) + i))
                 .collect();
             lua.create_string(&bytes)

@@ -15,6 +15,18 @@ use crate::{bitops, format};
 use mlua::{FromLuaMulti, IntoLuaMulti, Lua, MultiValue, Result, Table, Value};
 use std::path::Path;
 
+/// The length of a `readbyterange` (negative: 0). Longer than the `space` it reads is a Lua
+/// error rather than a string of that many bytes (a hostile length would exhaust memory).
+pub fn range_len(len: f64, space: usize) -> Result<usize> {
+    let len = int(len).max(0);
+    match usize::try_from(len) {
+        Ok(len) if len <= space => Ok(len),
+        _ => Err(mlua::Error::runtime(format!(
+            "bad argument #2 to 'readbyterange' (length {len} is longer than the {space} bytes it reads)"
+        ))),
+    }
+}
+
 /// FCEUX reads integers with `luaL_checkinteger`: fractions are truncated and the C code then
 /// wraps; scripts pass `x/2`, 300 or -1 and expect no range errors.
 pub fn int(x: f64) -> i64 {

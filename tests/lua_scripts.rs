@@ -217,7 +217,7 @@ fn savestates_persist_in_slot_files_across_runs() {
     let mut first = Session::new();
     first.files(&dir);
     first.load("persist_save");
-    first.frames(2);
+    first.frames(4);
     let saved = std::fs::read(dir.join("slot3.state")).expect("slot 3 written");
     assert!(
         saved.starts_with(b"NESTORSS"),
@@ -476,13 +476,19 @@ fn slot_callbacks_run_for_the_users_saves_and_loads() {
     s.frames(3);
     let data = s.scripts.user_saved(&mut s.console, 4);
     let data = data.expect("registersave returned values");
+    let state = s.console.save_state();
     s.frames(2);
     // The failing callback is reported and unregistered: a second save does not call it.
     let again = s.scripts.user_saved(&mut s.console, 2);
     assert!(again.is_some());
-    s.scripts.user_loaded(&mut s.console, 4, Some(&data));
+    // Slot 4's state goes back two frames: emu.framecount follows.
+    let frame = s.console.bus.ppu.frame;
+    s.console.load_state(&state).expect("state");
+    s.scripts.user_loaded(&mut s.console, frame, 4, Some(&data));
+    let frame = s.console.bus.ppu.frame;
     // A slot without a .luasav file, and a damaged one: the callbacks get the slot alone.
-    s.scripts.user_loaded(&mut s.console, 7, None);
-    s.scripts.user_loaded(&mut s.console, 8, Some(b"damaged"));
+    s.scripts.user_loaded(&mut s.console, frame, 7, None);
+    s.scripts
+        .user_loaded(&mut s.console, frame, 8, Some(b"damaged"));
     expect("slot_callbacks", &s.output());
 }

@@ -3,7 +3,7 @@ for i = 1, 5 do emu.frameadvance() end
 local frame = emu.framecount()
 print("fresh", memory.readbyte(0x0400), memory.readbyte(0x10))
 savestate.load(savestate.create(4))
-print("slot 3", memory.readbyte(0x0400), memory.readbyte(0x10), emu.framecount() == frame)
+print("slot 3", memory.readbyte(0x0400), memory.readbyte(0x10), frame, emu.framecount())
 savestate.load(savestate.object(4)) -- never saved: nothing happens
 print("slot 4", memory.readbyte(0x0400))
 emu.frameadvance()

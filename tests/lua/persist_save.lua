@@ -1,10 +1,10 @@
 -- First run: numbered slots are written to the host's slot files, named states to their path.
-emu.frameadvance()
+for i = 1, 3 do emu.frameadvance() end
 memory.writebyte(0x0400, 0x42)
 local slot = savestate.object(3)
 savestate.save(slot)
 savestate.persist(slot)
-print("slot 3 saved at", memory.readbyte(0x10))
+print("slot 3 saved at", memory.readbyte(0x10), emu.framecount())
 local anon = savestate.create()
 savestate.save(anon)
 savestate.persist(anon) -- anonymous states stay in memory

@@ -8,7 +8,7 @@ local previous = savestate.registersave(function(slot)
 end)
 print("previous save callback", previous)
 savestate.registerload(function(slot, count, text, t, missing)
-  print("load", slot, count, text, t and t.lines, t and #t.rows, missing)
+  print("load", slot, emu.framecount(), count, text, t and t.lines, t and #t.rows, missing)
 end)
 -- The script's own savestates call neither.
 local s = savestate.create()

@@ -534,7 +534,12 @@ impl App {
 
     /// Hands the scripts' `savestate.registerload` callbacks the slot and the values saved
     /// with it (none when its file cannot be read, which is returned as the error).
-    fn load_script_data(&mut self, slot: usize, state: &Path) -> Result<(), String> {
+    fn load_script_data(
+        &mut self,
+        frame_before: u64,
+        slot: usize,
+        state: &Path,
+    ) -> Result<(), String> {
         let Some(scripts) = &mut self.scripts else {
             return Ok(());
         };
@@ -544,7 +549,12 @@ impl App {
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => (None, Ok(())),
             Err(err) => (None, Err(format!("{}: {err}", path.display()))),
         };
-        scripts.user_loaded(&mut self.console, slot as u32, data.as_deref());
+        scripts.user_loaded(
+            &mut self.console,
+            frame_before,
+            slot as u32,
+            data.as_deref(),
+        );
         result
     }
 
@@ -565,9 +575,10 @@ impl App {
                 ))
             }
         };
+        let frame_before = self.console.bus.ppu.frame;
         match self.console.load_state(&bytes) {
             Ok(()) => {
-                let message = match self.load_script_data(slot, &path) {
+                let message = match self.load_script_data(frame_before, slot, &path) {
                     Ok(()) => format!("loaded state {slot}"),
                     Err(err) => format!("loaded state {slot}; Lua data not read: {err}"),
                 };

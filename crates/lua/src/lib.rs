@@ -269,10 +269,21 @@ impl Scripts {
         (!records.is_empty()).then(|| luasav::encode(&records))
     }
 
-    /// The user loaded numbered slot `slot`; `luasav` is its `.luasav` file, if it has one.
-    /// Each script's `savestate.registerload` callback gets the slot number and the values its
-    /// `registersave` callback returned then. A damaged file is reported and passes no values.
-    pub fn user_loaded(&mut self, console: &mut Console, slot: u32, luasav: Option<&[u8]>) {
+    /// The user loaded numbered slot `slot` into `console`, whose frame counter read
+    /// `frame_before` until then; `luasav` is the slot's `.luasav` file, if it has one.
+    /// `emu.framecount` follows the machine's frame counter. Each script's
+    /// `savestate.registerload` callback gets the slot number and the values its `registersave`
+    /// callback returned then. A damaged file is reported and passes no values.
+    pub fn user_loaded(
+        &mut self,
+        console: &mut Console,
+        frame_before: u64,
+        slot: u32,
+        luasav: Option<&[u8]>,
+    ) {
+        self.shared
+            .borrow_mut()
+            .follow_machine_frames(console.bus.ppu.frame.wrapping_sub(frame_before));
         let records = luasav.map_or_else(Vec::new, |bytes| {
             luasav::decode(bytes).unwrap_or_else(|e| {
                 self.shared.borrow().print(

@@ -178,6 +178,14 @@ impl Shared {
         }
     }
 
+    /// The machine was replaced by a state read from a file, which holds the machine alone:
+    /// `emu.framecount` moves as far as the machine's own frame counter did (`moved`, wrapping),
+    /// since both count the same frames.
+    pub fn follow_machine_frames(&mut self, moved: u64) {
+        let framecount = i64::from(self.framecount) + moved as i64;
+        self.framecount = framecount.clamp(0, i64::from(u32::MAX)) as u32;
+    }
+
     pub fn print(&self, stream: Stream, text: &str) {
         (self.output)(stream, text);
     }

@@ -161,14 +161,19 @@ pub fn snapshot(lua: &Lua) -> Option<Snapshot> {
 }
 
 pub fn restore(lua: &Lua, snap: &Snapshot) {
-    if machine(|c| *c = (*snap.console).clone()).is_none() {
+    let Some(moved) = machine(|c| {
+        let before = c.bus.ppu.frame;
+        *c = (*snap.console).clone();
+        c.bus.ppu.frame.wrapping_sub(before)
+    }) else {
         return;
-    }
-    if let Some(counters) = snap.counters {
-        shared(lua, |s| {
+    };
+    shared(lua, |s| match snap.counters {
+        Some(counters) => {
             s.framecount = counters.framecount;
             s.lagcount = counters.lagcount;
             s.lagged = counters.lagged;
-        });
-    }
+        }
+        None => s.follow_machine_frames(moved),
+    });
 }

@@ -122,9 +122,10 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
         if int(len) < 0 {
             return Ok(None);
         }
-        let start = int(a);
-        let bytes: Vec<u8> = (0..range_len(len, 0x10000)? as i64)
-            .map(|i| peek_lent((start + i) as u16))
+        // Addresses wrap at 64 KiB, whatever the start.
+        let start = int(a) as u16;
+        let bytes: Vec<u8> = (0..range_len(len, 0x10000)?)
+            .map(|i| peek_lent(start.wrapping_add(i as u16)))
             .collect();
         Ok(Some(lua.create_string(&bytes)?))
     })?;

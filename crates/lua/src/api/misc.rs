@@ -127,7 +127,7 @@ pub fn install(
         &["readbyterange"],
         move |lua, (addr, len): (f64, f64)| {
             let bytes: Vec<u8> = (0..range_len(len, 0x4000)? as i64)
-                .map(|i| ppu_byte(int(addr) + i))
+                .map(|i| ppu_byte(int(addr).wrapping_add(i)))
                 .collect();
             lua.create_string(&bytes)
         },

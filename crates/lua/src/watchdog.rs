@@ -176,16 +176,23 @@ unsafe fn watch_of<'a>(state: *mut ffi::lua_State) -> &'a Watch {
     &*watch
 }
 
+/// Removes the state's hook under the watchdog's lock: what each hook does first.
+///
+/// # Safety
+/// As [`watch_of`].
+unsafe fn clear_hook<'a>(state: *mut ffi::lua_State) -> &'a Watch {
+    let watch = watch_of(state);
+    let _lock = watch.lock();
+    ffi::lua_sethook(state, None, 0, 0);
+    watch
+}
+
 /// The hook the watching thread sets: removes itself and, if the entry it was set for is still
 /// running Lua, raises the error.
 unsafe extern "C-unwind" fn on_hook(state: *mut ffi::lua_State, _: *mut ffi::lua_Debug) {
-    let watch = watch_of(state);
-    let tripped = {
-        let _lock = watch.lock();
-        ffi::lua_sethook(state, None, 0, 0);
-        watch.entries.load(Ordering::Acquire) == watch.tripped.load(Ordering::Acquire)
-    };
-    if tripped {
+    let watch = clear_hook(state);
+    // Only this thread changes `entries`; `tripped` was stored before the hook was set.
+    if watch.entries.load(Ordering::Acquire) == watch.tripped.load(Ordering::Acquire) {
         let message = format!(
             "script ran {:.1} s without yielding (infinite loop?)",
             watch.limit.as_secs_f64()
@@ -234,9 +241,6 @@ fn set_hook(lua: &Lua, hook: Option<ffi::lua_Hook>, count: u32) {
 }
 
 unsafe extern "C-unwind" fn on_count(state: *mut ffi::lua_State, _: *mut ffi::lua_Debug) {
-    {
-        let _lock = watch_of(state).lock();
-        ffi::lua_sethook(state, None, 0, 0);
-    }
+    clear_hook(state);
     ffi::luaL_error(state, c"instruction limit reached".as_ptr());
 }

@@ -91,6 +91,7 @@ fn run(root: &Path, entry: &Entry, judge: &Judge) -> Result<(), String> {
                 .map_err(|e| format!("cannot read {}: {e}", log.display()))?;
             testrom::nestest::compare(&rom, &reference)
         }
+        Judge::OnPal(_) => return Err(manifest::NO_PAL.to_string()),
         Judge::Nobody(why) => return Err(why.to_string()),
     }
     .map_err(|e| e.to_string())?;

@@ -108,6 +108,11 @@ fn manifest_protocol(rom: &Path) -> anyhow::Result<Protocol> {
     match entry.judge(&root).map_err(|e| anyhow!(e))? {
         Judge::Protocol(protocol) => Ok(protocol),
         Judge::NestestLog => bail!("{}: run it with `nestor nestest`", entry.path),
+        Judge::OnPal(_) => bail!(
+            "{}: {} (`--protocol` runs it on NTSC anyway)",
+            entry.path,
+            manifest::NO_PAL
+        ),
         Judge::Nobody(why) => bail!("{}: no automatic verdict ({why})", entry.path),
     }
 }

@@ -19,9 +19,15 @@ pub enum Judge {
     Protocol(Protocol),
     /// nestest: the CPU trace is compared with `nestest.log`.
     NestestLog,
+    /// Judged by the protocol, but only on a PAL machine (RP2A07 CPU, RP2C07 PPU): on NTSC
+    /// timing the ROM does not test what it claims, and may pass by accident.
+    OnPal(Protocol),
     /// No automatic verdict, and why.
     Nobody(&'static str),
 }
+
+/// Why a PAL-only ROM is not run.
+pub const NO_PAL: &str = "needs a PAL machine (RP2A07/RP2C07), and PAL timing is not emulated yet";
 
 pub fn parse(tsv: &str) -> Result<Vec<Entry>, String> {
     tsv.lines()
@@ -62,6 +68,16 @@ impl Entry {
     /// The judge for this row; `root` is the manifest's folder (AccuracyCoin's result map lives
     /// there).
     pub fn judge(&self, root: &Path) -> Result<Judge, String> {
+        let judge = self.ntsc_judge(root)?;
+        Ok(match judge {
+            Judge::Protocol(protocol) if self.expected_outcome.contains("PAL machine only") => {
+                Judge::OnPal(protocol)
+            }
+            judge => judge,
+        })
+    }
+
+    fn ntsc_judge(&self, root: &Path) -> Result<Judge, String> {
         let expected = self.expected_outcome.as_str();
         Ok(match self.result_protocol.as_str() {
             "blargg-6000" => Judge::Protocol(Protocol::Blargg6000),
@@ -153,6 +169,13 @@ mod tests {
         assert_eq!(
             judge(
                 "screen",
+                "\"PASSED\"; final zero-page $F8 == $01; PAL machine only (header does not say PAL)"
+            ),
+            Judge::OnPal(Protocol::ZeroPage { addr: 0xF8 })
+        );
+        assert_eq!(
+            judge(
+                "screen",
                 "screen: mapper shown as 066 (README) board NROM; 4-digit detail code 0000"
             ),
             Judge::Protocol(Protocol::BoardReport { mapper: 66 })
@@ -163,6 +186,13 @@ mod tests {
                 "screen: mapper 004, PRG 128K; 4-digit detail code 0000 (WRAM,PRG,IRQ,CHR)"
             ),
             Judge::Protocol(Protocol::BoardReport { mapper: 4 })
+        );
+        assert_eq!(
+            judge(
+                "screen",
+                "screen: mapper 078 (README lists IF-12 as 078.3), PRG 128K; detail code 0000"
+            ),
+            Judge::Protocol(Protocol::BoardReport { mapper: 78 })
         );
     }
 }

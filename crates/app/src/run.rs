@@ -100,6 +100,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     }
     if !args.lua.is_empty() {
         let mut scripts = lua::Scripts::new(crate::rom_bytes(&args.rom)?.1, &name);
+        scripts.set_movie(session.movie_status());
         scripts.set_files(files::lua_files(&name));
         for path in &args.lua {
             scripts

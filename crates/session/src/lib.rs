@@ -90,10 +90,11 @@ impl Session {
         if let Some(player) = self.player.as_mut().filter(|_| self.player_on) {
             pads[0] = player.buttons(&mut self.console).0;
         }
+        let movie = self.movie_status();
         match self.scripts.as_mut().filter(|s| s.active()) {
             Some(scripts) => {
                 scripts.set_pads(pads);
-                scripts.set_movie(self.movies.status(self.frames));
+                scripts.set_movie(movie);
                 scripts.run_frame(&mut self.console);
             }
             None => {
@@ -150,6 +151,11 @@ impl Session {
 
     pub fn set_movies(&mut self, movies: Movies) {
         self.movies = movies;
+    }
+
+    /// What Lua's `movie.*` functions report now (scripts being loaded need it too).
+    pub fn movie_status(&self) -> Option<lua::MovieStatus> {
+        self.movies.status(self.frames)
     }
 
     pub fn movies_mut(&mut self) -> &mut Movies {

@@ -233,6 +233,16 @@ impl Console {
         self.bus.peek(addr)
     }
 
+    /// Reads CPU memory without side effects on the machine, like [`Console::peek`]; a PPU
+    /// register is read after the PPU has drawn the pixels it owes (drawing them now or at the
+    /// next access makes the same picture), so that no copy of the PPU is needed.
+    pub fn inspect(&mut self, addr: u16) -> u8 {
+        if (0x2000..0x4000).contains(&addr) {
+            self.bus.ppu.catch_up(&mut self.bus.cart);
+        }
+        self.bus.peek(addr)
+    }
+
     /// Writes CPU memory as the CPU would (registers react), without spending a cycle.
     pub fn write(&mut self, addr: u16, val: u8) {
         self.bus.write_untimed(addr, val);

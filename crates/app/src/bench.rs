@@ -31,6 +31,9 @@ pub struct Args {
     /// Keep the rewind ring filling every frame, as the window does, and report its size.
     #[arg(long)]
     rewind: bool,
+    /// Run this many frames ahead of the machine each frame (0-4), as `run --run-ahead` does.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    run_ahead: u8,
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
@@ -38,6 +41,9 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let (name, console) = load_console(&args.rom)?;
     // A benchmark never touches the user's saves: no battery file.
     let mut session = Session::new(console);
+    session
+        .set_run_ahead(args.run_ahead)
+        .map_err(anyhow::Error::msg)?;
     if args.rewind {
         session.set_rewind(Some(session::rewind::DEFAULT_BUDGET));
     }

@@ -52,6 +52,10 @@ pub struct Args {
     /// FCEUX Lua script to run alongside (repeatable; see scripts/README.md).
     #[arg(long = "lua", value_name = "SCRIPT")]
     pub lua: Vec<PathBuf>,
+    /// Show the picture this many frames ahead of the machine (0-4), so that a button's effect
+    /// is seen that many frames sooner; off while a movie plays or records.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    run_ahead: u8,
     /// Print the headless summary as one JSON object.
     #[arg(long, requires = "headless")]
     json: bool,
@@ -64,6 +68,10 @@ pub struct Args {
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     // Options first: a bad value is reported before a window opens or a frame runs.
     let driver = args.ai.driver()?;
+    // Checked here too, so that a bad value is one line before anything runs.
+    Session::new(nes::Console::from_ines(crate::GAME_ROM)?)
+        .set_run_ahead(args.run_ahead)
+        .map_err(anyhow::Error::msg)?;
     if !args.headless {
         return play_in_window(args, driver);
     }
@@ -86,6 +94,9 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let (name, console) = load_console(&args.rom)?;
     let mut session = Session::new(console);
     session.open_battery(&name);
+    session
+        .set_run_ahead(args.run_ahead)
+        .map_err(anyhow::Error::msg)?;
     let movies = Movies::open(
         args.movies.movie.as_deref(),
         args.movies.record.as_deref(),
@@ -146,7 +157,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     // written however the run ended.
     let script_exit = session.scripts().and_then(lua::Scripts::exit_code);
     let mut rgb = Vec::new();
-    palette.to_rgb(session.console().frame_buffer(), &mut rgb);
+    palette.to_rgb(session.picture(), &mut rgb);
     if let Some(scripts) = session.scripts() {
         scripts.composite(&mut rgb, 3);
     }
@@ -225,6 +236,7 @@ fn play_in_window(args: &Args, driver: ai::driver::Driver) -> anyhow::Result<Exi
     options.ai_enabled = args.ai.ai.is_some();
     options.lua = args.lua.clone();
     options.movie = args.movies.movie.clone();
+    options.run_ahead = args.run_ahead;
     let status = desktop::run(options)?;
     // os.exit(n) in a script ends nestor with n, as it ends FCEUX.
     Ok(ExitCode::from(status as u8))

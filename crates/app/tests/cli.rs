@@ -181,3 +181,14 @@ fn wav_holds_the_run_sound() {
     );
     assert_eq!(wav.len(), 44 + samples as usize * 2);
 }
+
+#[test]
+fn run_ahead_beyond_four_frames_is_one_line() {
+    let (code, stderr) = run(&["run", "--headless", "--frames", "1", "--run-ahead", "9"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("run-ahead of 9 frames: at most 4"),
+        "{stderr}"
+    );
+}

@@ -73,6 +73,8 @@ pub struct Options {
     pub lua: Vec<PathBuf>,
     /// An FCEUX movie to play back (its input replaces the keyboard's while it lasts).
     pub movie: Option<PathBuf>,
+    /// Frames the picture is shown ahead of the machine (run-ahead, 0-4).
+    pub run_ahead: u8,
     /// Config file; `None` is `<config dir>/nestor/config.toml`.
     pub config_path: Option<PathBuf>,
 }
@@ -85,6 +87,7 @@ impl Options {
             ai_enabled: false,
             lua: Vec::new(),
             movie: None,
+            run_ahead: 0,
             config_path: None,
         }
     }
@@ -193,6 +196,9 @@ impl App {
         let mut session = Session::new(console);
         session.open_battery(&options.rom.name);
         session.set_rewind(Some(session::rewind::DEFAULT_BUDGET));
+        if let Err(err) = session.set_run_ahead(options.run_ahead) {
+            eprintln!("nestor: {err}; run-ahead is off");
+        }
         if let Some(ai) = options.ai {
             session.set_player(ai, options.ai_enabled);
         }
@@ -373,6 +379,10 @@ impl App {
         if self.session.player_on() {
             title += " - AI";
         }
+        // Shown because run-ahead changes what a player sees (speedrun boards ask for it).
+        if self.session.run_ahead_frames() > 0 {
+            title += &format!(" - run-ahead {}", self.session.run_ahead_frames());
+        }
         if let Some((message, since)) = &self.message {
             if since.elapsed() < MESSAGE_TIME {
                 title += " - ";
@@ -391,8 +401,7 @@ impl App {
 
     /// The frame as packed RGB with the scripts' drawing over it.
     fn picture(&mut self) -> Vec<u8> {
-        self.palette
-            .to_rgb(self.session.console().frame_buffer(), &mut self.rgb);
+        self.palette.to_rgb(self.session.picture(), &mut self.rgb);
         let mut picture = self.rgb.clone();
         if let Some(scripts) = self.session.scripts() {
             scripts.composite(&mut picture, 3);

@@ -35,6 +35,9 @@ fn main() {
             lua: option("--lua"),
             movie: option("--movie").pop(),
             player: !option("--player").is_empty(),
+            run_ahead: option("--run-ahead")
+                .pop()
+                .map_or(0, |n| n.to_str().unwrap().parse().unwrap()),
         };
         child(Path::new(&args[i + 1]), options);
     }
@@ -85,6 +88,7 @@ struct ChildOptions {
     movie: Option<PathBuf>,
     /// A stand-in for the AI that holds Right, switched on and off with I.
     player: bool,
+    run_ahead: u8,
 }
 
 /// Holds Right on controller 1 while it is switched on.
@@ -105,6 +109,7 @@ fn child(rom_path: &Path, child_options: ChildOptions) -> ! {
     let mut options = desktop::Options::new(rom);
     options.lua = child_options.lua;
     options.movie = child_options.movie;
+    options.run_ahead = child_options.run_ahead;
     if child_options.player {
         options.ai = Some(Box::new(RightPlayer));
     }
@@ -1136,12 +1141,14 @@ fn session_scenario() {
 }
 
 /// Backspace held runs the game backwards: the colour a button press gave the backdrop goes
-/// away again, and the game goes on from there when it is let go.
+/// away again, and the game goes on from there when it is let go. Run-ahead is on and says so.
 fn rewind_scenario() {
     let mut s = Session::start(&button_colour_rom());
-    s.launch();
+    let rom = s.dir.join("buttons.nes");
+    s.launch_args(&rom, &["--run-ahead".as_ref(), "2".as_ref()]);
     let window = s.window();
     s.wait_title(&window, "buttons.nes - 100%");
+    s.wait_title(&window, "run-ahead 2");
     std::thread::sleep(Duration::from_millis(500));
     let before = s.screenshot(&window);
     // Right (ArrowRight) turns the backdrop to colour $01 and it stays so.

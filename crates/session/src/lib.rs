@@ -25,6 +25,9 @@ use movies::Movies;
 use nes::{Buttons, Console};
 use rewind::Rewind;
 
+/// The most frames run-ahead may show ahead of the machine.
+pub const MAX_RUN_AHEAD: u8 = 4;
+
 /// A rectangle in NES pixels to outline over the picture.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Outline {
@@ -60,6 +63,12 @@ pub struct Session {
     /// The last frame's sound.
     samples: Vec<i16>,
     rewind: Option<Rewind>,
+    /// Frames shown ahead of the machine (run-ahead), 0 to [`MAX_RUN_AHEAD`].
+    run_ahead: u8,
+    /// The picture `run_ahead` frames ahead with the same input; empty when none was made.
+    ahead_picture: Vec<u16>,
+    /// The machine's state while it runs ahead (a buffer kept for its capacity).
+    ahead_state: Vec<u8>,
     /// One-line reports for the front end to show.
     messages: Vec<String>,
 }
@@ -78,6 +87,9 @@ impl Session {
             frames: 0,
             samples: Vec::new(),
             rewind: None,
+            run_ahead: 0,
+            ahead_picture: Vec::new(),
+            ahead_state: Vec::new(),
             messages: Vec::new(),
         }
     }
@@ -122,6 +134,58 @@ impl Session {
                 self.report(format!("{err}; rewind is off"));
             }
         }
+        self.run_ahead();
+    }
+
+    /// Run-ahead: the frames after this one are emulated with the same input, their picture
+    /// kept for display and everything else thrown away, so that a press shows `run_ahead`
+    /// frames sooner. The sound stays this frame's. Off while a movie plays or records.
+    fn run_ahead(&mut self) {
+        self.ahead_picture.clear();
+        let frames = self.run_ahead_frames();
+        if frames == 0 {
+            return;
+        }
+        self.ahead_state = self
+            .console
+            .snapshot_into(std::mem::take(&mut self.ahead_state));
+        for _ in 0..frames {
+            self.console.run_frame();
+        }
+        self.ahead_picture
+            .extend_from_slice(self.console.frame_buffer());
+        self.console
+            .restore(&self.ahead_state)
+            .expect("a snapshot loads back into the console that took it");
+    }
+
+    /// Shows frames `frames` ahead of the machine (0 turns run-ahead off).
+    pub fn set_run_ahead(&mut self, frames: u8) -> Result<(), String> {
+        if frames > MAX_RUN_AHEAD {
+            return Err(format!(
+                "run-ahead of {frames} frames: at most {MAX_RUN_AHEAD}"
+            ));
+        }
+        self.run_ahead = frames;
+        Ok(())
+    }
+
+    /// Frames run ahead now: 0 while a movie plays or records.
+    pub fn run_ahead_frames(&self) -> u8 {
+        if self.movies.active() {
+            0
+        } else {
+            self.run_ahead
+        }
+    }
+
+    /// The picture to show: the frame run ahead, or the machine's own.
+    pub fn picture(&self) -> &[u16] {
+        if self.ahead_picture.is_empty() {
+            self.console.frame_buffer()
+        } else {
+            &self.ahead_picture
+        }
     }
 
     /// Keeps a ring of the last frames' states within `budget` bytes, for [`Session::rewind`]
@@ -134,6 +198,7 @@ impl Session {
     /// further, or is off, or a movie is being played or recorded (its frames only go forwards).
     pub fn rewind(&mut self) -> bool {
         self.samples.clear();
+        self.ahead_picture.clear();
         let Some(rewind) = self.rewind.as_mut().filter(|_| !self.movies.active()) else {
             return false;
         };
@@ -179,6 +244,7 @@ impl Session {
         self.battery.flush(&self.console);
         self.battery = BatterySave::open(rom_name, &mut console);
         self.console = console;
+        self.ahead_picture.clear();
         self.movies = Movies::default();
         self.player_on = false;
         self.frames = 0;

@@ -1,11 +1,15 @@
-//! `nestor bench`: emulation speed, headless. Warm-up frames first, then timed frames. With
-//! `--ai` the native AI plays (its searches are timed too), as when `nestor` runs Quadfall.
+//! `nestor bench`: emulation speed, headless, through the same session as every front end.
+//! Warm-up frames first, then timed frames. With `--ai` the native AI plays (its searches are
+//! timed too), with `--movie` a movie does, with `--lua` scripts run beside (their printing
+//! dropped); `--rewind` and `--run-ahead` cost what they cost in the window.
 
 use crate::ai_play::{AiArgs, AiPlayer};
 use crate::{load_console, RomArg};
 use indicatif::{ProgressBar, ProgressStyle};
+use session::movies::Movies;
 use session::Session;
 use std::cell::RefCell;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::rc::Rc;
 use std::time::Instant;
@@ -34,6 +38,12 @@ pub struct Args {
     /// Run this many frames ahead of the machine each frame (0-4), as `run --run-ahead` does.
     #[arg(long, value_name = "N", default_value_t = 0)]
     run_ahead: u8,
+    /// Play this FCEUX movie (.fm2) back while timing.
+    #[arg(long, value_name = "FILE", conflicts_with = "ai")]
+    movie: Option<PathBuf>,
+    /// Run this FCEUX Lua script beside (repeatable); what it prints is dropped.
+    #[arg(long = "lua", value_name = "SCRIPT")]
+    lua: Vec<PathBuf>,
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
@@ -51,6 +61,24 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     if driver_used {
         let driver = Rc::new(RefCell::new(args.ai.driver()?));
         session.set_player(Box::new(AiPlayer(driver)), true);
+    }
+    if let Some(movie) = &args.movie {
+        let movies = Movies::open(Some(movie), None, "bench", session.console())?;
+        session.set_movies(movies);
+    }
+    if !args.lua.is_empty() {
+        let quiet: lua::Output = Rc::new(|stream, text: &str| {
+            if stream == lua::Stream::Err {
+                eprintln!("{text}");
+            }
+        });
+        let mut scripts = lua::Scripts::with_output(crate::rom_bytes(&args.rom)?.1, &name, quiet);
+        for path in &args.lua {
+            scripts
+                .load(session.console_mut(), path)
+                .map_err(anyhow::Error::msg)?;
+        }
+        session.set_scripts(scripts);
     }
     let progress = ProgressBar::new(args.warmup + args.frames).with_style(
         ProgressStyle::with_template("bench {bar:30} {pos}/{len} frames").expect("valid template"),

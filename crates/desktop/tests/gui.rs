@@ -1124,7 +1124,10 @@ fn session_scenario() {
     let left = s.wait_picture(&window, "the movie's Left in the backdrop", |p| {
         p.pixel(0, 0) != start.pixel(0, 0)
     });
-    s.wait_title(&window, "frames ran out");
+    // Reported in the title for a few seconds, and on stderr for good.
+    s.wait_for("the movie's end to be reported", STEP_TIMEOUT, |s| {
+        s.stderr().contains("frames ran out").then_some(())
+    });
     // A movie's frames only go forwards.
     s.hold(&window, "BackSpace");
     s.wait_title(&window, "no rewind while a movie plays");

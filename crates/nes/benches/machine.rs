@@ -1,7 +1,7 @@
 //! Emulation speed: whole frames of the project's game (its title's demo) and of shared test
 //! ROMs (nestest's menu, two test ROMs at work), measured once the ROM is past its boot.
 //!
-//! `cargo bench -p nes` (the shared ROMs are skipped, with a note, where /work/shared is absent)
+//! `cargo bench -p nes` (the shared ROMs are skipped, with a note, where the test ROMs are absent)
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use nes::Console;

@@ -117,13 +117,13 @@ fn bad_input_script_names_the_line() {
     );
 }
 
-const TEST_ROMS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/test-roms");
-
 #[test]
 fn test_rom_verdict_and_json() {
-    let rom = format!("{TEST_ROMS}/instr_test-v5/rom_singles/01-basics.nes");
+    let rom = testrom::location::path("instr_test-v5/rom_singles/01-basics.nes");
     let out = Command::new(env!("CARGO_BIN_EXE_nestor"))
-        .args(["test-rom", &rom, "--json"])
+        .arg("test-rom")
+        .arg(&rom)
+        .arg("--json")
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0));

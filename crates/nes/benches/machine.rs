@@ -14,7 +14,8 @@ const WARMUP: u64 = 600;
 
 fn roms() -> Vec<(&'static str, std::path::PathBuf)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let shared = root.join("../shared/test-roms");
+    // Where there is no test-ROM folder the paths don't exist, and their ROMs are skipped.
+    let shared = testrom::location::dir().unwrap_or_default();
     vec![
         ("quadfall_demo", root.join("roms/quadfall.nes")),
         ("nestest_menu", shared.join("nestest/nestest.nes")),

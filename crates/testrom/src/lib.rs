@@ -8,6 +8,7 @@ pub mod accuracycoin;
 pub mod blargg;
 pub mod board_report;
 pub mod image;
+pub mod location;
 pub mod manifest;
 pub mod nestest;
 pub mod screen;

@@ -124,6 +124,8 @@ fn refuses_a_corrupted_file() {
         "the corrupted file was written"
     );
     assert!(dest.join("nestest/nestest.log").is_file());
+    // Without the manifest the tests don't take the incomplete folder for a good one.
+    assert!(!dest.join("MANIFEST.tsv").exists());
     std::fs::remove_dir_all(source).unwrap();
     std::fs::remove_dir_all(dest).unwrap();
 }

@@ -73,6 +73,10 @@ pub struct Driver {
     target: Option<Piece>,
     /// The buttons of the previous frame and the tap cool-downs.
     pad: Pad,
+    /// What [`Driver::decide`] pressed last, in the console's bit order.
+    pressed: Buttons,
+    /// Frame starts in a row at which the game was still busy.
+    lag_frames: u8,
     frame: u64,
     pub stats: DriverStats,
 }
@@ -97,6 +101,8 @@ impl Driver {
             planned_level: 0,
             target: None,
             pad: Pad::idle(),
+            pressed: Buttons::default(),
+            lag_frames: 0,
             frame: 0,
             stats: DriverStats::default(),
         })
@@ -124,13 +130,28 @@ impl Driver {
             .ok_or_else(|| format!("unsupported tap rate {tap_hz} Hz (30, 20, 15, 12 or 10)"))
     }
 
-    /// Chooses this frame's buttons from RAM, feeds them and runs the game for one frame.
-    pub fn step(&mut self, console: &mut Console) {
+    /// Controller 1's buttons for the host frame about to start, chosen from RAM at its input
+    /// latch. While the game is still busy with the last frame's logic (a lag frame: $33 is
+    /// still set), the buttons stay as they are, because the game has not acted on them yet;
+    /// screens drawn with NMIs off never clear $33, so after two such frames it decides anyway.
+    pub fn decide(&mut self, console: &mut Console) -> Buttons {
+        if console.peek(VBLANK_FLAG) != 0 && self.lag_frames < 2 {
+            self.lag_frames += 1;
+            return self.pressed;
+        }
+        self.lag_frames = 0;
         let held = self.buttons(console);
-        console.set_buttons(0, Buttons(held.reverse_bits()));
         self.pad = self.pad.after(held, 8);
-        run_game_frame(console);
         self.frame += 1;
+        self.pressed = Buttons(held.reverse_bits());
+        self.pressed
+    }
+
+    /// Presses this frame's buttons and runs the frame (for runs without a host session).
+    pub fn step(&mut self, console: &mut Console) {
+        let buttons = self.decide(console);
+        console.set_buttons(0, buttons);
+        console.run_frame();
     }
 
     /// Where the current piece is planned to lock (for the window's overlay).
@@ -324,13 +345,4 @@ pub fn score(console: &Console) -> u32 {
         let b = console.peek(addr) as u32;
         acc * 100 + (b >> 4) * 10 + (b & 0x0F)
     })
-}
-
-/// Runs the machine until the game has finished one frame's logic: the NMI sets $33 to 1 and
-/// the main loop clears it when it waits for the next one. Screens drawn with NMIs off have no
-/// such frame; the guard ends the wait after about two frames of CPU time.
-pub fn run_game_frame(console: &mut Console) {
-    const GUARD: u64 = 25_000; // instructions; a frame is about 10,000
-    let n = console.run_while(GUARD, |c| c.peek(VBLANK_FLAG) == 0);
-    console.run_while(2 * GUARD - n, |c| c.peek(VBLANK_FLAG) != 0);
 }

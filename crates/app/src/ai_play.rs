@@ -1,10 +1,12 @@
 //! The native Tetris AI at the controls of `nestor` and `nestor run`: its command-line options,
-//! and the `desktop::Player` that lets it play in the window.
+//! and the `session::Player` that makes it an input source of the session.
 
 use ai::driver::Driver;
 use ai::rules::ORIENTATIONS;
-use desktop::{Outline, Player};
-use nes::Console;
+use nes::{Buttons, Console};
+use session::{Outline, Player};
+use std::cell::RefCell;
+use std::rc::Rc;
 
 /// Where the game draws playfield square (0, 0), in NES pixels (tile column 12, row 5).
 const PLAYFIELD_X: i16 = 96;
@@ -38,17 +40,18 @@ impl AiArgs {
     }
 }
 
-/// The driver as the window's automatic player.
-pub struct AiPlayer(pub Driver);
+/// The driver as the session's automatic player, shared with the front end that reports its
+/// statistics.
+pub struct AiPlayer(pub Rc<RefCell<Driver>>);
 
 impl Player for AiPlayer {
-    fn step(&mut self, console: &mut Console) {
-        self.0.step(console);
+    fn buttons(&mut self, console: &mut Console) -> Buttons {
+        self.0.borrow_mut().decide(console)
     }
 
     /// The squares of the planned lock position.
-    fn overlay(&self, _console: &Console) -> Vec<Outline> {
-        let Some(target) = self.0.target() else {
+    fn overlay(&self) -> Vec<Outline> {
+        let Some(target) = self.0.borrow().target() else {
             return Vec::new();
         };
         ORIENTATIONS[target.id as usize]

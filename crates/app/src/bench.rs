@@ -1,10 +1,13 @@
 //! `nestor bench`: emulation speed, headless. Warm-up frames first, then timed frames. With
 //! `--ai` the native AI plays (its searches are timed too), as when `nestor` runs Quadfall.
 
-use crate::ai_play::AiArgs;
+use crate::ai_play::{AiArgs, AiPlayer};
 use crate::{load_console, RomArg};
 use indicatif::{ProgressBar, ProgressStyle};
+use session::Session;
+use std::cell::RefCell;
 use std::process::ExitCode;
+use std::rc::Rc;
 use std::time::Instant;
 
 /// NTSC frame rate: the speed a player needs.
@@ -29,34 +32,29 @@ pub struct Args {
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     anyhow::ensure!(args.frames > 0, "--frames must be at least 1");
-    let (name, mut console) = load_console(&args.rom)?;
+    let (name, console) = load_console(&args.rom)?;
+    // A benchmark never touches the user's saves: no battery file.
+    let mut session = Session::new(console);
     let driver_used = args.ai.ai.is_some();
-    let mut driver = match args.ai.ai {
-        Some(_) => Some(args.ai.driver()?),
-        None => None,
-    };
+    if driver_used {
+        let driver = Rc::new(RefCell::new(args.ai.driver()?));
+        session.set_player(Box::new(AiPlayer(driver)), true);
+    }
     let progress = ProgressBar::new(args.warmup + args.frames).with_style(
         ProgressStyle::with_template("bench {bar:30} {pos}/{len} frames").expect("valid template"),
     );
     let mut seconds = 0.0;
-    let mut frames = 0;
+    let frames = args.frames;
     testrom::contain_panics(|| {
-        let first = console.bus.ppu.frame;
-        // The AI runs the game a game frame at a time, which is not always one PPU frame:
-        // frames are counted by the PPU.
-        let mut run_until = |frame: u64| {
-            while console.bus.ppu.frame < frame {
-                match &mut driver {
-                    Some(driver) => driver.step(&mut console),
-                    None => console.run_frame(),
-                }
-                progress.set_position(console.bus.ppu.frame - first);
+        let mut run = |frames: u64| {
+            for _ in 0..frames {
+                session.frame();
+                progress.inc(1);
             }
-            console.bus.ppu.frame
         };
-        let start_frame = run_until(first + args.warmup);
+        run(args.warmup);
         let start = Instant::now();
-        frames = run_until(start_frame + args.frames) - start_frame;
+        run(args.frames);
         seconds = start.elapsed().as_secs_f64();
     })
     .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;

@@ -3,16 +3,18 @@
 
 use crate::ai_play::{AiArgs, AiPlayer};
 use crate::input_script::InputScript;
-use crate::movie::Movies;
 use crate::{load_console, RomArg};
-use anyhow::{bail, Context};
-use desktop::battery::BatterySave;
+use anyhow::Context;
 use desktop::files::{self, encode_png};
 use indicatif::{ProgressBar, ProgressStyle};
 use nes::ppu::palette::Palette;
 use nes::ppu::{HEIGHT, WIDTH};
+use session::movies::Movies;
+use session::Session;
+use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::rc::Rc;
 
 /// Frames of a headless run without --frames: five minutes of play.
 const DEFAULT_FRAMES: u64 = 18_000;
@@ -62,13 +64,9 @@ pub struct Args {
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     // Options first: a bad value is reported before a window opens or a frame runs.
     let driver = args.ai.driver()?;
-    if args.ai.ai.is_some() && !args.lua.is_empty() {
-        bail!("--lua and the AI cannot play together (the AI runs its own frames)");
-    }
     if !args.headless {
         return play_in_window(args, driver);
     }
-    let mut driver = args.ai.ai.is_some().then_some(driver);
     let script = match &args.input {
         Some(path) => {
             let text = std::fs::read_to_string(path)
@@ -85,96 +83,78 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         }
         None => Palette::default(),
     };
-    let (name, mut console) = load_console(&args.rom)?;
-    let mut battery = BatterySave::open(&name, &mut console);
-    let mut movies = Movies::open(&args.movies, args.rom.rom.as_deref(), &console)?;
+    let (name, console) = load_console(&args.rom)?;
+    let mut session = Session::new(console);
+    session.open_battery(&name);
+    let movies = Movies::open(
+        args.movies.movie.as_deref(),
+        args.movies.record.as_deref(),
+        &rom_stem(&args.rom),
+        session.console(),
+    )?;
     let frame_count = args.frames.or(movies.length()).unwrap_or(DEFAULT_FRAMES);
-    let mut scripts = if args.lua.is_empty() {
-        None
-    } else {
+    session.set_movies(movies);
+    let driver = args.ai.ai.is_some().then(|| Rc::new(RefCell::new(driver)));
+    if let Some(driver) = &driver {
+        session.set_player(Box::new(AiPlayer(driver.clone())), true);
+    }
+    if !args.lua.is_empty() {
         let mut scripts = lua::Scripts::new(crate::rom_bytes(&args.rom)?.1, &name);
-        scripts.set_movie(movies.status(0));
+        scripts.set_movie(session.movie_status());
         scripts.set_files(files::lua_files(&name));
         for path in &args.lua {
             scripts
-                .load(&mut console, path)
+                .load(session.console_mut(), path)
                 .map_err(anyhow::Error::msg)?;
         }
-        Some(scripts)
-    };
+        session.set_scripts(scripts);
+    }
     // Hidden when stderr is not a terminal.
     let progress = ProgressBar::new(frame_count).with_style(
         ProgressStyle::with_template("{bar:30} {pos}/{len} frames {msg}").expect("valid template"),
     );
     let mut samples: Vec<i16> = Vec::new();
-    let mut take_samples = |console: &mut nes::Console| {
-        if args.wav.is_some() {
-            console.bus.apu.take_samples(&mut samples);
-        }
-    };
     let mut hashes = Vec::new();
-    let mut hash_after = |frame: u64, console: &nes::Console| {
-        if args.hash.is_some_and(|n| frame.is_multiple_of(n)) {
-            let hash = format!("{:016x}", console.hash());
-            if !args.json {
-                progress.suspend(|| println!("frame {frame}: {hash}"));
-            }
-            hashes.push(serde_json::json!({ "frame": frame, "hash": hash }));
-        }
-    };
-    let frames = testrom::contain_panics(|| {
-        let mut pad = nes::Buttons::default();
+    let run = testrom::contain_panics(|| {
         for frame in 0..frame_count {
-            // The previous frame's sound (the last frame's is taken after the loop).
-            take_samples(&mut console);
             if let Some(buttons) = script.change_at(frame) {
-                pad = buttons;
-                console.set_buttons(0, buttons);
+                session.set_pads([buttons.0, 0]);
             }
-            let pads = movies.play(frame, &mut console).unwrap_or([pad.0, 0]);
+            session.frame();
             progress.inc(1);
-            battery.tick(&console);
-            if let Some(driver) = &mut driver {
-                // The AI presses its buttons (over the script's) and runs the game's frame.
-                driver.step(&mut console);
-                movies.log_started(&console);
-                if frame % 60 == 0 {
-                    progress.set_message(format!("{} lines", driver.stats.lines));
-                }
-                hash_after(frame + 1, &console);
-                continue;
+            if args.wav.is_some() {
+                samples.extend_from_slice(session.samples());
             }
-            match &mut scripts {
-                // Scripts run the frame in FCEUX's order, the pad going through joypad.set.
-                Some(scripts) => {
-                    scripts.set_pads(pads);
-                    scripts.set_movie(movies.status(frame));
-                    scripts.run_frame(&mut console);
-                    movies.log_ended(&console);
-                    if scripts.exit_code().is_some() {
-                        return frame + 1;
-                    }
-                }
-                // Movies go by FCEUX's frames, latching the pads at each one's start.
-                None if movies.active() => {
-                    for (port, &buttons) in pads.iter().enumerate() {
-                        console.set_buttons(port, nes::Buttons(buttons));
-                    }
-                    movies.log_started(&console);
-                    ::movie::run_frame(&mut console);
-                }
-                None => console.run_frame(),
+            if let Some(driver) = driver.as_ref().filter(|_| frame % 60 == 0) {
+                progress.set_message(format!("{} lines", driver.borrow().stats.lines));
             }
-            hash_after(frame + 1, &console);
+            if args.hash.is_some_and(|n| (frame + 1).is_multiple_of(n)) {
+                let hash = format!("{:016x}", session.console().hash());
+                if !args.json {
+                    progress.suspend(|| println!("frame {}: {hash}", frame + 1));
+                }
+                hashes.push(serde_json::json!({ "frame": frame + 1, "hash": hash }));
+            }
+            if session.scripts().is_some_and(|s| s.exit_code().is_some()) {
+                return frame + 1;
+            }
         }
         frame_count
-    })
-    .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
-    take_samples(&mut console);
-    battery.flush(&console);
+    });
     progress.finish_and_clear();
+    // The scripts' exit code is read before they are stopped; saves and the recording are
+    // written however the run ended.
+    let script_exit = session.scripts().and_then(lua::Scripts::exit_code);
+    let mut rgb = Vec::new();
+    palette.to_rgb(session.console().frame_buffer(), &mut rgb);
+    if let Some(scripts) = session.scripts() {
+        scripts.composite(&mut rgb, 3);
+    }
+    let desync = session.finish(args.json)?;
+    let frames = run.map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+    let console = session.console();
     if let Some(path) = &args.wav {
-        let rate = console.bus.apu.sample_rate().round() as u32;
+        let rate = console.sample_rate().round() as u32;
         write_atomic(path, &crate::wav::encode(&samples, rate))?;
         if !args.json {
             println!(
@@ -189,49 +169,46 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         summary["hashes"] = hashes.into();
     }
     if let Some(driver) = &driver {
-        let s = &driver.stats;
+        let s = &driver.borrow().stats;
         summary["games"] = s.games.into();
         summary["pieces"] = s.pieces.into();
         summary["lines"] = s.lines.into();
-        summary["score"] = ai::driver::score(&console).into();
+        summary["score"] = ai::driver::score(console).into();
         summary["replans"] = s.replans.into();
     }
     if args.json {
         println!("{summary}");
     } else if let Some(driver) = &driver {
-        let s = &driver.stats;
+        let s = &driver.borrow().stats;
         println!(
             "{name}: {frames} frames, AI: {} games, {} pieces, {} lines, score {}, {} replans",
             s.games,
             s.pieces,
             s.lines,
-            ai::driver::score(&console),
+            ai::driver::score(console),
             s.replans
         );
     } else {
         println!("{name}: ran {frames} frames");
     }
     if let Some(path) = &args.screenshot {
-        let mut rgb = Vec::new();
-        palette.to_rgb(&console.bus.ppu.frame_buffer, &mut rgb);
-        if let Some(scripts) = &scripts {
-            scripts.composite(&mut rgb, 3);
-        }
         write_png(path, &rgb, args.scale)?;
         if !args.json {
             println!("screenshot: {}", path.display());
         }
     }
-    let desync = movies.finish(args.json)?;
-    let Some(mut scripts) = scripts else {
-        return Ok(ExitCode::from(desync.unwrap_or(0)));
-    };
-    let exit = scripts.exit_code();
-    scripts.stop_all(&mut console);
     // os.exit(n) ends nestor with n, as it ends FCEUX.
     Ok(ExitCode::from(
-        exit.map_or(desync.unwrap_or(0), |e| e as u8),
+        script_exit.map_or(desync.unwrap_or(0), |e| e as u8),
     ))
+}
+
+/// The ROM's file stem, the name a recorded movie gives it.
+fn rom_stem(rom: &RomArg) -> String {
+    rom.rom
+        .as_deref()
+        .and_then(Path::file_stem)
+        .map_or("quadfall".into(), |s| s.to_string_lossy().into_owned())
 }
 
 /// Opens the window; the AI plays from the start if --ai was given, and I toggles it anyway.
@@ -244,9 +221,10 @@ fn play_in_window(args: &Args, driver: ai::driver::Driver) -> anyhow::Result<Exi
         },
     };
     let mut options = desktop::Options::new(rom);
-    options.ai = Some(Box::new(AiPlayer(driver)));
+    options.ai = Some(Box::new(AiPlayer(Rc::new(RefCell::new(driver)))));
     options.ai_enabled = args.ai.ai.is_some();
     options.lua = args.lua.clone();
+    options.movie = args.movies.movie.clone();
     let status = desktop::run(options)?;
     // os.exit(n) in a script ends nestor with n, as it ends FCEUX.
     Ok(ExitCode::from(status as u8))

@@ -4,11 +4,14 @@
 //! also holds pages the allocator keeps, the heap count says what the program still uses).
 //! Exits 1 if memory grew by 1 MiB or more.
 
-use crate::ai_play::AiArgs;
+use crate::ai_play::{AiArgs, AiPlayer};
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
+use session::Session;
 use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::RefCell;
 use std::process::ExitCode;
+use std::rc::Rc;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::Instant;
 
@@ -107,25 +110,23 @@ fn mib(kib: u64) -> f64 {
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
-    let mut driver = args.ai.driver()?;
-    let mut console = nes::Console::from_ines(crate::GAME_ROM)?;
+    let driver = Rc::new(RefCell::new(args.ai.driver()?));
+    let mut session = Session::new(nes::Console::from_ines(crate::GAME_ROM)?);
+    session.set_player(Box::new(AiPlayer(driver.clone())), true);
     let progress = ProgressBar::new(args.warmup + args.frames).with_style(
         ProgressStyle::with_template("soak {bar:30} {pos}/{len} frames {msg}")
             .expect("valid template"),
     );
-    // The sound is taken every frame, as a front end does.
-    let mut samples = Vec::new();
-    let mut frame = |console: &mut nes::Console| {
-        driver.step(console);
-        samples.clear();
-        console.bus.apu.take_samples(&mut samples);
+    // The session takes the sound every frame, as for a front end.
+    let mut frame = || {
+        session.frame();
         progress.inc(1);
     };
     let (mut start_kib, mut peak_kib, mut heap_start_kib) = (0, 0, 0);
     let (mut seconds, mut cpu) = (0.0, 0.0);
     testrom::contain_panics(|| -> anyhow::Result<()> {
         for _ in 0..args.warmup {
-            frame(&mut console);
+            frame();
         }
         start_kib = resident_kib()?;
         heap_start_kib = heap_kib();
@@ -133,7 +134,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         let start = Instant::now();
         let cpu_start = cpu_seconds()?;
         for done in 1..=args.frames {
-            frame(&mut console);
+            frame();
             if done.is_multiple_of(10_000) {
                 let now = resident_kib()?;
                 peak_kib = peak_kib.max(now);
@@ -158,7 +159,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let flat = growth_kib < FLAT_LIMIT_KIB;
     let fps = args.frames as f64 / seconds;
     let cpu_fps = args.frames as f64 / cpu;
-    let stats = &driver.stats;
+    let stats = &driver.borrow().stats;
     if args.json {
         let json = serde_json::json!({
             "frames": args.frames,

@@ -194,8 +194,11 @@ fn wav_holds_the_run_sound() {
     let rate = u32::from_le_bytes(wav[24..28].try_into().unwrap());
     let samples = u32::from_le_bytes(wav[40..44].try_into().unwrap()) / 2;
     assert_eq!(rate, 48_000);
-    // 120 frames at 60.0988 frames/s, less the resampler's few samples of latency.
-    let expected = 120.0 / 60.0988 * 48_000.0;
+    // 120 frames at 60.0988 frames/s, less the resampler's few samples of latency; the first
+    // frame runs from power-on (line 0) through a VBlank to the second start of line 240, 502
+    // of a frame's 262 lines.
+    let frames = 119.0 + 502.0 / 262.0;
+    let expected = frames / 60.0988 * 48_000.0;
     assert!(
         (f64::from(samples) - expected).abs() < 100.0,
         "{samples} samples"

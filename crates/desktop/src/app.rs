@@ -2,7 +2,6 @@
 //! input.
 
 use crate::audio::Audio;
-use crate::battery::BatterySave;
 use crate::config::Config;
 use crate::files;
 use crate::input::Input;
@@ -11,6 +10,8 @@ use lua::{HostInput, Scripts, SpeedMode, Stream};
 use nes::ppu::palette::Palette;
 use nes::ppu::{HEIGHT, WIDTH};
 use nes::Console;
+use session::movies::Movies;
+use session::{Outline, Player, Session};
 use std::cell::RefCell;
 use std::collections::HashSet;
 use std::fmt;
@@ -63,33 +64,15 @@ impl Rom {
     }
 }
 
-/// A rectangle in NES pixels to outline over the picture.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Outline {
-    pub x: u16,
-    pub y: u16,
-    pub width: u16,
-    pub height: u16,
-}
-
-/// An automatic player (the Tetris AI) that can be switched on and off at any moment.
-pub trait Player {
-    /// Plays one frame while the AI is on, in place of `Console::run_frame`: sets the buttons
-    /// it wants and runs the machine to the next frame.
-    fn step(&mut self, console: &mut Console);
-    /// What the overlay shows (the planned lock position), in NES pixels.
-    fn overlay(&self, _console: &Console) -> Vec<Outline> {
-        Vec::new()
-    }
-}
-
 pub struct Options {
     pub rom: Rom,
     pub ai: Option<Box<dyn Player>>,
     /// Whether the AI plays from the start.
     pub ai_enabled: bool,
-    /// FCEUX Lua scripts run on the window's frames (they take the place of the AI).
+    /// FCEUX Lua scripts run on the window's frames, beside the AI.
     pub lua: Vec<PathBuf>,
+    /// An FCEUX movie to play back (its input replaces the keyboard's while it lasts).
+    pub movie: Option<PathBuf>,
     /// Config file; `None` is `<config dir>/nestor/config.toml`.
     pub config_path: Option<PathBuf>,
 }
@@ -101,6 +84,7 @@ impl Options {
             ai: None,
             ai_enabled: false,
             lua: Vec::new(),
+            movie: None,
             config_path: None,
         }
     }
@@ -140,25 +124,28 @@ pub fn run(options: Options) -> Result<i32, RunError> {
         Some(path) => Config::load_or_create(&path),
         None => Config::default(),
     };
+    let movies = Movies::open(
+        options.movie.as_deref(),
+        None,
+        &options.rom.stem(),
+        &console,
+    )
+    .map_err(|e| RunError::BadRom(format!("{e:#}")))?;
     let mut app = App::new(options, console, config);
+    app.session.set_movies(movies);
     let result = event_loop.run_app(&mut app);
     let status = app.exit_status.unwrap_or(0);
-    if let Some(scripts) = &mut app.scripts {
-        scripts.stop_all(&mut app.console);
+    if let Err(err) = app.session.finish(true) {
+        eprintln!("nestor: {err:#}");
     }
-    app.battery.flush(&app.console);
     result.map_err(|e| RunError::Window(e.to_string()))?;
     app.error.map_or(Ok(status), Err)
 }
 
 struct App {
     rom: Rom,
-    console: Console,
-    battery: BatterySave,
-    ai: Option<Box<dyn Player>>,
-    ai_enabled: bool,
+    session: Session,
     overlay_enabled: bool,
-    scripts: Option<Scripts>,
     /// First lines of the errors scripts reported since the last frame (for the title).
     lua_errors: Rc<RefCell<Vec<String>>>,
     /// Mouse position in NES pixels and the buttons held, for `input.get`.
@@ -184,8 +171,6 @@ struct App {
     fps_since: Instant,
     /// The frame as packed RGB at the NES's resolution (what F12 saves).
     rgb: Vec<u8>,
-    /// The frame's sound.
-    samples: Vec<i16>,
     error: Option<RunError>,
 }
 
@@ -203,17 +188,20 @@ impl App {
             }
         };
         let lua_errors = Rc::new(RefCell::new(Vec::new()));
-        let mut console = console;
-        let scripts = (!options.lua.is_empty())
-            .then(|| load_scripts(&options.rom, &mut console, &options.lua, lua_errors.clone()));
+        let mut session = Session::new(console);
+        session.open_battery(&options.rom.name);
+        if let Some(ai) = options.ai {
+            session.set_player(ai, options.ai_enabled);
+        }
+        if !options.lua.is_empty() {
+            let (console, rom) = (session.console_mut(), &options.rom);
+            let scripts = load_scripts(rom, console, &options.lua, lua_errors.clone());
+            session.set_scripts(scripts);
+        }
         App {
-            battery: BatterySave::open(&options.rom.name, &mut console),
             rom: options.rom,
-            console,
-            ai_enabled: options.ai_enabled && options.ai.is_some(),
-            ai: options.ai,
+            session,
             overlay_enabled: false,
-            scripts,
             lua_errors,
             mouse: (0, 0),
             mouse_buttons: HashSet::new(),
@@ -235,7 +223,6 @@ impl App {
             fps_frames: 0,
             fps_since: Instant::now(),
             rgb: Vec::new(),
-            samples: Vec::new(),
             error: None,
         }
     }
@@ -254,62 +241,53 @@ impl App {
 
     /// Lua scripts are loaded and running: they run the frames.
     fn scripting(&self) -> bool {
-        self.scripts.as_ref().is_some_and(Scripts::active)
+        self.session.scripts().is_some_and(Scripts::active)
     }
 
     /// `emu.speedmode` other than normal: frames run as fast as the machine can.
     fn unthrottled(&self) -> bool {
         self.scripting()
             && self
-                .scripts
-                .as_ref()
+                .session
+                .scripts()
                 .is_some_and(|s| s.speed_mode() != SpeedMode::Normal)
     }
 
     /// Paused by the user or by a script's `emu.pause()`.
     fn halted(&self) -> bool {
-        self.paused || self.scripts.as_ref().is_some_and(Scripts::paused)
+        self.paused || self.session.scripts().is_some_and(Scripts::paused)
     }
 
-    /// Runs one frame: players' buttons, then the scripts, the AI or the machine alone; its sound
-    /// goes out.
+    /// Runs one frame of the session with the players' buttons; its sound goes out.
     fn emulate_frame(&mut self) {
         let bindings = [&self.config.player1, &self.config.player2];
         let pads = [0, 1].map(|port| self.input.buttons(port, bindings[port]));
+        self.session.set_pads(pads);
         if let Some(audio) = &self.audio {
-            self.console.bus.apu.set_sample_rate(audio.steered_rate());
+            self.session
+                .console_mut()
+                .set_sample_rate(audio.steered_rate());
         }
-        if self.scripting() {
-            let input = HostInput {
+        if let Some((scripts, _)) = self.session.scripts_mut() {
+            scripts.set_input(HostInput {
                 keys: self
                     .input
                     .fceux_key_names()
                     .chain(self.mouse_buttons.iter().map(|b| b.to_string()))
                     .collect(),
                 mouse: self.mouse,
-            };
-            let scripts = self.scripts.as_mut().expect("scripting");
-            scripts.set_pads(pads);
-            scripts.set_input(input);
-            scripts.run_frame(&mut self.console);
-        } else {
-            for (port, bits) in pads.into_iter().enumerate() {
-                self.console.set_buttons(port, nes::Buttons(bits));
-            }
-            match self.ai.as_mut().filter(|_| self.ai_enabled) {
-                Some(ai) => ai.step(&mut self.console),
-                None => self.console.run_frame(),
-            }
+            });
         }
+        self.session.frame();
         self.after_scripts();
-        self.battery.tick(&self.console);
+        for message in self.session.movies_mut().take_messages() {
+            self.message = Some((message, Instant::now()));
+        }
         self.fps_frames += 1;
-        self.samples.clear();
-        self.console.bus.apu.take_samples(&mut self.samples);
         // Sound only at normal speed; faster or slower it would be noise.
         if self.speed() == 1.0 {
             if let Some(audio) = &mut self.audio {
-                audio.push(&self.samples);
+                audio.push(self.session.samples());
             }
         }
         if let Some(window) = &self.window {
@@ -320,7 +298,7 @@ impl App {
     /// What the scripts asked of the window during the frame: messages, errors, screenshots,
     /// the end of the program.
     fn after_scripts(&mut self) {
-        let Some(scripts) = &mut self.scripts else {
+        let Some((scripts, _)) = self.session.scripts_mut() else {
             return;
         };
         let messages = scripts.take_messages();
@@ -366,7 +344,7 @@ impl App {
                 title += &format!(" - {fps:.0} fps");
             }
         }
-        if self.ai_enabled {
+        if self.session.player_on() {
             title += " - AI";
         }
         if let Some((message, since)) = &self.message {
@@ -388,9 +366,9 @@ impl App {
     /// The frame as packed RGB with the scripts' drawing over it.
     fn picture(&mut self) -> Vec<u8> {
         self.palette
-            .to_rgb(&self.console.bus.ppu.frame_buffer, &mut self.rgb);
+            .to_rgb(self.session.console().frame_buffer(), &mut self.rgb);
         let mut picture = self.rgb.clone();
-        if let Some(scripts) = &self.scripts {
+        if let Some(scripts) = self.session.scripts() {
             scripts.composite(&mut picture, 3);
         }
         picture
@@ -398,11 +376,9 @@ impl App {
 
     fn redraw(&mut self) {
         let mut picture = self.picture();
-        if self.overlay_enabled && self.ai_enabled {
-            if let Some(ai) = &self.ai {
-                for outline in ai.overlay(&self.console) {
-                    draw_outline(&mut picture, outline);
-                }
+        if self.overlay_enabled {
+            for outline in self.session.overlay() {
+                draw_outline(&mut picture, outline);
             }
         }
         if let Some(video) = &mut self.video {
@@ -418,7 +394,7 @@ impl App {
             KeyCode::Escape => event_loop.exit(),
             KeyCode::KeyP => {
                 let halted = self.halted();
-                if let Some(scripts) = &mut self.scripts {
+                if let Some((scripts, _)) = self.session.scripts_mut() {
                     scripts.unpause();
                 }
                 self.set_paused(!halted);
@@ -433,24 +409,22 @@ impl App {
             KeyCode::Tab => self.fast_forward = true,
             KeyCode::KeyT => self.speed = (self.speed + 1) % SPEEDS.len(),
             KeyCode::KeyR if shift => {
-                self.console = Console::from_ines(&self.rom.bytes).expect("the ROM loaded before");
+                self.session.console_mut().power_cycle();
                 self.show("power cycled".into());
             }
             KeyCode::KeyR => {
-                self.console.reset();
+                self.session.console_mut().reset();
                 self.show("reset".into());
             }
-            KeyCode::KeyI if self.scripting() => {
-                self.show("the Lua script is playing; no AI".into())
+            KeyCode::KeyI if self.session.has_player() => {
+                let state = if self.session.toggle_player() {
+                    "on"
+                } else {
+                    "off"
+                };
+                self.show(format!("AI {state}"));
             }
-            KeyCode::KeyI => match self.ai {
-                Some(_) => {
-                    self.ai_enabled = !self.ai_enabled;
-                    let state = if self.ai_enabled { "on" } else { "off" };
-                    self.show(format!("AI {state}"));
-                }
-                None => self.show("no AI for this game".into()),
-            },
+            KeyCode::KeyI => self.show("no AI for this game".into()),
             KeyCode::KeyO => {
                 self.overlay_enabled = !self.overlay_enabled;
                 let state = if self.overlay_enabled { "on" } else { "off" };
@@ -504,7 +478,7 @@ impl App {
         let Some(path) = self.state_path(slot) else {
             return self.show("cannot save the state: no data directory".into());
         };
-        let message = match files::write_atomic(&path, &self.console.save_state()) {
+        let message = match files::write_atomic(&path, &self.session.console().save_state()) {
             Ok(()) => match self.save_script_data(slot, &path) {
                 Ok(()) => format!("saved state {slot}"),
                 Err(err) => format!("saved state {slot}; Lua data not saved: {err}"),
@@ -518,11 +492,11 @@ impl App {
     /// `.luasav` file beside its state; a slot saved without any drops the old file, so a later
     /// load never hands the scripts values from another save.
     fn save_script_data(&mut self, slot: usize, state: &Path) -> Result<(), String> {
-        let Some(scripts) = &mut self.scripts else {
+        let Some((scripts, console)) = self.session.scripts_mut() else {
             return Ok(());
         };
         let path = files::script_data_path(state);
-        let written = match scripts.user_saved(&mut self.console, slot as u32) {
+        let written = match scripts.user_saved(console, slot as u32) {
             Some(data) => files::write_atomic(&path, &data),
             None => match std::fs::remove_file(&path) {
                 Err(err) if err.kind() != std::io::ErrorKind::NotFound => Err(err),
@@ -540,7 +514,7 @@ impl App {
         slot: usize,
         state: &Path,
     ) -> Result<(), String> {
-        let Some(scripts) = &mut self.scripts else {
+        let Some((scripts, console)) = self.session.scripts_mut() else {
             return Ok(());
         };
         let path = files::script_data_path(state);
@@ -549,12 +523,7 @@ impl App {
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => (None, Ok(())),
             Err(err) => (None, Err(format!("{}: {err}", path.display()))),
         };
-        scripts.user_loaded(
-            &mut self.console,
-            frame_before,
-            slot as u32,
-            data.as_deref(),
-        );
+        scripts.user_loaded(console, frame_before, slot as u32, data.as_deref());
         result
     }
 
@@ -575,8 +544,9 @@ impl App {
                 ))
             }
         };
-        let frame_before = self.console.bus.ppu.frame;
-        match self.console.load_state(&bytes) {
+        let console = self.session.console_mut();
+        let frame_before = console.frame_number();
+        match console.load_state(&bytes) {
             Ok(()) => {
                 let message = match self.load_script_data(frame_before, slot, &path) {
                     Ok(()) => format!("loaded state {slot}"),
@@ -629,17 +599,11 @@ impl App {
     /// Loads a dropped ROM file; a bad one leaves the current game running.
     fn load_rom(&mut self, path: &Path) {
         match open_rom(path) {
-            Ok((rom, mut console)) => {
-                // Scripts were written for the game they started with.
-                if let Some(mut scripts) = self.scripts.take() {
-                    scripts.stop_all(&mut self.console);
-                }
-                self.battery.flush(&self.console);
-                self.battery = BatterySave::open(&rom.name, &mut console);
+            Ok((rom, console)) => {
+                // Scripts were written for the game they started with, and the AI knows one
+                // game: both stop.
+                self.session.change_game(console, &rom.name);
                 self.rom = rom;
-                self.console = console;
-                // The AI knows one game; it would only press random buttons in another.
-                self.ai_enabled = false;
                 self.set_paused(false);
                 self.show(format!("loaded {}", self.rom.name));
             }
@@ -767,9 +731,11 @@ impl ApplicationHandler for App {
                 self.next_frame = now + period;
             }
             event_loop.set_control_flow(ControlFlow::WaitUntil(self.next_frame));
-        } else if let Some(scripts) = self.scripts.as_mut().filter(|s| s.paused()) {
+        } else if let Some((scripts, console)) =
+            self.session.scripts_mut().filter(|(s, _)| s.paused())
+        {
             // Paused by a script: its gui.register drawing stays live.
-            scripts.redraw(&mut self.console);
+            scripts.redraw(console);
             self.after_scripts();
             if let Some(window) = &self.window {
                 window.request_redraw();

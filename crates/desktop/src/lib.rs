@@ -7,10 +7,9 @@
 
 mod app;
 pub mod audio;
-pub mod battery;
 pub mod config;
-pub mod files;
 mod input;
 mod video;
 
-pub use app::{run, Options, Outline, Player, Rom, RunError, FRAME_RATE};
+pub use app::{run, Options, Rom, RunError, FRAME_RATE};
+pub use session::{battery, files, Outline, Player};

@@ -8,6 +8,7 @@
 //! Needs the Debian packages xvfb, xdotool, imagemagick and mesa-vulkan-drivers. Without them
 //! the test fails and says so; NESTOR_SKIP_GUI=1 skips it (reported as skipped, not passed).
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -23,12 +24,19 @@ const STEP_TIMEOUT: Duration = Duration::from_secs(20);
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if let Some(i) = args.iter().position(|a| a == "--child") {
-        let lua = args[i + 2..]
-            .chunks_exact(2)
-            .filter(|pair| pair[0] == "--lua")
-            .map(|pair| PathBuf::from(&pair[1]))
-            .collect();
-        child(Path::new(&args[i + 1]), lua);
+        let option = |name: &str| -> Vec<PathBuf> {
+            args[i + 2..]
+                .chunks_exact(2)
+                .filter(|pair| pair[0] == name)
+                .map(|pair| PathBuf::from(&pair[1]))
+                .collect()
+        };
+        let options = ChildOptions {
+            lua: option("--lua"),
+            movie: option("--movie").pop(),
+            player: !option("--player").is_empty(),
+        };
+        child(Path::new(&args[i + 1]), options);
     }
     if args.iter().any(|a| a == "--audio-child") {
         audio_child();
@@ -36,15 +44,16 @@ fn main() {
     // `cargo test` passes flags meant for libtest; they are ignored.
     if std::env::var_os("NESTOR_SKIP_GUI").is_some() {
         println!("gui: skipped because NESTOR_SKIP_GUI is set");
-        println!("0 passed, 0 failed, 5 skipped");
+        println!("0 passed, 0 failed, 6 skipped");
         return;
     }
-    let tests: [(&str, fn()); 5] = [
+    let tests: [(&str, fn()); 6] = [
         ("no_display_scenario", no_display_scenario),
         ("gui_scenario", gui_scenario),
         ("game_scenario", game_scenario),
         ("audio_scenario", audio_scenario),
         ("lua_scenario", lua_scenario),
+        ("session_scenario", session_scenario),
     ];
     // Like libtest: plain arguments are name filters.
     let filters: Vec<&String> = args[1..].iter().filter(|a| !a.starts_with('-')).collect();
@@ -69,14 +78,35 @@ fn main() {
     }
 }
 
-/// The program under test, with the Lua scripts given.
-fn child(rom_path: &Path, lua: Vec<PathBuf>) -> ! {
+/// What the program under test runs besides the ROM.
+struct ChildOptions {
+    lua: Vec<PathBuf>,
+    movie: Option<PathBuf>,
+    /// A stand-in for the AI that holds Right, switched on and off with I.
+    player: bool,
+}
+
+/// Holds Right on controller 1 while it is switched on.
+struct RightPlayer;
+
+impl desktop::Player for RightPlayer {
+    fn buttons(&mut self, _: &mut nes::Console) -> nes::Buttons {
+        nes::Buttons(nes::Buttons::RIGHT)
+    }
+}
+
+/// The program under test.
+fn child(rom_path: &Path, child_options: ChildOptions) -> ! {
     let rom = desktop::Rom::from_file(rom_path).unwrap_or_else(|err| {
         eprintln!("nestor: {err}");
         std::process::exit(2)
     });
     let mut options = desktop::Options::new(rom);
-    options.lua = lua;
+    options.lua = child_options.lua;
+    options.movie = child_options.movie;
+    if child_options.player {
+        options.ai = Some(Box::new(RightPlayer));
+    }
     match desktop::run(options) {
         Ok(status) => std::process::exit(status),
         Err(err) => {
@@ -307,14 +337,20 @@ impl Session {
 
     /// Starts the program on `rom` with these Lua scripts.
     fn launch_with(&mut self, rom: &Path, lua: &[PathBuf]) {
+        let args: Vec<&OsStr> = lua
+            .iter()
+            .flat_map(|path| ["--lua".as_ref(), path.as_os_str()])
+            .collect();
+        self.launch_args(rom, &args);
+    }
+
+    /// Starts the program on `rom` with these child options (see `main`).
+    fn launch_args(&mut self, rom: &Path, args: &[&OsStr]) {
         let app = self
             .command(std::env::current_exe().unwrap().to_str().unwrap())
             .arg("--child")
             .arg(rom)
-            .args(
-                lua.iter()
-                    .flat_map(|path| ["--lua".as_ref(), path.as_os_str()]),
-            )
+            .args(args)
             .stdout(Stdio::null())
             .stderr(std::fs::File::create(self.dir.join("stderr.txt")).unwrap())
             .spawn()
@@ -1030,4 +1066,67 @@ fn lua_scenario() {
     s.hold(&window, "q");
     let status = s.wait_exit();
     assert_eq!(status.code(), Some(3), "stderr:\n{}", s.stderr());
+}
+
+/// Colours a script's box by what `joypad.get` reads on controller 1: red while Right is held.
+const PAD_SCRIPT: &str = r#"
+gui.register(function()
+  local colour = joypad.get(1).right and "red" or "blue"
+  gui.box(16, 32, 47, 63, colour, colour)
+end)
+while true do emu.frameadvance() end
+"#;
+
+/// One session runs the window's frames with every source at once: a movie plays back in the
+/// window under a Lua script (its end reported in the title, the game going on), then I turns
+/// the automatic player on while the script runs, and the script reads the player's buttons.
+fn session_scenario() {
+    let mut s = Session::start(&button_colour_rom());
+    let rom = s.dir.join("buttons.nes");
+    // Two seconds with Left held, after one second of nothing.
+    let console = nes::Console::from_ines(&button_colour_rom()).unwrap();
+    let mut movie = movie::Movie::new(
+        "buttons",
+        movie::rom_checksum(console.cartridge()),
+        movie::guid(b"gui"),
+    );
+    movie.frames = (0..180)
+        .map(|frame| movie::Frame {
+            commands: 0,
+            pads: [if frame < 60 { 0 } else { nes::Buttons::LEFT }, 0, 0, 0],
+        })
+        .collect();
+    let (movie_path, script) = (s.dir.join("left.fm2"), s.dir.join("pad.lua"));
+    std::fs::write(&movie_path, movie.to_fm2()).unwrap();
+    std::fs::write(&script, PAD_SCRIPT).unwrap();
+    s.launch_args(
+        &rom,
+        &[
+            "--movie".as_ref(),
+            movie_path.as_os_str(),
+            "--lua".as_ref(),
+            script.as_os_str(),
+            "--player".as_ref(),
+            "on".as_ref(),
+        ],
+    );
+    let window = s.window();
+    let (red, blue) = ([255, 0, 0], [0, 0, 255]);
+    let start = s.wait_picture(&window, "the script's blue box", |p| {
+        p.width == WIDTH && p.pixel(100, 130) == blue
+    });
+    let left = s.wait_picture(&window, "the movie's Left in the backdrop", |p| {
+        p.pixel(0, 0) != start.pixel(0, 0)
+    });
+    s.wait_title(&window, "frames ran out");
+    s.key(&window, "i");
+    s.wait_title(&window, "AI on");
+    let right = s.wait_picture(&window, "the player's Right, seen by the script", |p| {
+        p.pixel(100, 130) == red && p.pixel(0, 0) != left.pixel(0, 0)
+    });
+    assert_ne!(right.pixel(0, 0), start.pixel(0, 0));
+    s.key(&window, "i");
+    s.wait_title(&window, "AI off");
+    s.wait_picture(&window, "the box blue again", |p| p.pixel(100, 130) == blue);
+    s.quit(&window);
 }

@@ -2,7 +2,6 @@
 //! the movie crate, from power-on, their input taken or logged at the scripts' input latch.
 
 use crate::state::{HostFiles, MovieMode, MovieStatus};
-use ::movie::play::frame_number;
 use ::movie::{Frame, Movie};
 use nes::Console;
 use std::path::PathBuf;
@@ -21,7 +20,7 @@ impl ScriptMovie {
     /// so that input after a `savestate.load` rerecords); playback applies the movie's line
     /// instead. Returns the pads the game gets.
     pub fn latch(&mut self, console: &mut Console, pads: [u8; 2]) -> [u8; 2] {
-        let frame = frame_number(console) as usize;
+        let frame = console.frame_number() as usize;
         if self.recording {
             let line = Frame {
                 commands: 0,

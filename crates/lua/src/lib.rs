@@ -3,7 +3,7 @@
 //! The host owns the [`Console`] and calls [`Scripts::run_frame`] instead of
 //! `Console::run_frame` while scripts are loaded. A frame follows FCEUX's order: resume the
 //! scripts' main coroutines, latch input (with `joypad.set` overrides), `emu.registerbefore`,
-//! emulate up to the end of visible scanline 239 (memory hooks fire in here),
+//! emulate the host frame, to the end of visible scanline 239 (memory hooks fire in here),
 //! `emu.registerafter`, `gui.register`; then the host shows the picture with
 //! [`Scripts::composite`] drawn over it.
 
@@ -29,29 +29,7 @@ use std::rc::Rc;
 use std::time::Duration;
 use watch::{Access, Kind, Watch, Watched};
 
-use nes::ppu::DOTS_PER_LINE;
 use nes::Console;
-
-/// The scanline where FCEUX's frame (and so the scripts' frame boundary) begins.
-const FRAME_START_LINE: u16 = 240;
-
-/// More CPU cycles than one step can take (an instruction with an OAM DMA of 513 cycles and
-/// DMC fetches in it).
-const LONGEST_STEP: u64 = 1000;
-
-/// CPU cycles (three PPU dots each, at most one dot skipped per frame) before the PPU next
-/// enters the frame-start line.
-fn cycles_to_frame_start(ppu: &nes::ppu::Ppu) -> u64 {
-    const LINE_DOTS: u64 = DOTS_PER_LINE as u64;
-    let line = u64::from(ppu.scanline);
-    let start = u64::from(FRAME_START_LINE);
-    let lines = if line < start {
-        start - line
-    } else {
-        u64::from(nes::ppu::PRE_RENDER_LINE) + 1 - line + start
-    };
-    (lines * LINE_DOTS).saturating_sub(u64::from(ppu.dot) + 1) / 3
-}
 
 pub struct Scripts {
     shared: Rc<RefCell<Shared>>,
@@ -283,7 +261,7 @@ impl Scripts {
     ) {
         self.shared
             .borrow_mut()
-            .follow_machine_frames(console.bus.ppu.frame.wrapping_sub(frame_before));
+            .follow_machine_frames(console.frame_number().wrapping_sub(frame_before));
         let records = luasav.map_or_else(Vec::new, |bytes| {
             luasav::decode(bytes).unwrap_or_else(|e| {
                 self.shared.borrow().print(
@@ -334,7 +312,7 @@ impl Scripts {
         let mut s = self.shared.borrow_mut();
         if let Some(movie) = &mut s.script_movie {
             pads = movie.latch(console, pads);
-            if movie.pause_at == Some(::movie::play::frame_number(console)) {
+            if movie.pause_at == Some(console.frame_number()) {
                 pause_for_movie(&mut s);
             }
         }
@@ -345,53 +323,19 @@ impl Scripts {
         s.framecount += 1;
     }
 
-    /// Emulates until the PPU enters the frame-start line. FCEUX's first frame after power-on
-    /// starts at that line, so it contains a VBlank; ours starts at line 0 and runs on to the
-    /// second entry.
+    /// Emulates the host frame (`Console::run_frame`): without hooks the machine runs on its
+    /// own, fast paths and all (no Lua runs before the frame ends: hooks are only registered
+    /// from inside a hook); with hooks, instruction by instruction to the same boundary.
     fn emulate(&mut self, console: &mut Console) {
-        let ppu = &console.bus.ppu;
-        let boundaries = if ppu.frame == 0 && ppu.scanline < FRAME_START_LINE {
-            2
-        } else {
-            1
-        };
         if self.hooked {
-            self.run_to_boundaries(console, boundaries);
-        } else {
-            // No Lua runs before the frame ends (hooks are only registered from inside a
-            // hook), so the machine runs on its own, most of the way without looking at the PPU.
-            for _ in 0..boundaries {
-                let cycles = cycles_to_frame_start(&console.bus.ppu).saturating_sub(LONGEST_STEP);
-                self.instructions += console.run_cycles(cycles);
-                // Now above the frame-start line, where the PPU runs three dots a cycle (its
-                // one skipped dot is on the pre-render line): the boundary is the first
-                // instruction boundary after the cycle whose last dot enters that line.
-                let ppu = &console.bus.ppu;
-                debug_assert!(ppu.scanline < FRAME_START_LINE);
-                let dots = u64::from(FRAME_START_LINE - ppu.scanline) * u64::from(DOTS_PER_LINE)
-                    - u64::from(ppu.dot);
-                self.instructions += console.run_cycles(dots.div_ceil(3));
+            let frame = console.frame_number();
+            while console.frame_number() == frame {
+                self.step(console);
             }
+        } else {
+            self.instructions += console.run_frame();
         }
         self.sync(console);
-    }
-
-    /// Steps until the PPU has entered the frame-start line `boundaries` times.
-    fn run_to_boundaries(&mut self, console: &mut Console, mut boundaries: u32) {
-        loop {
-            let line = console.bus.ppu.scanline;
-            let cycles = console.bus.cycles;
-            self.step(console);
-            let now = console.bus.ppu.scanline;
-            let crossed = line < FRAME_START_LINE && (now >= FRAME_START_LINE || now < line);
-            if crossed {
-                boundaries -= 1;
-            }
-            // A stopped CPU that spends no cycles would otherwise never reach the boundary.
-            if boundaries == 0 || console.bus.cycles == cycles {
-                break;
-            }
-        }
     }
 
     /// Hands the instruction count and the lag flag to the session state scripts read.

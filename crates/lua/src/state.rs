@@ -20,13 +20,14 @@ thread_local! {
     static LENT: Cell<Option<NonNull<Console>>> = const { Cell::new(None) };
 }
 
-/// Reads CPU memory like `Console::peek`; 0 when no console is lent (Lua running outside an
+/// Reads CPU memory like `Console::inspect`; 0 when no console is lent (Lua running outside an
 /// emulation call).
 pub fn peek_lent(addr: u16) -> u8 {
     match LENT.get() {
         // SAFETY: the pointer comes from the `&mut Console` that `lend` holds for as long as it
-        // is set, and no `&mut Console` is live while Lua code runs (`machine` takes it out).
-        Some(console) => unsafe { console.as_ref() }.peek(addr),
+        // is set, and no other reference to the console is live while Lua code runs (`machine`
+        // takes it out).
+        Some(mut console) => unsafe { console.as_mut() }.inspect(addr),
         None => 0,
     }
 }

@@ -2,14 +2,14 @@
 //! one input line per frame from power-on, `|commands|RLDUTSBA|RLDUTSBA||`: the commands
 //! (resets) and each port's buttons, a letter for a pressed button and `.` for a released one.
 //! This crate parses and writes the text, and records and plays input on a `nes::Console`
-//! frame by frame in FCEUX's frame convention (see `play`). No I/O.
+//! frame by frame, in the host's frames (`Console::run_frame`). No I/O.
 
 pub mod md5;
 pub mod play;
 
 use std::fmt::{self, Write as _};
 
-pub use play::{rom_checksum, run_frame, Recorder};
+pub use play::{rom_checksum, Recorder};
 
 /// `commands` bits: what happens at the start of a frame, before its input is latched.
 pub const SOFT_RESET: u8 = 1;

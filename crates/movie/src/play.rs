@@ -1,27 +1,9 @@
-//! Movies on the machine, in FCEUX's frame convention: a frame begins when the PPU enters the
-//! post-render line (240) and its input is latched before its first instruction; the first
-//! frame after power-on runs on to the second entry, so that it contains a VBlank as FCEUX's
-//! does. One input line is one such frame.
+//! Movies on the machine, in the host's frames (`Console::run_frame`, FCEUX's convention: a
+//! frame begins when the PPU enters the post-render line, and its input is latched before its
+//! first instruction). One input line is one such frame.
 
 use crate::{Frame, Movie, POWER, SOFT_RESET};
 use nes::{Buttons, Console};
-
-/// The scanline where FCEUX's frames begin.
-pub const FRAME_START_LINE: u16 = 240;
-
-/// The movie frame the console is in (0 from power-on).
-pub fn frame_number(console: &Console) -> u64 {
-    let ppu = &console.bus.ppu;
-    (ppu.frame + u64::from(ppu.scanline >= FRAME_START_LINE)).saturating_sub(1)
-}
-
-/// Runs to the start of the next movie frame.
-pub fn run_frame(console: &mut Console) {
-    let frame = frame_number(console);
-    while frame_number(console) == frame {
-        console.step();
-    }
-}
 
 /// The ROM's MD5 as FCEUX computes it for `romChecksum`: PRG ROM then CHR ROM, without the
 /// header and the trainer.
@@ -49,35 +31,19 @@ impl Frame {
     }
 }
 
-/// Logs a run's controller input, one line per movie frame.
+/// Logs a run's controller input, one line per frame.
 #[derive(Default)]
 pub struct Recorder {
     frames: Vec<Frame>,
 }
 
 impl Recorder {
-    /// Logs the pads as they stand for every frame begun so far and not yet logged. Call it
-    /// when the pads for the frame the console is in are set: before running a frame that
-    /// starts where the console stands, or after a step of an input source that pressed its
-    /// buttons and ran on (the AI: its steps end mid-frame, after the game's frame logic).
-    pub fn log_started(&mut self, console: &Console) {
-        self.log_until(console, frame_number(console) + 1);
-    }
-
-    /// Logs the pads as they stand for every frame that has ended and is not yet logged: call
-    /// after running whole frames whose input was set at their start (Lua's frames).
-    pub fn log_ended(&mut self, console: &Console) {
-        self.log_until(console, frame_number(console));
-    }
-
-    fn log_until(&mut self, console: &Console, end: u64) {
-        let pads = [0, 1].map(|port| console.bus.pads[port].buttons.0);
-        while (self.frames.len() as u64) < end {
-            self.frames.push(Frame {
-                commands: 0,
-                pads: [pads[0], pads[1], 0, 0],
-            });
-        }
+    /// Logs the pads the frame just run latched (call once after each frame).
+    pub fn log(&mut self, console: &Console) {
+        self.frames.push(Frame {
+            commands: 0,
+            pads: [console.buttons(0).0, console.buttons(1).0, 0, 0],
+        });
     }
 
     pub fn frames(&self) -> usize {

@@ -4,6 +4,7 @@ use crate::bus::Bus;
 use crate::cartridge::{BatteryError, Cartridge, RomError};
 use crate::controller::Buttons;
 use crate::cpu::{flags, Cpu};
+use crate::ppu::{Ppu, DOTS_PER_LINE, LINES_PER_FRAME};
 use crate::state::{self, fields, Field, Fnv1a, StateError, StateIo};
 
 #[derive(Clone)]
@@ -24,6 +25,25 @@ impl Field for Console {
         } = self;
         fields!(io, cpu, bus);
     }
+}
+
+/// The scanline where host frames begin: the post-render line, after the last visible one.
+pub const FRAME_START_LINE: u16 = 240;
+
+/// More CPU cycles than one instruction can take (an OAM DMA of 513 cycles and DMC fetches).
+const LONGEST_STEP: u64 = 1000;
+
+/// CPU cycles (three PPU dots each; the one skipped dot can only make it fewer) before the PPU
+/// next enters [`FRAME_START_LINE`].
+fn cycles_to_frame_start(ppu: &Ppu) -> u64 {
+    let line = u64::from(ppu.scanline);
+    let start = u64::from(FRAME_START_LINE);
+    let lines = if line < start {
+        start - line
+    } else {
+        u64::from(LINES_PER_FRAME) - line + start
+    };
+    (lines * u64::from(DOTS_PER_LINE)).saturating_sub(u64::from(ppu.dot) + 1) / 3
 }
 
 /// The CPU's state when it last went back to an earlier address, the start of a loop.
@@ -80,12 +100,32 @@ impl Console {
         self.cpu.step(&mut self.bus);
     }
 
-    /// Runs until the PPU starts a new frame.
-    pub fn run_frame(&mut self) {
-        let frame = self.bus.ppu.frame;
-        self.run(u64::MAX, u64::MAX, |console| console.bus.ppu.frame == frame);
-        // The new frame's first pixels, as far as the CPU has got.
+    /// The host frame the console is in, counted from 0 at power-on (see [`Console::run_frame`]).
+    pub fn frame_number(&self) -> u64 {
+        let ppu = &self.bus.ppu;
+        (ppu.frame + u64::from(ppu.scanline >= FRAME_START_LINE)).saturating_sub(1)
+    }
+
+    /// Runs one host frame: to the first instruction boundary after the PPU enters the
+    /// post-render line (240), where FCEUX's frames begin and front ends latch input. The
+    /// first frame after power-on runs on to the second entry, so that it holds a VBlank, as
+    /// FCEUX's does. Every front end's frame is this one. Returns the instructions run.
+    pub fn run_frame(&mut self) -> u64 {
+        let mut steps = 0;
+        let frame = self.frame_number();
+        while self.frame_number() == frame {
+            // Most of the way without looking at the PPU: the cycles left can only be counted
+            // exactly on the visible lines, after the pre-render line's skipped dot.
+            let far = cycles_to_frame_start(&self.bus.ppu).saturating_sub(LONGEST_STEP);
+            steps += self.run_cycles(far);
+            let ppu = &self.bus.ppu;
+            let line = ppu.scanline.min(FRAME_START_LINE);
+            let dots = u64::from(FRAME_START_LINE - line) * u64::from(DOTS_PER_LINE);
+            steps += self.run_cycles(dots.saturating_sub(u64::from(ppu.dot)).div_ceil(3).max(1));
+        }
+        // The picture of the frame, drawn to its last line.
         self.bus.ppu.catch_up(&mut self.bus.cart);
+        steps
     }
 
     /// Runs at least `n` CPU cycles, stopping at an instruction boundary; returns the number
@@ -193,6 +233,16 @@ impl Console {
         self.bus.peek(addr)
     }
 
+    /// Reads CPU memory without side effects on the machine, like [`Console::peek`]; a PPU
+    /// register is read after the PPU has drawn the pixels it owes (drawing them now or at the
+    /// next access makes the same picture), so that no copy of the PPU is needed.
+    pub fn inspect(&mut self, addr: u16) -> u8 {
+        if (0x2000..0x4000).contains(&addr) {
+            self.bus.ppu.catch_up(&mut self.bus.cart);
+        }
+        self.bus.peek(addr)
+    }
+
     /// Writes CPU memory as the CPU would (registers react), without spending a cycle.
     pub fn write(&mut self, addr: u16, val: u8) {
         self.bus.write_untimed(addr, val);
@@ -244,5 +294,39 @@ impl Console {
 
     pub fn set_buttons(&mut self, port: usize, buttons: Buttons) {
         self.bus.pads[port].buttons = buttons;
+    }
+
+    /// The buttons held on controller `port` (0 or 1).
+    pub fn buttons(&self, port: usize) -> Buttons {
+        self.bus.pads[port].buttons
+    }
+
+    /// The picture as far as the PPU has drawn it: 256x240 palette indices, emphasis in bits
+    /// 6-8 (complete after [`Console::run_frame`]).
+    pub fn frame_buffer(&self) -> &[u16] {
+        &self.bus.ppu.frame_buffer
+    }
+
+    /// Moves the sound made since the last call to `out`, at [`Console::sample_rate`].
+    pub fn take_samples(&mut self, out: &mut Vec<i16>) {
+        self.bus.apu.take_samples(out);
+    }
+
+    pub fn sample_rate(&self) -> f64 {
+        self.bus.apu.sample_rate()
+    }
+
+    /// The output rate the APU resamples to (a window steers it to keep its buffer level).
+    pub fn set_sample_rate(&mut self, rate: f64) {
+        self.bus.apu.set_sample_rate(rate);
+    }
+
+    pub fn cartridge(&self) -> &Cartridge {
+        &self.bus.cart
+    }
+
+    /// CPU cycles since power-on.
+    pub fn cycles(&self) -> u64 {
+        self.bus.cycles
     }
 }

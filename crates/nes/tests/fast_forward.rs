@@ -51,7 +51,7 @@ fn choose(lcg: &mut Lcg, flag: u16, press: bool) -> Call {
 /// Makes the call; returns the instructions it reports (0 for the calls that report none).
 fn apply(console: &mut Console, call: &Call) -> u64 {
     match *call {
-        Call::Frame => console.run_frame(),
+        Call::Frame => return console.run_frame(),
         Call::Cycles(n) => return console.run_cycles(n),
         Call::WhileZero(addr, max) => {
             let n = console.run_while(max, |c| c.peek(addr) == 0);

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 /// The script's movie if one runs, else the host's.
 fn status(lua: &Lua) -> Option<MovieStatus> {
-    let frame = machine(|c| ::movie::play::frame_number(c)).unwrap_or(0);
+    let frame = machine(|c| c.frame_number()).unwrap_or(0);
     shared(lua, |s| match &s.script_movie {
         Some(m) => Some(m.status(frame)),
         None => s.movie.clone(),

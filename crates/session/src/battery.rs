@@ -39,13 +39,18 @@ impl BatterySave {
         BatterySave::open_in(dir.as_deref(), rom_name, console)
     }
 
-    fn open_in(dir: Option<&Path>, rom_name: &str, console: &mut Console) -> BatterySave {
-        let mut save = BatterySave {
+    /// Saves nothing (benchmarks, and runs that must not touch the user's saves).
+    pub fn none() -> BatterySave {
+        BatterySave {
             path: None,
             written: Vec::new(),
             last_check: Instant::now(),
             write_failed: false,
-        };
+        }
+    }
+
+    fn open_in(dir: Option<&Path>, rom_name: &str, console: &mut Console) -> BatterySave {
+        let mut save = BatterySave::none();
         let (Some(dir), Some(ram)) = (dir, console.battery_ram()) else {
             return save;
         };

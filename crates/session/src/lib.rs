@@ -1,0 +1,214 @@
+//! The host's frame runner. One [`Session`] owns the console and everything that happens
+//! around a frame: the input sources, the movie being played or recorded, the Lua scripts, the
+//! battery file and the frame's sound. The window, `nestor run --headless`, `bench` and `soak`
+//! all call [`Session::frame`]; none of them runs the machine any other way.
+//!
+//! A frame is the host's frame, `Console::run_frame` (FCEUX's: it starts when the PPU enters
+//! line 240). At its start the sources are layered, each replacing what the one before chose:
+//!
+//! 1. the user's pads (keyboard, gamepad, an input script), from [`Session::set_pads`];
+//! 2. the movie being played back;
+//! 3. the automatic [`Player`] (the Tetris AI), on controller 1, while it is switched on;
+//! 4. the scripts' `joypad.set`, inside the Lua frame (so a script can read the AI's buttons
+//!    with `joypad.get` and override them, as it can override a movie in FCEUX).
+//!
+//! What the game latched is what the recording logs, whichever source pressed it.
+
+pub mod battery;
+pub mod files;
+pub mod movies;
+
+use battery::BatterySave;
+use lua::Scripts;
+use movies::Movies;
+use nes::{Buttons, Console};
+
+/// A rectangle in NES pixels to outline over the picture.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Outline {
+    pub x: u16,
+    pub y: u16,
+    pub width: u16,
+    pub height: u16,
+}
+
+/// An automatic player (the Tetris AI), an input source that can be switched on and off at any
+/// frame.
+pub trait Player {
+    /// Controller 1's buttons for the frame about to start, decided from the machine as it
+    /// stands at the frame's input latch.
+    fn buttons(&mut self, console: &mut Console) -> Buttons;
+    /// What the window outlines over the picture (the planned lock position), in NES pixels.
+    fn overlay(&self) -> Vec<Outline> {
+        Vec::new()
+    }
+}
+
+pub struct Session {
+    console: Console,
+    battery: BatterySave,
+    movies: Movies,
+    scripts: Option<Scripts>,
+    player: Option<Box<dyn Player>>,
+    player_on: bool,
+    /// The user's pads.
+    pads: [u8; 2],
+    /// Frames run, the index of the next movie line.
+    frames: u64,
+    /// The last frame's sound.
+    samples: Vec<i16>,
+}
+
+impl Session {
+    /// A session on `console`, saving nothing until [`Session::open_battery`].
+    pub fn new(console: Console) -> Session {
+        Session {
+            battery: BatterySave::none(),
+            console,
+            movies: Movies::default(),
+            scripts: None,
+            player: None,
+            player_on: false,
+            pads: [0; 2],
+            frames: 0,
+            samples: Vec::new(),
+        }
+    }
+
+    /// Reads the battery RAM from the save file of `rom_name` in the data directory, where it
+    /// is saved from now on.
+    pub fn open_battery(&mut self, rom_name: &str) {
+        self.battery = BatterySave::open(rom_name, &mut self.console);
+    }
+
+    /// Runs one frame with every source in its place (see the module's description).
+    pub fn frame(&mut self) {
+        let mut pads = self.pads;
+        if let Some(movie) = self.movies.play(self.frames, &mut self.console) {
+            pads = movie;
+        }
+        if let Some(player) = self.player.as_mut().filter(|_| self.player_on) {
+            pads[0] = player.buttons(&mut self.console).0;
+        }
+        let movie = self.movie_status();
+        match self.scripts.as_mut().filter(|s| s.active()) {
+            Some(scripts) => {
+                scripts.set_pads(pads);
+                scripts.set_movie(movie);
+                scripts.run_frame(&mut self.console);
+            }
+            None => {
+                for (port, &bits) in pads.iter().enumerate() {
+                    self.console.set_buttons(port, Buttons(bits));
+                }
+                self.console.run_frame();
+            }
+        }
+        self.movies.log(&self.console);
+        self.battery.tick(&self.console);
+        self.samples.clear();
+        self.console.take_samples(&mut self.samples);
+        self.frames += 1;
+    }
+
+    /// Ends the session on any way out: the scripts' `emu.registerexit` callbacks run, the
+    /// battery RAM and the recording are written. Returns the exit code a movie desync calls
+    /// for. Safe to call more than once.
+    pub fn finish(&mut self, quiet: bool) -> anyhow::Result<Option<u8>> {
+        if let Some(scripts) = &mut self.scripts {
+            scripts.stop_all(&mut self.console);
+        }
+        self.battery.flush(&self.console);
+        self.movies.finish(quiet)
+    }
+
+    /// Plugs in another game: the old one's battery RAM is saved and its scripts stopped; the
+    /// player is switched off (it knows one game) and no movie goes on.
+    pub fn change_game(&mut self, mut console: Console, rom_name: &str) {
+        if let Some(mut scripts) = self.scripts.take() {
+            scripts.stop_all(&mut self.console);
+        }
+        self.battery.flush(&self.console);
+        self.battery = BatterySave::open(rom_name, &mut console);
+        self.console = console;
+        self.movies = Movies::default();
+        self.player_on = false;
+        self.frames = 0;
+    }
+
+    pub fn console(&self) -> &Console {
+        &self.console
+    }
+
+    pub fn console_mut(&mut self) -> &mut Console {
+        &mut self.console
+    }
+
+    /// The user's pads for the next frames (bits as in [`Buttons`]).
+    pub fn set_pads(&mut self, pads: [u8; 2]) {
+        self.pads = pads;
+    }
+
+    pub fn set_movies(&mut self, movies: Movies) {
+        self.movies = movies;
+    }
+
+    /// What Lua's `movie.*` functions report now (scripts being loaded need it too).
+    pub fn movie_status(&self) -> Option<lua::MovieStatus> {
+        self.movies.status(self.frames)
+    }
+
+    pub fn movies_mut(&mut self) -> &mut Movies {
+        &mut self.movies
+    }
+
+    pub fn set_scripts(&mut self, scripts: Scripts) {
+        self.scripts = Some(scripts);
+    }
+
+    pub fn scripts(&self) -> Option<&Scripts> {
+        self.scripts.as_ref()
+    }
+
+    /// The scripts and the console they run on.
+    pub fn scripts_mut(&mut self) -> Option<(&mut Scripts, &mut Console)> {
+        self.scripts.as_mut().map(|s| (s, &mut self.console))
+    }
+
+    pub fn set_player(&mut self, player: Box<dyn Player>, on: bool) {
+        self.player = Some(player);
+        self.player_on = on;
+    }
+
+    pub fn has_player(&self) -> bool {
+        self.player.is_some()
+    }
+
+    pub fn player_on(&self) -> bool {
+        self.player_on && self.player.is_some()
+    }
+
+    /// Switches the player on or off; returns whether it is on now (never without a player).
+    pub fn toggle_player(&mut self) -> bool {
+        self.player_on = !self.player_on && self.player.is_some();
+        self.player_on
+    }
+
+    /// What the player wants outlined, while it plays.
+    pub fn overlay(&self) -> Vec<Outline> {
+        match &self.player {
+            Some(player) if self.player_on => player.overlay(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Frames run since the session began (or the game was changed).
+    pub fn frames(&self) -> u64 {
+        self.frames
+    }
+
+    /// The sound of the last frame, at the console's sample rate.
+    pub fn samples(&self) -> &[i16] {
+        &self.samples
+    }
+}

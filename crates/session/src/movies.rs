@@ -1,0 +1,172 @@
+//! FCEUX movies in a session: one being played back (its input replaces the user's), one being
+//! recorded (what the game latched each frame, whatever source pressed it). One movie line is
+//! one host frame (`Console::run_frame`).
+//!
+//! A movie for a ROM of another checksum, or one whose frames run out before the run ends, is a
+//! desync: reported in one line (stderr, and the window's title), and the game goes on, with no
+//! buttons pressed once the movie is over.
+
+use crate::files;
+use anyhow::{bail, Context};
+use movie::{Movie, Recorder};
+use nes::Console;
+use std::path::{Path, PathBuf};
+
+/// Exit code of a headless run whose movie desynchronised.
+pub const DESYNC: u8 = 3;
+
+/// The movie being played and the one being recorded, if any.
+#[derive(Default)]
+pub struct Movies {
+    playing: Option<Playing>,
+    recording: Option<Recording>,
+    desync: bool,
+    /// Desync reports not yet shown by the front end.
+    messages: Vec<String>,
+}
+
+struct Playing {
+    movie: Movie,
+    path: PathBuf,
+}
+
+struct Recording {
+    recorder: Recorder,
+    movie: Movie,
+    path: PathBuf,
+}
+
+impl Movies {
+    /// Reads the movie to `play` (a ROM checksum mismatch is a desync) and prepares the one to
+    /// `record`, named after `rom_stem`.
+    pub fn open(
+        play: Option<&Path>,
+        record: Option<&Path>,
+        rom_stem: &str,
+        console: &Console,
+    ) -> anyhow::Result<Movies> {
+        let checksum = movie::rom_checksum(console.cartridge());
+        let mut movies = Movies::default();
+        if let Some(path) = play {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            let movie = Movie::parse(&text).with_context(|| path.display().to_string())?;
+            if movie.fourscore {
+                bail!("{}: Four Score movies are not supported", path.display());
+            }
+            if movie.rom_checksum != checksum {
+                movies.report_desync(format!(
+                    "{} was recorded on a ROM with MD5 {}, this ROM's is {} ({})",
+                    path.display(),
+                    hex(&movie.rom_checksum),
+                    hex(&checksum),
+                    movie.rom_filename
+                ));
+            }
+            movies.playing = Some(Playing {
+                movie,
+                path: path.to_path_buf(),
+            });
+        }
+        if let Some(path) = record {
+            let mut movie = Movie::recording(rom_stem, checksum);
+            movie.extra.push((
+                "comment".into(),
+                format!("recorded by nestor {}", env!("CARGO_PKG_VERSION")),
+            ));
+            movies.recording = Some(Recording {
+                recorder: Recorder::default(),
+                movie,
+                path: path.to_path_buf(),
+            });
+        }
+        Ok(movies)
+    }
+
+    /// The played movie's length in frames.
+    pub fn length(&self) -> Option<u64> {
+        self.playing.as_ref().map(|p| p.movie.frames.len() as u64)
+    }
+
+    /// What Lua's `movie.*` functions report while `frame` runs (a movie being played first).
+    pub fn status(&self, frame: u64) -> Option<lua::MovieStatus> {
+        let (mode, path, movie, length) = match (&self.playing, &self.recording) {
+            (Some(p), _) => {
+                let length = p.movie.frames.len();
+                let mode = if frame < length as u64 {
+                    lua::MovieMode::Playback
+                } else {
+                    lua::MovieMode::Finished
+                };
+                (mode, &p.path, &p.movie, length)
+            }
+            (None, Some(r)) => (
+                lua::MovieMode::Record,
+                &r.path,
+                &r.movie,
+                r.recorder.frames(),
+            ),
+            (None, None) => return None,
+        };
+        Some(lua::MovieStatus {
+            mode,
+            name: path.display().to_string(),
+            length: length as u32,
+            rerecords: movie.rerecord_count.max(0) as u32,
+        })
+    }
+
+    /// At the start of `frame`: applies the played movie's commands and returns its pads; once
+    /// the movie has run out, reports it and lets go of the buttons.
+    pub fn play(&mut self, frame: u64, console: &mut Console) -> Option<[u8; 2]> {
+        let playing = self.playing.as_ref()?;
+        let Some(line) = playing.movie.frames.get(frame as usize).copied() else {
+            if frame == playing.movie.frames.len() as u64 {
+                let message = format!(
+                    "{}: the movie's {frame} frames ran out; the game goes on with no input",
+                    playing.path.display()
+                );
+                self.report_desync(message);
+            }
+            return Some([0, 0]);
+        };
+        line.apply(console);
+        Some([line.pads[0], line.pads[1]])
+    }
+
+    /// After a frame: the recording logs the pads it latched.
+    pub fn log(&mut self, console: &Console) {
+        if let Some(r) = &mut self.recording {
+            r.recorder.log(console);
+        }
+    }
+
+    /// Desync reports since the last call.
+    pub fn take_messages(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.messages)
+    }
+
+    /// Writes the recording (once); returns the exit code a desync calls for.
+    pub fn finish(&mut self, quiet: bool) -> anyhow::Result<Option<u8>> {
+        if let Some(r) = self.recording.take() {
+            let frames = r.recorder.frames();
+            let movie = r.recorder.finish(r.movie);
+            files::write_atomic(&r.path, movie.to_fm2().as_bytes())
+                .with_context(|| format!("cannot write {}", r.path.display()))?;
+            if !quiet {
+                println!("movie: {} ({frames} frames)", r.path.display());
+            }
+        }
+        Ok(self.desync.then_some(DESYNC))
+    }
+
+    fn report_desync(&mut self, message: String) {
+        eprintln!("nestor: desync: {message}");
+        self.desync = true;
+        self.messages.push(format!("desync: {message}"));
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}

@@ -1,4 +1,4 @@
-//! Conformance suite: every ROM in `shared/test-roms/MANIFEST.tsv` that has an automatic verdict
+//! Conformance suite: every ROM in the test-ROM folder's `MANIFEST.tsv` with an automatic verdict
 //! is run headless and judged by its own result protocol. `expectations.tsv` beside this file
 //! says, for every ROM of the manifest, `pass`, `known-fail: <reason>` or `no-verdict: <why>`.
 //!

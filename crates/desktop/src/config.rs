@@ -229,6 +229,32 @@ impl Config {
         (config, sorted(problems))
     }
 
+    /// Writes the settings that differ from `before` into the file at `path` (created if there
+    /// is none), keeping everything else in it as it was: comments, unknown keys, other
+    /// values. Atomic (temporary file, then rename). A file that does not parse is not touched.
+    pub fn save_changes(&self, before: &Config, path: &Path) -> Result<(), String> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(err) => return Err(format!("cannot read config {}: {err}", path.display())),
+        };
+        let mut doc: toml_edit::DocumentMut = text.parse().map_err(|_| {
+            format!(
+                "config {} not updated: fix its syntax first",
+                path.display()
+            )
+        })?;
+        let old = toml::Value::try_from(before).expect("settings serialize");
+        let new = toml::Value::try_from(self).expect("settings serialize");
+        let mut changed = Vec::new();
+        changed_leaves(&old, &new, &mut Vec::new(), &mut changed);
+        for (keys, value) in changed {
+            set_in_document(&mut doc, &keys, value);
+        }
+        crate::files::write_atomic(path, doc.to_string().as_bytes())
+            .map_err(|err| format!("cannot write config {}: {err}", path.display()))
+    }
+
     /// Ranges serde cannot express.
     fn check(&self) -> Result<(), String> {
         if !(1..=16).contains(&self.video.scale) {
@@ -287,6 +313,62 @@ fn apply(
             }
         }
         path.pop();
+    }
+}
+
+/// The settings (key paths and values) that differ between `old` and `new`.
+fn changed_leaves<'a>(
+    old: &toml::Value,
+    new: &'a toml::Value,
+    path: &mut Vec<String>,
+    changed: &mut Vec<(Vec<String>, &'a toml::Value)>,
+) {
+    let Some(table) = new.as_table() else { return };
+    for (key, value) in table {
+        path.push(key.clone());
+        match (old.get(key), value) {
+            (Some(before @ toml::Value::Table(_)), toml::Value::Table(_)) => {
+                changed_leaves(before, value, path, changed)
+            }
+            (before, _) if before != Some(value) => changed.push((path.clone(), value)),
+            _ => {}
+        }
+        path.pop();
+    }
+}
+
+/// Puts `value` at `keys` in the document, keeping the comment beside an existing value.
+fn set_in_document(doc: &mut toml_edit::DocumentMut, keys: &[String], value: &toml::Value) {
+    let (last, parents) = keys.split_last().expect("a setting has a key");
+    let mut table: &mut dyn toml_edit::TableLike = doc.as_table_mut();
+    for key in parents {
+        table = table
+            .entry(key)
+            .or_insert(toml_edit::table())
+            .as_table_like_mut()
+            .expect("a settings section is a table");
+    }
+    let mut new = edit_value(value);
+    if let Some(old) = table.get(last).and_then(toml_edit::Item::as_value) {
+        *new.decor_mut() = old.decor().clone();
+    }
+    table.insert(last, toml_edit::Item::Value(new));
+}
+
+/// A setting's value for the document (settings are booleans, numbers, strings and lists).
+fn edit_value(value: &toml::Value) -> toml_edit::Value {
+    match value {
+        toml::Value::Boolean(b) => (*b).into(),
+        toml::Value::Integer(i) => (*i).into(),
+        // f32 settings (volume) printed as they were typed: 0.9, not 0.8999999761581421.
+        toml::Value::Float(f) => ((f * 1e6).round() / 1e6).into(),
+        toml::Value::String(s) => s.as_str().into(),
+        toml::Value::Array(items) => items
+            .iter()
+            .map(edit_value)
+            .collect::<toml_edit::Array>()
+            .into(),
+        other => other.to_string().into(),
     }
 }
 
@@ -431,6 +513,47 @@ mod tests {
         assert!(config.audio.muted);
         // The user's file is left alone for them to fix.
         assert!(std::fs::read_to_string(&path).unwrap().contains("big"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn changed_settings_are_saved_with_the_rest_of_the_file_kept() {
+        let dir = std::env::temp_dir().join(format!("nestor-config-save-{}", std::process::id()));
+        let path = dir.join("config.toml");
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let text = "# my settings\n\
+                    [audio]\n\
+                    volume = 0.5 # not too loud\n\
+                    surround = true\n\
+                    [player1.keyboard]\n\
+                    a = [\"KeyK\"]\n";
+        std::fs::write(&path, text).unwrap();
+        let (before, _) = Config::parse(text);
+        let mut after = before.clone();
+        after.audio.volume = 0.9;
+        after.audio.muted = true;
+        after.video.pixel_aspect_8_7 = true;
+        after.save_changes(&before, &path).unwrap();
+
+        let saved = std::fs::read_to_string(&path).unwrap();
+        for kept in ["# my settings", "surround = true", "a = [\"KeyK\"]"] {
+            assert!(saved.contains(kept), "{kept} lost:\n{saved}");
+        }
+        assert!(saved.contains("volume = 0.9 # not too loud"), "{saved}");
+        // Only the changed settings are written: no defaults spelled out.
+        assert!(!saved.contains("scale"), "{saved}");
+        let (reread, problems) = Config::parse(&saved);
+        assert_eq!(reread, after);
+        assert_eq!(problems, ["line 4: unknown key `audio.surround`"]);
+
+        // A file that does not parse is left for the user to fix.
+        std::fs::write(&path, "[audio\nvolume = 0.5\n").unwrap();
+        assert!(before.save_changes(&after, &path).is_err());
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "[audio\nvolume = 0.5\n"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

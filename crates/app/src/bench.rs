@@ -28,6 +28,9 @@ pub struct Args {
     json: bool,
     #[command(flatten)]
     ai: AiArgs,
+    /// Keep the rewind ring filling every frame, as the window does, and report its size.
+    #[arg(long)]
+    rewind: bool,
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
@@ -35,6 +38,9 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let (name, console) = load_console(&args.rom)?;
     // A benchmark never touches the user's saves: no battery file.
     let mut session = Session::new(console);
+    if args.rewind {
+        session.set_rewind(Some(session::rewind::DEFAULT_BUDGET));
+    }
     let driver_used = args.ai.ai.is_some();
     if driver_used {
         let driver = Rc::new(RefCell::new(args.ai.driver()?));
@@ -60,8 +66,12 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
     progress.finish_and_clear();
     let fps = frames as f64 / seconds;
+    // Frames the ring goes back, and its size in MiB.
+    let ring = session
+        .rewind_ring()
+        .map(|ring| (ring.depth(), ring.bytes() as f64 / f64::from(1 << 20)));
     if args.json {
-        let json = serde_json::json!({
+        let mut json = serde_json::json!({
             "rom": name,
             "frames": frames,
             "ai": args.ai.ai,
@@ -70,6 +80,10 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             "fps": fps,
             "speed": fps / REAL_TIME_FPS,
         });
+        if let Some((depth, mib)) = ring {
+            json["rewind_frames"] = depth.into();
+            json["rewind_mib"] = mib.into();
+        }
         println!("{json}");
     } else {
         println!(
@@ -77,6 +91,9 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             if driver_used { ", AI playing" } else { "" },
             fps / REAL_TIME_FPS
         );
+        if let Some((depth, mib)) = ring {
+            println!("rewind ring: {depth} frames in {mib:.2} MiB");
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

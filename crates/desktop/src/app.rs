@@ -165,6 +165,8 @@ struct App {
     paused: bool,
     speed: usize,
     fast_forward: bool,
+    /// Backspace is held: frames run backwards through the rewind ring.
+    rewinding: bool,
     next_frame: Instant,
     message: Option<(String, Instant)>,
     title: String,
@@ -198,6 +200,7 @@ impl App {
         let lua_errors = Rc::new(RefCell::new(Vec::new()));
         let mut session = Session::new(console);
         session.open_battery(&options.rom.name);
+        session.set_rewind(Some(session::rewind::DEFAULT_BUDGET));
         if let Some(ai) = options.ai {
             session.set_player(ai, options.ai_enabled);
         }
@@ -225,6 +228,7 @@ impl App {
             paused: false,
             speed: 0,
             fast_forward: false,
+            rewinding: false,
             next_frame: Instant::now(),
             message: None,
             title: String::new(),
@@ -265,6 +269,26 @@ impl App {
     /// Paused by the user or by a script's `emu.pause()`.
     fn halted(&self) -> bool {
         self.paused || self.session.scripts().is_some_and(Scripts::paused)
+    }
+
+    /// One frame forwards, or backwards while Backspace is held.
+    fn next_frame_or_back(&mut self) {
+        if !self.rewinding {
+            return self.emulate_frame();
+        }
+        if self.session.rewind() {
+            if let Some(window) = &self.window {
+                window.request_redraw();
+            }
+        } else {
+            let why = if self.session.movies_mut().active() {
+                "no rewind while a movie plays"
+            } else {
+                "rewind: no older frame kept"
+            };
+            self.show(why.into());
+            self.rewinding = false;
+        }
     }
 
     /// Runs one frame of the session with the players' buttons; its sound goes out.
@@ -344,7 +368,9 @@ impl App {
         if self.halted() {
             title += " - paused";
         } else {
-            if self.fast_forward {
+            if self.rewinding {
+                title += " - rewinding";
+            } else if self.fast_forward {
                 title += " - fast-forward";
             } else {
                 title += &format!(" - {}%", (self.speed() * 100.0).round());
@@ -416,6 +442,7 @@ impl App {
                 }
             }
             KeyCode::Tab => self.fast_forward = true,
+            KeyCode::Backspace => self.rewinding = true,
             KeyCode::KeyT => self.speed = (self.speed + 1) % SPEEDS.len(),
             KeyCode::KeyR if shift => {
                 self.session.console_mut().power_cycle();
@@ -683,6 +710,7 @@ impl ApplicationHandler for App {
             WindowEvent::Focused(false) => {
                 self.input.release_keys();
                 self.fast_forward = false;
+                self.rewinding = false;
             }
             WindowEvent::DroppedFile(path) => self.load_rom(&path),
             WindowEvent::CursorMoved { position, .. } => {
@@ -717,6 +745,8 @@ impl ApplicationHandler for App {
                 self.input.key(key, pressed);
                 if key == KeyCode::Tab && !pressed {
                     self.fast_forward = false;
+                } else if key == KeyCode::Backspace && !pressed {
+                    self.rewinding = false;
                 } else if pressed && !repeat {
                     self.key(event_loop, key);
                 }
@@ -746,7 +776,7 @@ impl ApplicationHandler for App {
             let period = self.frame_period();
             let mut due = 0;
             while now >= self.next_frame && due < MAX_LAG_FRAMES {
-                self.emulate_frame();
+                self.next_frame_or_back();
                 self.next_frame += period;
                 due += 1;
             }

@@ -44,16 +44,17 @@ fn main() {
     // `cargo test` passes flags meant for libtest; they are ignored.
     if std::env::var_os("NESTOR_SKIP_GUI").is_some() {
         println!("gui: skipped because NESTOR_SKIP_GUI is set");
-        println!("0 passed, 0 failed, 6 skipped");
+        println!("0 passed, 0 failed, 7 skipped");
         return;
     }
-    let tests: [(&str, fn()); 6] = [
+    let tests: [(&str, fn()); 7] = [
         ("no_display_scenario", no_display_scenario),
         ("gui_scenario", gui_scenario),
         ("game_scenario", game_scenario),
         ("audio_scenario", audio_scenario),
         ("lua_scenario", lua_scenario),
         ("session_scenario", session_scenario),
+        ("rewind_scenario", rewind_scenario),
     ];
     // Like libtest: plain arguments are name filters.
     let filters: Vec<&String> = args[1..].iter().filter(|a| !a.starts_with('-')).collect();
@@ -1129,6 +1130,9 @@ fn session_scenario() {
         p.pixel(0, 0) != start.pixel(0, 0)
     });
     s.wait_title(&window, "frames ran out");
+    // A movie's frames only go forwards.
+    s.hold(&window, "BackSpace");
+    s.wait_title(&window, "no rewind while a movie plays");
     s.key(&window, "i");
     s.wait_title(&window, "AI on");
     let right = s.wait_picture(&window, "the player's Right, seen by the script", |p| {
@@ -1138,5 +1142,39 @@ fn session_scenario() {
     s.key(&window, "i");
     s.wait_title(&window, "AI off");
     s.wait_picture(&window, "the box blue again", |p| p.pixel(100, 130) == blue);
+    s.quit(&window);
+}
+
+/// Backspace held runs the game backwards: the colour a button press gave the backdrop goes
+/// away again, and the game goes on from there when it is let go.
+fn rewind_scenario() {
+    let mut s = Session::start(&button_colour_rom());
+    s.launch();
+    let window = s.window();
+    s.wait_title(&window, "buttons.nes - 100%");
+    std::thread::sleep(Duration::from_millis(500));
+    let before = s.screenshot(&window);
+    // Right (ArrowRight) turns the backdrop to colour $01 and it stays so.
+    s.hold(&window, "Right");
+    let pressed = s.wait_settled(&window, "the backdrop of Right", |p| {
+        p.pixel(0, 0) != before.pixel(0, 0)
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    s.xdotool(&["windowfocus", "--sync", &window]);
+    s.xdotool(&["keydown", "BackSpace"]);
+    let rewound = s.wait_picture(&window, "the backdrop from before Right", |p| {
+        p.pixel(0, 0) == before.pixel(0, 0)
+    });
+    assert!(
+        s.title(&window).contains("rewinding"),
+        "{}",
+        s.title(&window)
+    );
+    s.xdotool(&["keyup", "BackSpace"]);
+    assert_ne!(rewound.pixel(0, 0), pressed.pixel(0, 0));
+    // Forwards again: the press is in the past that was undone, so the colour stays.
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(s.screenshot(&window).pixel(0, 0), before.pixel(0, 0));
+    assert!(!s.title(&window).contains("rewinding"));
     s.quit(&window);
 }

@@ -261,17 +261,33 @@ impl Console {
     /// The machine as a save state (see [`crate::state`] for the format). Taken between
     /// instructions, like every other look at the console.
     pub fn save_state(&self) -> Vec<u8> {
-        let mut copy = self.clone();
-        copy.bus.ppu.catch_up(&mut copy.bus.cart);
-        let payload = StateIo::save(|io| copy.visit(io));
-        state::encode(self.bus.cart.rom_hash(), &payload)
+        state::encode(self.bus.cart.rom_hash(), &self.snapshot())
     }
 
     /// Restores a state from [`Console::save_state`]. On any error the console is untouched.
     pub fn load_state(&mut self, bytes: &[u8]) -> Result<(), StateError> {
-        let payload = state::decode(bytes, self.bus.cart.rom_hash())?;
+        self.restore(state::decode(bytes, self.bus.cart.rom_hash())?)
+    }
+
+    /// The machine's state without the file's framing (magic, ROM hash, checksum).
+    pub fn snapshot(&self) -> Vec<u8> {
         let mut copy = self.clone();
-        StateIo::load(payload, |io| copy.visit(io))?;
+        copy.snapshot_into(Vec::new())
+    }
+
+    /// [`Console::snapshot`] into a buffer of the caller's (cleared first, its capacity
+    /// reused), without copying the machine: what the host takes every frame for rewind. The
+    /// PPU draws the pixels it owes and the APU's units catch up to the current cycle, which
+    /// they would do at the next access anyway: the machine runs on exactly as before.
+    pub fn snapshot_into(&mut self, out: Vec<u8>) -> Vec<u8> {
+        self.bus.ppu.catch_up(&mut self.bus.cart);
+        StateIo::save_into(out, |io| self.visit(io))
+    }
+
+    /// Restores a [`Console::snapshot`] of this console. On any error it is untouched.
+    pub fn restore(&mut self, snapshot: &[u8]) -> Result<(), StateError> {
+        let mut copy = self.clone();
+        StateIo::load(snapshot, |io| copy.visit(io))?;
         *self = copy;
         Ok(())
     }

@@ -139,8 +139,14 @@ enum Mode<'a> {
 impl StateIo<'_> {
     /// Runs `visit` in saving mode and returns the payload.
     pub fn save(visit: impl FnOnce(&mut StateIo)) -> Vec<u8> {
+        StateIo::save_into(Vec::new(), visit)
+    }
+
+    /// [`StateIo::save`] into `out`, cleared first: a buffer reused keeps its capacity.
+    pub fn save_into(mut out: Vec<u8>, visit: impl FnOnce(&mut StateIo)) -> Vec<u8> {
+        out.clear();
         let mut io = StateIo {
-            mode: Mode::Save(Vec::new()),
+            mode: Mode::Save(out),
             error: None,
         };
         visit(&mut io);
@@ -218,15 +224,24 @@ impl StateIo<'_> {
     /// A vector whose length the cartridge fixes (RAM, CHR-RAM, the frame buffer): the length
     /// is not stored.
     pub fn fixed<T: Field>(&mut self, items: &mut [T]) {
-        for item in items {
-            item.visit(self);
-        }
+        T::visit_all(items, self);
     }
 }
 
 /// A value that is part of the machine's state.
 pub trait Field {
     fn visit(&mut self, io: &mut StateIo);
+
+    /// Visits a run of values in order; bytes and words override it to move a whole memory
+    /// (RAM, the picture) at once, which rewind does every frame.
+    fn visit_all(items: &mut [Self], io: &mut StateIo)
+    where
+        Self: Sized,
+    {
+        for item in items {
+            item.visit(io);
+        }
+    }
 }
 
 /// Visits each listed field in order: `fields!(io, a, b, c)` for `&mut` bindings.
@@ -248,7 +263,40 @@ macro_rules! numbers {
         }
     )*};
 }
-numbers!(u8, u16, u32, u64, i8, i16, i32, f32, f64);
+numbers!(u32, u64, i8, i16, i32, f32, f64);
+
+impl Field for u8 {
+    fn visit(&mut self, io: &mut StateIo) {
+        io.bytes(std::slice::from_mut(self));
+    }
+
+    fn visit_all(items: &mut [u8], io: &mut StateIo) {
+        io.bytes(items);
+    }
+}
+
+impl Field for u16 {
+    fn visit(&mut self, io: &mut StateIo) {
+        Field::visit_all(std::slice::from_mut(self), io);
+    }
+
+    fn visit_all(items: &mut [u16], io: &mut StateIo) {
+        match &mut io.mode {
+            Mode::Save(out) => out.extend(items.iter().flat_map(|w| w.to_le_bytes())),
+            Mode::Load(data) if data.len() >= 2 * items.len() => {
+                let (head, rest) = data.split_at(2 * items.len());
+                for (item, bytes) in items.iter_mut().zip(head.chunks_exact(2)) {
+                    *item = u16::from_le_bytes([bytes[0], bytes[1]]);
+                }
+                *data = rest;
+            }
+            Mode::Load(_) => {
+                io.fail("payload too short");
+                items.fill(0);
+            }
+        }
+    }
+}
 
 impl Field for bool {
     fn visit(&mut self, io: &mut StateIo) {

@@ -1,5 +1,6 @@
-//! `Console::inspect` reads PPU registers by drawing the PPU's owed pixels first: the machine
-//! must run on exactly as it would have without the look.
+//! Looking at the machine changes nothing: `Console::inspect` reads PPU registers by drawing
+//! the PPU's owed pixels first, `Console::snapshot_into` saves the state in place; the machine
+//! must run on exactly as it would have without the look, sound included.
 
 use nes::Console;
 
@@ -31,4 +32,31 @@ fn inspecting_ppu_registers_changes_nothing() {
             assert_eq!(looked_at.hash(), left_alone.hash(), "step {step}");
         }
     }
+}
+
+#[test]
+fn snapshots_in_place_change_nothing() {
+    let mut snapped = Console::from_ines(ROM).unwrap();
+    let mut left_alone = Console::from_ines(ROM).unwrap();
+    let (mut sound, mut reference) = (Vec::new(), Vec::new());
+    let mut buffer = Vec::new();
+    for frame in 0..900u32 {
+        // Through the menus into a game, with some moves.
+        let buttons = match frame % 30 {
+            0 => nes::Buttons::START,
+            7 => nes::Buttons::LEFT,
+            15 => nes::Buttons::A,
+            _ => 0,
+        };
+        for console in [&mut snapped, &mut left_alone] {
+            console.set_buttons(0, nes::Buttons(buttons));
+            console.run_frame();
+        }
+        buffer = snapped.snapshot_into(buffer);
+        assert_eq!(buffer, left_alone.snapshot(), "frame {frame}");
+        snapped.take_samples(&mut sound);
+        left_alone.take_samples(&mut reference);
+        assert_eq!(sound, reference, "frame {frame}");
+    }
+    assert_eq!(snapped.save_state(), left_alone.save_state());
 }

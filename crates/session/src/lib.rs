@@ -17,11 +17,13 @@
 pub mod battery;
 pub mod files;
 pub mod movies;
+pub mod rewind;
 
 use battery::BatterySave;
 use lua::Scripts;
 use movies::Movies;
 use nes::{Buttons, Console};
+use rewind::Rewind;
 
 /// A rectangle in NES pixels to outline over the picture.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,6 +59,9 @@ pub struct Session {
     frames: u64,
     /// The last frame's sound.
     samples: Vec<i16>,
+    rewind: Option<Rewind>,
+    /// One-line reports for the front end to show.
+    messages: Vec<String>,
 }
 
 impl Session {
@@ -72,6 +77,8 @@ impl Session {
             pads: [0; 2],
             frames: 0,
             samples: Vec::new(),
+            rewind: None,
+            messages: Vec::new(),
         }
     }
 
@@ -109,6 +116,47 @@ impl Session {
         self.samples.clear();
         self.console.take_samples(&mut self.samples);
         self.frames += 1;
+        if let Some(rewind) = &mut self.rewind {
+            if let Err(err) = rewind.push(&mut self.console) {
+                self.rewind = None;
+                self.report(format!("{err}; rewind is off"));
+            }
+        }
+    }
+
+    /// Keeps a ring of the last frames' states within `budget` bytes, for [`Session::rewind`]
+    /// (`None`: no ring).
+    pub fn set_rewind(&mut self, budget: Option<usize>) {
+        self.rewind = budget.map(Rewind::new);
+    }
+
+    /// Puts the machine back one frame, with no sound; false when the ring goes back no
+    /// further, or is off, or a movie is being played or recorded (its frames only go forwards).
+    pub fn rewind(&mut self) -> bool {
+        self.samples.clear();
+        let Some(rewind) = self.rewind.as_mut().filter(|_| !self.movies.active()) else {
+            return false;
+        };
+        let stepped = rewind.step_back(&mut self.console);
+        self.frames -= u64::from(stepped);
+        stepped
+    }
+
+    /// The rewind ring, while it is on.
+    pub fn rewind_ring(&self) -> Option<&Rewind> {
+        self.rewind.as_ref()
+    }
+
+    /// Reports since the last call: movie desyncs, rewind turned off.
+    pub fn take_messages(&mut self) -> Vec<String> {
+        let mut messages = std::mem::take(&mut self.messages);
+        messages.extend(self.movies.take_messages());
+        messages
+    }
+
+    fn report(&mut self, message: String) {
+        eprintln!("nestor: {message}");
+        self.messages.push(message);
     }
 
     /// Ends the session on any way out: the scripts' `emu.registerexit` callbacks run, the
@@ -134,6 +182,10 @@ impl Session {
         self.movies = Movies::default();
         self.player_on = false;
         self.frames = 0;
+        if let Some(rewind) = &mut self.rewind {
+            // The old game's states cannot be loaded into the new one.
+            *rewind = Rewind::new(rewind.budget());
+        }
     }
 
     pub fn console(&self) -> &Console {

@@ -83,6 +83,11 @@ impl Movies {
         Ok(movies)
     }
 
+    /// A movie is being played or recorded: its frames must run forwards, one after another.
+    pub fn active(&self) -> bool {
+        self.playing.is_some() || self.recording.is_some()
+    }
+
     /// The played movie's length in frames.
     pub fn length(&self) -> Option<u64> {
         self.playing.as_ref().map(|p| p.movie.frames.len() as u64)

@@ -1,7 +1,7 @@
 ; Quadfall: a falling-blocks game for the NES, written for the nestor project.
 ;
 ; It keeps the RAM layout, the play-state machine and the ROM table addresses of NES Tetris
-; (../shared/docs/tetris-facts.md), so tools written for that game work on this one. The rules
+; (see the RAM section below), so tools written for that game work on this one. The rules
 ; follow the documented behaviour; the code, graphics and sounds are Quadfall's own.
 ; Assemble with scripts/build-rom.sh (ca65/ld65).
 

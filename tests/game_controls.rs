@@ -1,5 +1,5 @@
 //! Moving pieces, driven by controller input from power-on: delayed auto shift, tapping,
-//! rotation, gravity, soft drop and the entry delays (tetris-facts.md "Mechanics").
+//! rotation, gravity, soft drop and the entry delays (as `crates/ai/src/rules.rs` models them).
 
 mod quadfall;
 use quadfall::*;

@@ -4,7 +4,7 @@
 //! The model's per-frame player control (`Control::step`), line/level/score arithmetic
 //! (`Progress::lock`), piece picker (`Picker`) and playfield (`Board`) come from the AI crate;
 //! the play-state timing around them (states 2-8, vramRow, the NMI's line-clear animation) is
-//! written out below from /work/notes/game-rom.md.
+//! written out below from the game's code (`roms/quadfall.s`, "Play and demo" and "NMI").
 
 mod quadfall;
 use ai::rules::{Board, Control, Picker, Progress, FULL_ROW, SPAWN_ID, TYPE_OF};

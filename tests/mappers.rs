@@ -9,11 +9,8 @@ use testrom::{run_rom, Protocol, Verdict};
 /// names NES 2.0 submapper 4.
 #[test]
 fn mmc3_alt_passes_as_mmc3a_submapper() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/test-roms/mmc3_test_2/rom_singles/6-MMC3_alt.nes"
-    );
-    let mut rom = std::fs::read(path).expect("shared test ROM present");
+    let path = testrom::location::path("mmc3_test_2/rom_singles/6-MMC3_alt.nes");
+    let mut rom = std::fs::read(path).expect("test ROM present");
     let default = run_rom(&rom, &Protocol::Blargg6000, 1200).unwrap();
     assert_ne!(
         default.verdict,
@@ -35,10 +32,7 @@ fn mmc3_alt_passes_as_mmc3a_submapper() {
 /// 256 KiB PRG, 8 KiB PRG-RAM) disables the RAM with CHR bit 4 and that other boards do not.
 #[test]
 fn holy_diver_batman_on_snrom_and_sxrom() {
-    let dir = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/test-roms/holydiverbatman/testroms/"
-    );
+    let dir = testrom::location::path("holydiverbatman/testroms");
     // (ROM, header byte 10: PRG-RAM and PRG-NVRAM sizes as 64 << n)
     for (file, ram_sizes, board) in [
         ("M1_P128K.nes", 0x07, "SNROM, 8 KiB PRG-RAM"),
@@ -49,7 +43,7 @@ fn holy_diver_batman_on_snrom_and_sxrom() {
             "SXROM, 32 KiB battery-backed PRG-RAM",
         ),
     ] {
-        let mut rom = std::fs::read(format!("{dir}{file}")).expect("shared test ROM present");
+        let mut rom = std::fs::read(dir.join(file)).expect("test ROM present");
         rom[10] = ram_sizes;
         let result = run_rom(&rom, &Protocol::BoardReport { mapper: 1 }, 1200).unwrap();
         assert_eq!(result.verdict, Verdict::Passed, "{board}: {result:?}");

@@ -11,7 +11,6 @@ use ai::driver::{Driver, Mode};
 use ai::eval::Profile;
 use nes::state::{crc32, Fnv1a, VERSION};
 use nes::{Buttons, Console, StateError};
-use std::path::Path;
 
 const QUADFALL: &[u8] = include_bytes!("../roms/quadfall.nes");
 /// Game frames in the recorded session.
@@ -215,10 +214,10 @@ fn states_cover_test_roms_with_sound_and_mappers() {
         "mmc3_test_2/rom_singles/4-scanline_timing.nes",
         "MMC1_A12/mmc1_a12.nes",
     ];
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/test-roms");
     let mut rng = SplitMix64(0xA0D10);
     for rom in roms {
-        let image = std::fs::read(dir.join(rom)).unwrap_or_else(|e| panic!("{rom}: {e}"));
+        let image =
+            std::fs::read(testrom::location::path(rom)).unwrap_or_else(|e| panic!("{rom}: {e}"));
         let power_on = || Console::from_ines(&image).unwrap();
         let run = |round_trips: &[u64]| {
             let mut console = power_on();

@@ -1,4 +1,4 @@
-//! Conformance suite: every ROM in `shared/test-roms/MANIFEST.tsv` that has an automatic verdict
+//! Conformance suite: every ROM in the test-ROM folder's `MANIFEST.tsv` with an automatic verdict
 //! is run headless and judged by its own result protocol. `expectations.tsv` beside this file
 //! says, for every ROM of the manifest, `pass`, `known-fail: <reason>` or `no-verdict: <why>`.
 //!
@@ -11,7 +11,7 @@
 
 use indicatif::{ProgressBar, ProgressStyle};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
@@ -19,10 +19,6 @@ use testrom::manifest::{self, Entry, Judge};
 use testrom::Verdict;
 
 const EXPECTATIONS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/conformance/expectations.tsv");
-
-fn test_roms() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/test-roms")
-}
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Expectation {
@@ -121,7 +117,7 @@ fn suite() -> Result<bool, String> {
         .skip(1)
         .filter(|a| !a.starts_with('-'))
         .collect();
-    let root = test_roms();
+    let root = testrom::location::dir()?;
     let manifest_path = root.join("MANIFEST.tsv");
     let manifest = std::fs::read_to_string(&manifest_path)
         .map_err(|e| format!("cannot read {}: {e}", manifest_path.display()))?;

@@ -203,11 +203,8 @@ fn screen_text(console: &Console) -> Vec<String> {
 
 #[test]
 fn nestest_first_menu_shows_its_text() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/test-roms/nestest/nestest.nes"
-    );
-    let rom = std::fs::read(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let path = testrom::location::path("nestest/nestest.nes");
+    let rom = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut console = Console::from_ines(&rom).expect("nestest.nes loads");
     for _ in 0..30 {
         console.run_frame();

@@ -12,7 +12,7 @@ use nes::controller::Buttons;
 use nes::Console;
 use std::collections::VecDeque;
 
-// RAM (tetris-facts.md).
+// RAM: NES Tetris's addresses, which Quadfall keeps (the RAM section of roms/quadfall.s).
 const VBLANK_FLAG: u16 = 0x33;
 const PIECE_X: u16 = 0x40;
 const PIECE_Y: u16 = 0x41;

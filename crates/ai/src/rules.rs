@@ -1,5 +1,6 @@
 //! The rules of NES Tetris, as documented in the article ("Applying Artificial Intelligence to
-//! Nintendo Tetris") and tetris-facts.md: tables, collision, the per-frame controls, lock, line
+//! Nintendo Tetris", meatfighter.com/nintendotetrisai) and Quadfall's code (roms/quadfall.s),
+//! which follows it: tables, collision, the per-frame controls, lock, line
 //! clears, lines/level/score in their BCD forms, the RNG and the piece picker.
 //!
 //! This module is the single source of NES rules for the simulator, the searches and the tests.

@@ -7,17 +7,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use testrom::Verdict;
 
-/// Where the shared test ROMs sit beside this repository.
-const NESTEST_DIR: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/test-roms/nestest"
-);
 /// Lines in the reference log.
 const REFERENCE_LINES: usize = 8991;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// nestest.nes (default: the shared test-ROM copy).
+    /// nestest.nes (default: the one in the test-ROM folder, `$NESTOR_TEST_ROMS`).
     #[arg(long)]
     rom: Option<PathBuf>,
     /// The reference trace (default: nestest.log beside the ROM).
@@ -29,10 +24,12 @@ pub struct Args {
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
-    let rom_path = args
-        .rom
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(NESTEST_DIR).join("nestest.nes"));
+    let rom_path = match &args.rom {
+        Some(rom) => rom.clone(),
+        None => testrom::location::dir()
+            .map_err(anyhow::Error::msg)?
+            .join("nestest/nestest.nes"),
+    };
     let reference_path = args
         .reference
         .clone()

@@ -117,13 +117,37 @@ fn bad_input_script_names_the_line() {
     );
 }
 
-const TEST_ROMS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/test-roms");
+/// `nestor nestest` finds nestest.nes where the tests find the test ROMs, and says in one line
+/// how to get them when they are not there.
+#[test]
+fn nestest_without_test_roms_says_how_to_get_them() {
+    let missing = std::env::temp_dir().join(format!("nestor-no-roms-{}", std::process::id()));
+    let out = Command::new(env!("CARGO_BIN_EXE_nestor"))
+        .arg("nestest")
+        .env("NESTOR_TEST_ROMS", &missing)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains(&missing.display().to_string()), "{stderr}");
+    assert!(stderr.contains("scripts/fetch-test-roms"), "{stderr}");
+
+    let out = Command::new(env!("CARGO_BIN_EXE_nestor"))
+        .arg("nestest")
+        .env("NESTOR_TEST_ROMS", testrom::location::dir().unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}
 
 #[test]
 fn test_rom_verdict_and_json() {
-    let rom = format!("{TEST_ROMS}/instr_test-v5/rom_singles/01-basics.nes");
+    let rom = testrom::location::path("instr_test-v5/rom_singles/01-basics.nes");
     let out = Command::new(env!("CARGO_BIN_EXE_nestor"))
-        .args(["test-rom", &rom, "--json"])
+        .arg("test-rom")
+        .arg(&rom)
+        .arg("--json")
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0));

@@ -123,8 +123,9 @@ pub fn run(options: Options) -> Result<i32, RunError> {
     let console = Console::from_ines(&options.rom.bytes)
         .map_err(|e| RunError::BadRom(format!("{}: {e}", options.rom.name)))?;
     let event_loop = EventLoop::new().map_err(|e| RunError::NoDisplay(without_location(e)))?;
-    let config = match options.config_path.clone().or_else(Config::default_path) {
-        Some(path) => Config::load_or_create(&path),
+    let config_path = options.config_path.clone().or_else(Config::default_path);
+    let config = match &config_path {
+        Some(path) => Config::load_or_create(path),
         None => Config::default(),
     };
     let movies = Movies::open(
@@ -134,7 +135,7 @@ pub fn run(options: Options) -> Result<i32, RunError> {
         &console,
     )
     .map_err(|e| RunError::BadRom(format!("{e:#}")))?;
-    let mut app = App::new(options, console, config);
+    let mut app = App::new(options, console, config, config_path);
     app.session.set_movies(movies);
     let result = event_loop.run_app(&mut app);
     let status = app.exit_status.unwrap_or(0);
@@ -156,6 +157,8 @@ struct App {
     mouse_buttons: HashSet<&'static str>,
     exit_status: Option<i32>,
     config: Config,
+    /// Where settings changed in the window are saved (`None`: nowhere).
+    config_path: Option<PathBuf>,
     palette: Palette,
     window: Option<Arc<Window>>,
     video: Option<Video>,
@@ -180,7 +183,12 @@ struct App {
 }
 
 impl App {
-    fn new(options: Options, console: Console, config: Config) -> App {
+    fn new(
+        options: Options,
+        console: Console,
+        config: Config,
+        config_path: Option<PathBuf>,
+    ) -> App {
         let audio = match Audio::open(&config.audio.device) {
             Ok(mut audio) => {
                 audio.volume = config.audio.volume;
@@ -216,6 +224,7 @@ impl App {
             mouse_buttons: HashSet::new(),
             exit_status: None,
             config,
+            config_path,
             palette: Palette::default(),
             window: None,
             video: None,
@@ -469,16 +478,18 @@ impl App {
             KeyCode::KeyM => {
                 if let Some(audio) = &mut self.audio {
                     audio.muted = !audio.muted;
-                    let state = if audio.muted { "muted" } else { "sound on" };
-                    self.show(state.into());
+                    let muted = audio.muted;
+                    self.show(if muted { "muted" } else { "sound on" }.into());
+                    self.save_setting(|config| config.audio.muted = muted);
                 }
             }
             KeyCode::Minus | KeyCode::Equal => {
                 if let Some(audio) = &mut self.audio {
                     let step = if key == KeyCode::Equal { 0.1 } else { -0.1 };
                     audio.volume = (audio.volume + step).clamp(0.0, 1.0);
-                    let percent = (audio.volume * 100.0).round();
-                    self.show(format!("volume {percent}%"));
+                    let volume = audio.volume;
+                    self.show(format!("volume {}%", (volume * 100.0).round()));
+                    self.save_setting(|config| config.audio.volume = volume);
                 }
             }
             KeyCode::F10 => self.toggle_aspect(),
@@ -629,6 +640,18 @@ impl App {
             window.request_redraw();
             let shape = if on { "8:7 pixels" } else { "square pixels" };
             self.show(shape.into());
+            self.save_setting(|config| config.video.pixel_aspect_8_7 = on);
+        }
+    }
+
+    /// Applies a setting changed in the window and writes it to the config file.
+    fn save_setting(&mut self, change: impl FnOnce(&mut Config)) {
+        let before = self.config.clone();
+        change(&mut self.config);
+        if let Some(path) = &self.config_path {
+            if let Err(err) = self.config.save_changes(&before, path) {
+                eprintln!("nestor: {err}");
+            }
         }
     }
 

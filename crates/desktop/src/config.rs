@@ -1,5 +1,6 @@
 //! The config file: key and gamepad bindings, video and audio settings, as TOML in the user's
-//! config directory. Created with the defaults on first run; a bad file is reported and ignored.
+//! config directory. Created with the defaults on first run. Each setting is taken on its own:
+//! a bad key, value or line is reported in one line naming it, and keeps its default.
 
 use gilrs::Button;
 use serde::{Deserialize, Serialize};
@@ -163,18 +164,20 @@ impl Config {
         dirs::config_dir().map(|dir| dir.join("nestor").join("config.toml"))
     }
 
-    /// Reads the config at `path`; writes the defaults there if there is none. Problems are
-    /// reported on stderr in one line and the defaults are used: a config never stops the game.
+    /// Reads the config at `path`; writes the defaults there if there is none. Each problem is
+    /// one line on stderr; whatever else the file says applies: a config never stops the game.
     pub fn load_or_create(path: &Path) -> Config {
         match std::fs::read_to_string(path) {
-            Ok(text) => Config::parse(&text).unwrap_or_else(|err| {
-                eprintln!(
-                    "nestor: ignoring config {}: {}; using defaults",
-                    path.display(),
-                    err.trim()
-                );
-                Config::default()
-            }),
+            Ok(text) => {
+                let (config, problems) = Config::parse(&text);
+                for problem in problems {
+                    eprintln!(
+                        "nestor: config {}: {problem}; that setting keeps its default",
+                        path.display()
+                    );
+                }
+                config
+            }
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
                 let config = Config::default();
                 if let Err(err) = config.write(path) {
@@ -192,21 +195,75 @@ impl Config {
         }
     }
 
-    pub fn parse(text: &str) -> Result<Config, String> {
-        let config: Config = toml::from_str(text).map_err(|e| e.to_string())?;
-        if !(1..=16).contains(&config.video.scale) {
-            return Err(format!(
-                "video.scale is {}; expected 1 to 16",
-                config.video.scale
-            ));
+    /// The settings `text` gives, each on its own over the defaults, and one line (`line N:
+    /// ...`) for each line, key or value that could not be used, in the order of the file.
+    pub fn parse(text: &str) -> (Config, Vec<String>) {
+        let mut problems = Vec::new();
+        let mut lines: Vec<&str> = text.lines().collect();
+        // A line that breaks the syntax is dropped (and reported), then the rest is read again.
+        let (table, doc) = loop {
+            let joined = lines.join("\n");
+            let err = match toml::from_str::<toml::Table>(&joined) {
+                Ok(table) => {
+                    let doc = toml_edit::ImDocument::parse(joined).expect("toml accepted it");
+                    break (table, doc);
+                }
+                Err(err) => err,
+            };
+            let at = err.span().map_or(0, |span| line_index(&joined, span.start));
+            let message = err.message().lines().map(str::trim).collect::<Vec<_>>();
+            let message = message.join(" ");
+            let Some(line) = lines.get(at).filter(|line| !line.is_empty()) else {
+                problems.push((at + 1, format!("line {}: {message}", at + 1)));
+                return (Config::default(), sorted(problems));
+            };
+            let shown = shorten(line.trim(), 40);
+            problems.push((at + 1, format!("line {} ({shown}): {message}", at + 1)));
+            lines[at] = "";
+        };
+        let mut accepted = toml::Value::try_from(Config::default()).expect("defaults serialize");
+        apply(&table, &mut Vec::new(), &doc, &mut accepted, &mut problems);
+        let config = accepted
+            .try_into()
+            .expect("only checked settings were applied");
+        (config, sorted(problems))
+    }
+
+    /// Writes the settings that differ from `before` into the file at `path` (created if there
+    /// is none), keeping everything else in it as it was: comments, unknown keys, other
+    /// values. Atomic (temporary file, then rename). A file that does not parse is not touched.
+    pub fn save_changes(&self, before: &Config, path: &Path) -> Result<(), String> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(err) => return Err(format!("cannot read config {}: {err}", path.display())),
+        };
+        let mut doc: toml_edit::DocumentMut = text.parse().map_err(|_| {
+            format!(
+                "config {} not updated: fix its syntax first",
+                path.display()
+            )
+        })?;
+        let old = toml::Value::try_from(before).expect("settings serialize");
+        let new = toml::Value::try_from(self).expect("settings serialize");
+        let mut changed = Vec::new();
+        changed_leaves(&old, &new, &mut Vec::new(), &mut changed);
+        for (keys, value) in changed {
+            set_in_document(&mut doc, &keys, value);
         }
-        if !(0.0..=1.0).contains(&config.audio.volume) {
-            return Err(format!(
-                "audio.volume is {}; expected 0.0 to 1.0",
-                config.audio.volume
-            ));
+        crate::files::write_atomic(path, doc.to_string().as_bytes())
+            .map_err(|err| format!("cannot write config {}: {err}", path.display()))
+    }
+
+    /// Ranges serde cannot express.
+    fn check(&self) -> Result<(), String> {
+        if !(1..=16).contains(&self.video.scale) {
+            return Err(format!("{} is not 1 to 16", self.video.scale));
         }
-        Ok(config)
+        if !(0.0..=1.0).contains(&self.audio.volume) {
+            return Err(format!("{} is not 0.0 to 1.0", self.audio.volume));
+        }
+        Ok(())
     }
 
     fn write(&self, path: &Path) -> std::io::Result<()> {
@@ -218,47 +275,285 @@ impl Config {
     }
 }
 
+/// Puts each setting of `table` (at `path` in the file) into `accepted` if the config stays
+/// valid with it; reports the others with their line.
+fn apply(
+    table: &toml::Table,
+    path: &mut Vec<String>,
+    doc: &toml_edit::ImDocument<String>,
+    accepted: &mut toml::Value,
+    problems: &mut Vec<(usize, String)>,
+) {
+    for (key, value) in table {
+        path.push(key.clone());
+        let name = path.join(".");
+        let line = line_of(doc, path).unwrap_or(0);
+        let at = if line > 0 {
+            format!("line {line}: ")
+        } else {
+            String::new()
+        };
+        match (value, lookup(accepted, path)) {
+            (_, None) => problems.push((line, format!("{at}unknown key `{name}`"))),
+            (toml::Value::Table(inner), Some(toml::Value::Table(_))) => {
+                apply(inner, path, doc, accepted, problems)
+            }
+            (value, Some(_)) => {
+                let mut candidate = accepted.clone();
+                *lookup_mut(&mut candidate, path) = value.clone();
+                let checked = candidate
+                    .clone()
+                    .try_into::<Config>()
+                    .map_err(|e| shorten_serde(e.message()))
+                    .and_then(|config| config.check());
+                match checked {
+                    Ok(()) => *accepted = candidate,
+                    Err(why) => problems.push((line, format!("{at}bad value for `{name}`: {why}"))),
+                }
+            }
+        }
+        path.pop();
+    }
+}
+
+/// The settings (key paths and values) that differ between `old` and `new`.
+fn changed_leaves<'a>(
+    old: &toml::Value,
+    new: &'a toml::Value,
+    path: &mut Vec<String>,
+    changed: &mut Vec<(Vec<String>, &'a toml::Value)>,
+) {
+    let Some(table) = new.as_table() else { return };
+    for (key, value) in table {
+        path.push(key.clone());
+        match (old.get(key), value) {
+            (Some(before @ toml::Value::Table(_)), toml::Value::Table(_)) => {
+                changed_leaves(before, value, path, changed)
+            }
+            (before, _) if before != Some(value) => changed.push((path.clone(), value)),
+            _ => {}
+        }
+        path.pop();
+    }
+}
+
+/// Puts `value` at `keys` in the document, keeping the comment beside an existing value.
+fn set_in_document(doc: &mut toml_edit::DocumentMut, keys: &[String], value: &toml::Value) {
+    let (last, parents) = keys.split_last().expect("a setting has a key");
+    let mut table: &mut dyn toml_edit::TableLike = doc.as_table_mut();
+    for key in parents {
+        table = table
+            .entry(key)
+            .or_insert(toml_edit::table())
+            .as_table_like_mut()
+            .expect("a settings section is a table");
+    }
+    let mut new = edit_value(value);
+    if let Some(old) = table.get(last).and_then(toml_edit::Item::as_value) {
+        *new.decor_mut() = old.decor().clone();
+    }
+    table.insert(last, toml_edit::Item::Value(new));
+}
+
+/// A setting's value for the document (settings are booleans, numbers, strings and lists).
+fn edit_value(value: &toml::Value) -> toml_edit::Value {
+    match value {
+        toml::Value::Boolean(b) => (*b).into(),
+        toml::Value::Integer(i) => (*i).into(),
+        // f32 settings (volume) printed as they were typed: 0.9, not 0.8999999761581421.
+        toml::Value::Float(f) => ((f * 1e6).round() / 1e6).into(),
+        toml::Value::String(s) => s.as_str().into(),
+        toml::Value::Array(items) => items
+            .iter()
+            .map(edit_value)
+            .collect::<toml_edit::Array>()
+            .into(),
+        other => other.to_string().into(),
+    }
+}
+
+/// The problems in the order of their lines.
+fn sorted(mut problems: Vec<(usize, String)>) -> Vec<String> {
+    problems.sort_by_key(|(line, _)| *line);
+    problems.into_iter().map(|(_, problem)| problem).collect()
+}
+
+fn lookup<'a>(value: &'a toml::Value, path: &[String]) -> Option<&'a toml::Value> {
+    path.iter().try_fold(value, |v, key| v.as_table()?.get(key))
+}
+
+/// The setting at `path`, which [`lookup`] found.
+fn lookup_mut<'a>(value: &'a mut toml::Value, path: &[String]) -> &'a mut toml::Value {
+    path.iter().fold(value, |v, key| {
+        v.as_table_mut()
+            .and_then(|t| t.get_mut(key))
+            .expect("a known key")
+    })
+}
+
+/// The line (from 1) where the key at `path` is written.
+fn line_of(doc: &toml_edit::ImDocument<String>, path: &[String]) -> Option<usize> {
+    let (last, parents) = path.split_last()?;
+    let mut item = doc.as_item();
+    for key in parents {
+        item = item.get(key.as_str())?;
+    }
+    let (key, _) = item.as_table_like()?.get_key_value(last)?;
+    Some(line_index(doc.raw(), key.span()?.start) + 1)
+}
+
+/// The line (from 0) holding byte `offset`.
+fn line_index(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count()
+}
+
+fn shorten(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((cut, _)) => format!("{}...", &text[..cut]),
+        None => text.to_string(),
+    }
+}
+
+/// serde's message without its list of every key name it would have taken.
+fn shorten_serde(message: &str) -> String {
+    let first = message.lines().next().unwrap_or("");
+    match first.split_once(", expected one of") {
+        Some((head, _)) => format!("{head} (names: docs/desktop.md)"),
+        None => first.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn parse_ok(text: &str) -> Config {
+        let (config, problems) = Config::parse(text);
+        assert_eq!(problems, Vec::<String>::new());
+        config
+    }
 
     #[test]
     fn defaults_round_trip_through_toml() {
         let text = toml::to_string(&Config::default()).unwrap();
         assert!(text.contains("a = [\"KeyX\"]"), "{text}");
-        assert_eq!(Config::parse(&text), Ok(Config::default()));
+        assert_eq!(parse_ok(&text), Config::default());
     }
 
     #[test]
     fn missing_sections_take_defaults() {
-        let config = Config::parse("[video]\nscale = 2\n").unwrap();
+        let config = parse_ok("[video]\nscale = 2\n");
         assert_eq!(config.video.scale, 2);
         assert_eq!(config.player1, PlayerBindings::default());
     }
 
+    /// Each bad setting is one short line naming its key and line; the rest of the file applies.
     #[test]
-    fn bad_files_are_rejected_with_a_reason() {
-        assert!(Config::parse("[video]\nscale = 0\n")
-            .unwrap_err()
-            .contains("scale"));
-        assert!(Config::parse("[player1.keyboard]\na = [\"NoSuchKey\"]\n").is_err());
-        assert!(Config::parse("volume = 3").is_err());
-        assert!(Config::parse("[[[").is_err());
+    fn a_bad_key_or_value_costs_only_itself() {
+        let text = "# mine\n\
+                    [video]\n\
+                    scale = 0\n\
+                    pixel_aspect_8_7 = true\n\
+                    [audio]\n\
+                    volume = 0.5\n\
+                    loudness = 11\n\
+                    muted = \"yes\"\n\
+                    [player1.keyboard]\n\
+                    a = [\"NoSuchKey\"]\n\
+                    b = [\"KeyB\"]\n\
+                    [player3]\n";
+        let (config, problems) = Config::parse(text);
+        assert_eq!(config.video.scale, 3);
+        assert!(config.video.pixel_aspect_8_7);
+        assert_eq!(config.audio.volume, 0.5);
+        assert!(!config.audio.muted);
+        assert_eq!(config.player1.keyboard.a, vec![KeyCode::KeyX]);
+        assert_eq!(config.player1.keyboard.b, vec![KeyCode::KeyB]);
+        assert_eq!(
+            problems,
+            [
+                "line 3: bad value for `video.scale`: 0 is not 1 to 16",
+                "line 7: unknown key `audio.loudness`",
+                "line 8: bad value for `audio.muted`: invalid type: string \"yes\", expected a boolean",
+                "line 10: bad value for `player1.keyboard.a`: unknown variant `NoSuchKey` (names: docs/desktop.md)",
+                "line 12: unknown key `player3`",
+            ]
+        );
     }
 
     #[test]
-    fn first_run_writes_defaults_and_a_bad_file_is_ignored() {
+    fn a_line_that_breaks_the_syntax_is_dropped_alone() {
+        let (config, problems) = Config::parse("[video]\nscale = big\npixel_aspect_8_7 = true\n");
+        assert!(config.video.pixel_aspect_8_7);
+        assert_eq!(config.video.scale, 3);
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(
+            problems[0].starts_with("line 2 (scale = big): "),
+            "{problems:?}"
+        );
+        assert!(!problems[0].contains('\n'), "{problems:?}");
+
+        let (config, problems) = Config::parse("[[[\n");
+        assert_eq!(config, Config::default());
+        assert_eq!(problems.len(), 1, "{problems:?}");
+    }
+
+    #[test]
+    fn first_run_writes_defaults_and_a_bad_file_is_left_alone() {
         let dir = std::env::temp_dir().join(format!("nestor-config-{}", std::process::id()));
         let path = dir.join("nestor").join("config.toml");
         let _ = std::fs::remove_dir_all(&dir);
         assert_eq!(Config::load_or_create(&path), Config::default());
         let written = std::fs::read_to_string(&path).unwrap();
-        assert_eq!(Config::parse(&written), Ok(Config::default()));
+        assert_eq!(parse_ok(&written), Config::default());
 
-        std::fs::write(&path, "[video]\nscale = \"big\"\n").unwrap();
-        assert_eq!(Config::load_or_create(&path), Config::default());
+        std::fs::write(&path, "[video]\nscale = \"big\"\n[audio]\nmuted = true\n").unwrap();
+        let config = Config::load_or_create(&path);
+        assert_eq!(config.video.scale, 3);
+        assert!(config.audio.muted);
         // The user's file is left alone for them to fix.
         assert!(std::fs::read_to_string(&path).unwrap().contains("big"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn changed_settings_are_saved_with_the_rest_of_the_file_kept() {
+        let dir = std::env::temp_dir().join(format!("nestor-config-save-{}", std::process::id()));
+        let path = dir.join("config.toml");
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let text = "# my settings\n\
+                    [audio]\n\
+                    volume = 0.5 # not too loud\n\
+                    surround = true\n\
+                    [player1.keyboard]\n\
+                    a = [\"KeyK\"]\n";
+        std::fs::write(&path, text).unwrap();
+        let (before, _) = Config::parse(text);
+        let mut after = before.clone();
+        after.audio.volume = 0.9;
+        after.audio.muted = true;
+        after.video.pixel_aspect_8_7 = true;
+        after.save_changes(&before, &path).unwrap();
+
+        let saved = std::fs::read_to_string(&path).unwrap();
+        for kept in ["# my settings", "surround = true", "a = [\"KeyK\"]"] {
+            assert!(saved.contains(kept), "{kept} lost:\n{saved}");
+        }
+        assert!(saved.contains("volume = 0.9 # not too loud"), "{saved}");
+        // Only the changed settings are written: no defaults spelled out.
+        assert!(!saved.contains("scale"), "{saved}");
+        let (reread, problems) = Config::parse(&saved);
+        assert_eq!(reread, after);
+        assert_eq!(problems, ["line 4: unknown key `audio.surround`"]);
+
+        // A file that does not parse is left for the user to fix.
+        std::fs::write(&path, "[audio\nvolume = 0.5\n").unwrap();
+        assert!(before.save_changes(&after, &path).is_err());
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "[audio\nvolume = 0.5\n"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -696,6 +696,16 @@ fn gui_scenario() {
         }
     }
 
+    // A setting changed in the window is saved to the config file at once.
+    let config = s.dir.join("config/nestor/config.toml");
+    let aspect = |on: bool| format!("pixel_aspect_8_7 = {on}");
+    for on in [true, false] {
+        s.key(&window, "F10");
+        s.wait_title(&window, if on { "8:7 pixels" } else { "square pixels" });
+        let text = std::fs::read_to_string(&config).unwrap();
+        assert!(text.contains(&aspect(on)), "F10 not saved:\n{text}");
+    }
+
     // Esc quits with exit code 0.
     s.quit(&window);
 

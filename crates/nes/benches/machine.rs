@@ -1,7 +1,7 @@
 //! Emulation speed: whole frames of the project's game (its title's demo) and of shared test
 //! ROMs (nestest's menu, two test ROMs at work), measured once the ROM is past its boot.
 //!
-//! `cargo bench -p nes` (the shared ROMs are skipped, with a note, where /work/shared is absent)
+//! `cargo bench -p nes` (the shared ROMs are skipped, with a note, where the test ROMs are absent)
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use nes::Console;
@@ -14,7 +14,8 @@ const WARMUP: u64 = 600;
 
 fn roms() -> Vec<(&'static str, std::path::PathBuf)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let shared = root.join("../shared/test-roms");
+    // Where there is no test-ROM folder the paths don't exist, and their ROMs are skipped.
+    let shared = testrom::location::dir().unwrap_or_default();
     vec![
         ("quadfall_demo", root.join("roms/quadfall.nes")),
         ("nestest_menu", shared.join("nestest/nestest.nes")),

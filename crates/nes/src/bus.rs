@@ -8,7 +8,7 @@
 //! PPU dot; the CPU samples the NMI and IRQ lines after that, at the end of the cycle. The
 //! access lands late in the cycle as on the hardware (data is latched at the end of φ2); the
 //! PPU's VBlank races and the blargg PPU timing ROMs are tuned to this order
-//! (notes/ppu-timing.md). Two shortcuts stand for `tick` where it would only count:
+//! (ppu_vbl_nmi and cpu_interrupts_v2 in `tests/conformance` check it). Two shortcuts stand for `tick` where it would only count:
 //! [`Bus::count_quiet_cycle`] for one cycle around a RAM or PRG-ROM access, and
 //! [`Bus::run_idle`] for many (an idle loop's passes, an OAM DMA in VBlank).
 

@@ -5,15 +5,11 @@
 //! state.
 
 use nes::{Buttons, Console};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use testrom::location::path as test_rom;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn rom(path: &str) -> Vec<u8> {
-    let path = root().join(path);
-    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+fn rom(path: &Path) -> Vec<u8> {
+    std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 /// A small deterministic generator for the calls and buttons.
@@ -68,7 +64,7 @@ fn apply(console: &mut Console, call: &Call) -> u64 {
 }
 
 /// Runs `calls` calls on both consoles; returns the share of cycles the fast path skipped.
-fn compare(path: &str, calls: usize, flag: u16, press: bool) -> f64 {
+fn compare(path: &Path, calls: usize, flag: u16, press: bool) -> f64 {
     let bytes = rom(path);
     let mut fast = Console::from_ines(&bytes).expect("ROM loads");
     let mut slow = fast.clone();
@@ -78,7 +74,7 @@ fn compare(path: &str, calls: usize, flag: u16, press: bool) -> f64 {
     for n in 0..calls {
         let call = choose(&mut lcg, flag, press);
         let instructions = (apply(&mut fast, &call), apply(&mut slow, &call));
-        let at = format!("{path}, call {n} ({call:?})");
+        let at = format!("{}, call {n} ({call:?})", path.display());
         assert_eq!(instructions.0, instructions.1, "instructions, {at}");
         assert_eq!(fast.bus.cycles, slow.bus.cycles, "cycles, {at}");
         assert_eq!(fast.bus.ram, slow.bus.ram, "RAM, {at}");
@@ -92,14 +88,23 @@ fn compare(path: &str, calls: usize, flag: u16, press: bool) -> f64 {
         assert!(fast.save_state() == slow.save_state(), "save state, {at}");
     }
     let skipped = fast.idle_cycles_skipped() as f64 / fast.bus.cycles as f64;
-    println!("{path}: {:.1}% of the cycles skipped", 100.0 * skipped);
+    println!(
+        "{}: {:.1}% of the cycles skipped",
+        path.display(),
+        100.0 * skipped
+    );
     skipped
 }
 
 #[test]
 fn quadfall_demo_and_play() {
     // $33 is the game's NMI flag, which its main loop waits on.
-    let skipped = compare("roms/quadfall.nes", 1_500, 0x33, true);
+    let skipped = compare(
+        &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../roms/quadfall.nes"),
+        1_500,
+        0x33,
+        true,
+    );
     assert!(
         skipped > 0.3,
         "the fast path skipped only {skipped:.3} of the cycles"
@@ -108,13 +113,13 @@ fn quadfall_demo_and_play() {
 
 #[test]
 fn nestest_menu() {
-    compare("../shared/test-roms/nestest/nestest.nes", 600, 0x00, true);
+    compare(&test_rom("nestest/nestest.nes"), 600, 0x00, true);
 }
 
 #[test]
 fn accuracy_coin() {
     compare(
-        "../shared/test-roms/AccuracyCoin/AccuracyCoin.nes",
+        &test_rom("AccuracyCoin/AccuracyCoin.nes"),
         1_500,
         0x00,
         true,
@@ -137,6 +142,6 @@ fn timing_and_interrupt_roms() {
         "oam_stress/oam_stress.nes",
         "ppu_sprite_hit/ppu_sprite_hit.nes",
     ] {
-        compare(&format!("../shared/test-roms/{path}"), 400, 0x00, false);
+        compare(&test_rom(path), 400, 0x00, false);
     }
 }

@@ -3,11 +3,6 @@
 use nes::trace::trace_line;
 use nes::Console;
 
-const DIR: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/test-roms/nestest"
-);
-
 /// The columns that must match exactly: PC, opcode bytes, then registers, PPU and CYC.
 /// The disassembly between them is informational.
 fn exact_columns(line: &str) -> (&str, &str) {
@@ -16,8 +11,9 @@ fn exact_columns(line: &str) -> (&str, &str) {
 
 #[test]
 fn matches_reference_log() {
-    let rom = std::fs::read(format!("{DIR}/nestest.nes")).expect("nestest.nes");
-    let log = std::fs::read_to_string(format!("{DIR}/nestest.log")).expect("nestest.log");
+    let rom = std::fs::read(testrom::location::path("nestest/nestest.nes")).expect("nestest.nes");
+    let log = std::fs::read_to_string(testrom::location::path("nestest/nestest.log"))
+        .expect("nestest.log");
     let mut console = Console::from_ines(&rom).expect("valid iNES image");
     console.start_nestest_automation();
     let mut disassembly_mismatches = 0;

@@ -1,6 +1,6 @@
 //! How to tell whether an NES test ROM passed, without looking at the screen.
 //!
-//! Each result protocol (see `shared/test-roms/README.md`) is a module that drives a
+//! Each result protocol (see `scripts/test-roms/README.md`) is a module that drives a
 //! [`Machine`] frame by frame and reads the ROM's verdict out of its memory. The protocols only
 //! need the few operations of [`Machine`], so they are unit-tested against fake machines.
 
@@ -8,6 +8,7 @@ pub mod accuracycoin;
 pub mod blargg;
 pub mod board_report;
 pub mod image;
+pub mod location;
 pub mod manifest;
 pub mod nestest;
 pub mod screen;
@@ -123,7 +124,7 @@ pub struct Report {
     pub frames: u64,
 }
 
-/// The result protocols of `shared/test-roms/README.md`.
+/// The result protocols of `scripts/test-roms/README.md`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Protocol {
     /// Status byte at $6000, text at $6004.

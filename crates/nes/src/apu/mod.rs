@@ -394,7 +394,7 @@ impl Apu {
 
     /// Some(sample address) while the DMC wants a byte and may halt the CPU on the coming
     /// cycle. The bus steals the cycles (halt, dummy, alignment, get) and then calls
-    /// [`Apu::dmc_dma_complete`]; see /work/notes/dmc-dma.md.
+    /// [`Apu::dmc_dma_complete`]; the cycle-by-cycle sequence is in `Bus::dma` (bus.rs).
     pub fn dmc_dma_request(&self) -> Option<u16> {
         self.dmc.dma_request(self.cycle + 1)
     }

@@ -154,11 +154,11 @@ impl Bus {
         self.apu.run(n);
     }
 
-    /// The pads' strobe is low and the cartridge does not watch the PPU's bus (MMC3, the only
-    /// mapper that counts CPU cycles or raises IRQs, always does): all a cycle of
-    /// [`Bus::tick`] does outside the CPU, the PPU and the APU is count.
+    /// The pads' strobe is low and the cartridge neither counts CPU cycles nor watches the
+    /// PPU's bus: all a cycle of [`Bus::tick`] does outside the CPU, the PPU and the APU is
+    /// count. (A board's IRQ only moves with one of those two.)
     fn outside_only_counts(&self) -> bool {
-        !(self.joypad_out || self.strobe_high || self.cart.watches_ppu_bus())
+        !(self.joypad_out || self.strobe_high || self.cart.sees_every_cycle())
     }
 
     /// How many cycles from now on [`Bus::run_idle`] can stand in for an idle loop: the /NMI

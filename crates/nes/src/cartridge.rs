@@ -280,9 +280,8 @@ impl Cartridge {
     /// One CPU cycle passed.
     #[inline]
     pub fn cpu_clock(&mut self) {
-        if self.needs.cpu_clock {
-            self.mapper.cpu_clock();
-        }
+        // No test of `needs` first: the dispatch already passes over boards without a clock.
+        self.mapper.cpu_clock();
     }
 
     #[inline]

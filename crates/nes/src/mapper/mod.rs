@@ -181,8 +181,10 @@ pub trait Board: Sized {
 /// dispatch in [`Mapper`] all come from it.
 macro_rules! boards {
     ($($board:ident: $($number:literal)|+;)+) => {
-        /// The cartridge's board, one variant per type in the list.
+        /// The cartridge's board, one variant per type in the list. A plain tag byte (no
+        /// niche in a board's fields) keeps the dispatch on every cycle to a load and a test.
         #[derive(Clone, Debug)]
+        #[repr(u8)]
         pub enum Mapper {
             $($board($board),)+
         }

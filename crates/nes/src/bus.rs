@@ -490,3 +490,21 @@ impl CpuBus for Bus {
         self.dma_halted
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bus(mapper: u8) -> Bus {
+        let mut image = vec![b'N', b'E', b'S', 0x1A, 2, 1, mapper << 4, mapper & 0xF0];
+        image.resize(16 + 0x8000 + 0x2000, 0);
+        Bus::new(Cartridge::from_ines(&image).unwrap())
+    }
+
+    #[test]
+    fn idle_loops_run_in_bulk_only_where_the_board_sees_no_cycle() {
+        assert!(bus(0).idle_cycles(true) > 0, "NROM");
+        assert_eq!(bus(69).idle_cycles(true), 0, "FME-7 counts CPU cycles");
+        assert_eq!(bus(9).idle_cycles(true), 0, "MMC2 watches the PPU's bus");
+    }
+}

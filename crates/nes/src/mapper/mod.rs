@@ -94,7 +94,8 @@ impl Mirroring {
 /// out whatever no board asks for (see [`crate::bus::Bus::idle_cycles`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Needs {
-    /// Counts CPU cycles (M2): [`Board::cpu_clock`] runs on every cycle.
+    /// Counts CPU cycles (M2): every cycle reaches [`Board::cpu_clock`] as it happens, none
+    /// is skipped in bulk.
     pub cpu_clock: bool,
     /// Drives the /IRQ line: [`Board::irq`] is asked.
     pub irq: bool,
@@ -155,7 +156,8 @@ pub trait Board: Sized {
         true
     }
 
-    /// One CPU cycle (M2), if [`Needs::cpu_clock`].
+    /// One CPU cycle (M2). Only boards with [`Needs::cpu_clock`] are sure to see them all:
+    /// otherwise the bus may run idle cycles in bulk.
     fn cpu_clock(&mut self) {}
 
     /// The /IRQ output (true = asserted), if [`Needs::irq`].

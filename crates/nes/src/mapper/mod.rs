@@ -1,33 +1,8 @@
 //! Mappers: the bank-switching logic of each board. A board only translates addresses and
 //! keeps its registers; the memories themselves live in [`crate::Cartridge`]. Each board
 //! implements [`Board`], writing only what it has, and states what else it needs from the
-//! machine in [`Needs`]. Adding a board means its file and one line in [`boards!`] below.
-
-mod action53;
-mod axrom;
-mod bnrom;
-mod cnrom;
-mod fme7;
-mod gxrom;
-mod irem78;
-mod mmc1;
-mod mmc2;
-mod mmc3;
-mod nrom;
-mod uxrom;
-
-pub use action53::Action53;
-pub use axrom::Axrom;
-pub use bnrom::Bnrom;
-pub use cnrom::Cnrom;
-pub use fme7::Fme7;
-pub use gxrom::Gxrom;
-pub use irem78::Irem78;
-pub use mmc1::Mmc1;
-pub use mmc2::Mmc2;
-pub use mmc3::Mmc3;
-pub use nrom::Nrom;
-pub use uxrom::Uxrom;
+//! machine in [`Needs`]. Adding a board means its file and one line in the `boards!` list at
+//! the end.
 
 use crate::header::{Header, RomError};
 use crate::state::{Field, StateIo};
@@ -179,10 +154,15 @@ pub trait Board: Sized {
     }
 }
 
-/// The one list of boards: `Type: iNES mapper numbers;`. The loader, save states and the
-/// dispatch in [`Mapper`] all come from it.
+/// The one list of boards: `file::Type: iNES mapper numbers;`. The modules, the loader, save
+/// states and the dispatch in [`Mapper`] all come from it.
 macro_rules! boards {
-    ($($board:ident: $($number:literal)|+;)+) => {
+    ($($module:ident::$board:ident: $($number:literal)|+;)+) => {
+        $(
+            mod $module;
+            pub use $module::$board;
+        )+
+
         /// The cartridge's board, one variant per type in the list. A plain tag byte (no
         /// niche in a board's fields) keeps the dispatch on every cycle to a load and a test.
         #[derive(Clone, Debug)]
@@ -257,16 +237,16 @@ macro_rules! boards {
 }
 
 boards! {
-    Nrom: 0;
-    Mmc1: 1;
-    Uxrom: 2 | 180;
-    Cnrom: 3;
-    Mmc3: 4 | 118;
-    Axrom: 7;
-    Mmc2: 9 | 10;
-    Action53: 28;
-    Bnrom: 34;
-    Gxrom: 66;
-    Fme7: 69;
-    Irem78: 78;
+    nrom::Nrom: 0;
+    mmc1::Mmc1: 1;
+    uxrom::Uxrom: 2 | 180;
+    cnrom::Cnrom: 3;
+    mmc3::Mmc3: 4 | 118;
+    axrom::Axrom: 7;
+    mmc2::Mmc2: 9 | 10;
+    action53::Action53: 28;
+    bnrom::Bnrom: 34;
+    gxrom::Gxrom: 66;
+    fme7::Fme7: 69;
+    irem78::Irem78: 78;
 }

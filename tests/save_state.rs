@@ -205,14 +205,25 @@ fn two_runs_are_identical() {
 }
 
 /// Test ROMs for what Quadfall leaves out: DMC DMA and CNROM (read_joy3 plays a DMC sample
-/// throughout), MMC3's scanline IRQ, MMC1 with PRG-RAM. Each runs 240 frames straight
-/// and again with round trips at 100 random instruction boundaries (seed 0xA0D10).
+/// throughout), MMC3's scanline IRQ, MMC1 with PRG-RAM, and every other board through Holy
+/// Diver Batman's bank tests (MMC2's latches, FME-7's cycle IRQ, Action 53's registers...).
+/// Each runs 240 frames straight and again with round trips at 100 random instruction
+/// boundaries (seed 0xA0D10).
 #[test]
 fn states_cover_test_roms_with_sound_and_mappers() {
     let roms = [
         "read_joy3/count_errors.nes",
         "mmc3_test_2/rom_singles/4-scanline_timing.nes",
         "MMC1_A12/mmc1_a12.nes",
+        "holydiverbatman/testroms/M9_P128K_C64K.nes",
+        "holydiverbatman/testroms/M10_P128K_C64K_S8K.nes",
+        "holydiverbatman/testroms/M28_P512K.nes",
+        "holydiverbatman/testroms/M34_P128K_H.nes",
+        "holydiverbatman/testroms/M66_P64K_C16K_V.nes",
+        "holydiverbatman/testroms/M69_P128K_C64K_S8K.nes",
+        "holydiverbatman/testroms/M78.3_P128K_C64K.nes",
+        "holydiverbatman/testroms/M118_P128K_C64K.nes",
+        "holydiverbatman/testroms/M180_P128K_H.nes",
     ];
     let mut rng = SplitMix64(0xA0D10);
     for rom in roms {

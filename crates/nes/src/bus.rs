@@ -154,11 +154,11 @@ impl Bus {
         self.apu.run(n);
     }
 
-    /// The pads' strobe is low and the cartridge does not watch the PPU's bus (MMC3, the only
-    /// mapper that counts CPU cycles or raises IRQs, always does): all a cycle of
-    /// [`Bus::tick`] does outside the CPU, the PPU and the APU is count.
+    /// The pads' strobe is low and the cartridge neither counts CPU cycles nor watches the
+    /// PPU's bus: all a cycle of [`Bus::tick`] does outside the CPU, the PPU and the APU is
+    /// count. (A board's IRQ only moves with one of those two.)
     fn outside_only_counts(&self) -> bool {
-        !(self.joypad_out || self.strobe_high || self.cart.watches_ppu_bus())
+        !(self.joypad_out || self.strobe_high || self.cart.sees_every_cycle())
     }
 
     /// How many cycles from now on [`Bus::run_idle`] can stand in for an idle loop: the /NMI
@@ -488,5 +488,23 @@ impl CpuBus for Bus {
 
     fn dma_halted_last_read(&self) -> bool {
         self.dma_halted
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bus(mapper: u8) -> Bus {
+        let mut image = vec![b'N', b'E', b'S', 0x1A, 2, 1, mapper << 4, mapper & 0xF0];
+        image.resize(16 + 0x8000 + 0x2000, 0);
+        Bus::new(Cartridge::from_ines(&image).unwrap())
+    }
+
+    #[test]
+    fn idle_loops_run_in_bulk_only_where_the_board_sees_no_cycle() {
+        assert!(bus(0).idle_cycles(true) > 0, "NROM");
+        assert_eq!(bus(69).idle_cycles(true), 0, "FME-7 counts CPU cycles");
+        assert_eq!(bus(9).idle_cycles(true), 0, "MMC2 watches the PPU's bus");
     }
 }

@@ -1,54 +1,12 @@
-//! The cartridge: iNES / NES 2.0 image parsing, the memories on the board (PRG-ROM, PRG-RAM,
-//! CHR-ROM or CHR-RAM) and the console's 2 KiB nametable RAM (CIRAM), whose address lines the
-//! cartridge controls. Bank switching itself lives in [`crate::mapper`].
+//! The cartridge: the memories on the board (PRG-ROM, PRG-RAM, CHR-ROM or CHR-RAM) and the
+//! console's 2 KiB nametable RAM (CIRAM), whose address lines the cartridge controls. The
+//! image's header is read in [`crate::header`], bank switching lives in [`crate::mapper`].
 
-use crate::mapper::{CpuTarget, Mapper, Mirroring};
+use crate::header::CHR_BANK;
+pub use crate::header::{Header, RomError};
+use crate::mapper::{Board, CpuTarget, Mapper, Needs};
 use crate::state::{fields, Field, Fnv1a, StateIo};
 use std::fmt;
-
-const PRG_BANK: usize = 16 * 1024;
-const CHR_BANK: usize = 8 * 1024;
-
-/// Why an image could not be loaded. Each message names the problem in one line.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum RomError {
-    Empty,
-    BadMagic,
-    TruncatedHeader(usize),
-    NoPrg,
-    Truncated { expected: usize, actual: usize },
-    UnsupportedMapper { mapper: u16, submapper: u8 },
-    BadSize(&'static str),
-}
-
-impl fmt::Display for RomError {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        match self {
-            RomError::Empty => write!(f, "the file is empty"),
-            RomError::BadMagic => write!(f, "not an iNES file (missing the \"NES\\x1A\" magic)"),
-            RomError::TruncatedHeader(n) => {
-                write!(
-                    f,
-                    "the file is {n} bytes, shorter than the 16-byte iNES header"
-                )
-            }
-            RomError::NoPrg => write!(f, "the header declares zero PRG-ROM banks"),
-            RomError::Truncated { expected, actual } => write!(
-                f,
-                "the file is truncated: the header declares {expected} bytes, the file has {actual}"
-            ),
-            RomError::UnsupportedMapper { mapper, submapper } => {
-                write!(
-                    f,
-                    "mapper {mapper} (submapper {submapper}) is not supported"
-                )
-            }
-            RomError::BadSize(what) => write!(f, "unsupported {what} size in the header"),
-        }
-    }
-}
-
-impl std::error::Error for RomError {}
 
 /// Why saved battery RAM cannot go into this cartridge.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -71,107 +29,6 @@ impl fmt::Display for BatteryError {
 
 impl std::error::Error for BatteryError {}
 
-/// What the header says about the board.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Header {
-    pub mapper: u16,
-    pub submapper: u8,
-    pub nes2: bool,
-    pub prg_rom_size: usize,
-    pub chr_rom_size: usize,
-    /// Volatile plus battery-backed PRG-RAM declared (iNES 1.0 declares none: see `prg_ram_size`).
-    pub prg_ram_size: usize,
-    pub prg_nvram_size: usize,
-    pub chr_ram_size: usize,
-    pub battery: bool,
-    pub trainer: bool,
-    /// Hard-wired mirroring: true = vertical (horizontal arrangement), false = horizontal.
-    pub vertical_mirroring: bool,
-    pub four_screen: bool,
-}
-
-impl Header {
-    pub fn parse(bytes: &[u8]) -> Result<Header, RomError> {
-        if bytes.is_empty() {
-            return Err(RomError::Empty);
-        }
-        if bytes.len() < 4 || &bytes[0..4] != b"NES\x1a" {
-            return Err(if bytes.len() >= 4 || !b"NES\x1a".starts_with(bytes) {
-                RomError::BadMagic
-            } else {
-                RomError::TruncatedHeader(bytes.len())
-            });
-        }
-        if bytes.len() < 16 {
-            return Err(RomError::TruncatedHeader(bytes.len()));
-        }
-        let h = &bytes[..16];
-        let nes2 = h[7] & 0x0C == 0x08;
-        let mut mapper = u16::from(h[6] >> 4);
-        let (prg_rom_size, chr_rom_size, submapper);
-        let (mut prg_ram_size, mut prg_nvram_size, mut chr_ram_size) = (0, 0, 0);
-        if nes2 {
-            mapper |= u16::from(h[7] & 0xF0) | (u16::from(h[8] & 0x0F) << 8);
-            submapper = h[8] >> 4;
-            prg_rom_size =
-                nes2_rom_size(h[4], h[9] & 0x0F, PRG_BANK).ok_or(RomError::BadSize("PRG-ROM"))?;
-            chr_rom_size =
-                nes2_rom_size(h[5], h[9] >> 4, CHR_BANK).ok_or(RomError::BadSize("CHR-ROM"))?;
-            prg_ram_size = shift_size(h[10] & 0x0F);
-            prg_nvram_size = shift_size(h[10] >> 4);
-            chr_ram_size = shift_size(h[11] & 0x0F) + shift_size(h[11] >> 4);
-        } else {
-            // Old dumps carry junk such as "DiskDude!" in bytes 7-15; trust byte 7 only if 12-15 are clear.
-            if h[12..16].iter().all(|&b| b == 0) {
-                mapper |= u16::from(h[7] & 0xF0);
-            }
-            submapper = 0;
-            prg_rom_size = usize::from(h[4]) * PRG_BANK;
-            chr_rom_size = usize::from(h[5]) * CHR_BANK;
-            if chr_rom_size == 0 {
-                chr_ram_size = CHR_BANK;
-            }
-        }
-        if prg_rom_size == 0 {
-            return Err(RomError::NoPrg);
-        }
-        Ok(Header {
-            mapper,
-            submapper,
-            nes2,
-            prg_rom_size,
-            chr_rom_size,
-            prg_ram_size,
-            prg_nvram_size,
-            chr_ram_size,
-            battery: h[6] & 0x02 != 0,
-            trainer: h[6] & 0x04 != 0,
-            vertical_mirroring: h[6] & 0x01 != 0,
-            four_screen: h[6] & 0x08 != 0,
-        })
-    }
-}
-
-/// NES 2.0 ROM size: 12-bit bank count, or exponent-multiplier form when the MSB nibble is $F.
-fn nes2_rom_size(lsb: u8, msb: u8, unit: usize) -> Option<usize> {
-    if msb == 0x0F {
-        let exp = u32::from(lsb >> 2);
-        let mul = usize::from(lsb & 3) * 2 + 1;
-        // Anything past 1 GiB is not a real cartridge.
-        (exp <= 30).then(|| (1usize << exp) * mul)
-    } else {
-        Some((usize::from(msb) << 8 | usize::from(lsb)) * unit)
-    }
-}
-
-fn shift_size(n: u8) -> usize {
-    if n == 0 {
-        0
-    } else {
-        64 << n
-    }
-}
-
 /// A cartridge plugged into the console, with the console's nametable RAM that it wires.
 #[derive(Clone)]
 pub struct Cartridge {
@@ -185,8 +42,8 @@ pub struct Cartridge {
     pub ciram: Vec<u8>,
     /// The mapper's current banks, so that reads need no mapper call (see [`Banks`]).
     banks: Banks,
-    /// The mapper follows the PPU's address bus ([`Mapper::follows_ppu_bus`]).
-    follows_ppu_bus: bool,
+    /// What the board needs besides address translation, asked once.
+    needs: Needs,
 }
 
 /// Where the mapper points each window of the address spaces, as offsets into the memories
@@ -196,14 +53,26 @@ pub struct Cartridge {
 struct Banks {
     /// PRG-ROM at $8000, $A000, $C000 and $E000.
     prg_rom: [usize; 4],
-    /// PRG-RAM at $6000-$7FFF; `None`: open bus.
-    prg_ram: Option<usize>,
+    /// What answers at $6000-$7FFF.
+    low: LowWindow,
     /// CHR at $0000-$1FFF, 1 KiB each.
     chr: [usize; 8],
     /// CIRAM for the nametables at $2000, $2400, $2800 and $2C00.
     nametables: [usize; 4],
-    /// The mapper must see the PPU's accesses as they happen ([`Mapper::watches_ppu_bus`]).
+    /// The mapper must see the PPU's accesses as they happen ([`Board::watches_ppu_bus`]).
     watches_ppu_bus: bool,
+    /// That, or the board counts CPU cycles.
+    sees_every_cycle: bool,
+}
+
+/// What answers a CPU access at $6000-$7FFF, as an offset into that memory.
+#[derive(Clone, Copy, Default)]
+enum LowWindow {
+    Ram(usize),
+    /// PRG-ROM (FME-7 can bank it there).
+    Rom(usize),
+    #[default]
+    OpenBus,
 }
 
 /// The board's memories and registers; the ROMs come from the image.
@@ -218,7 +87,7 @@ impl Field for Cartridge {
             chr_writable,
             ciram,
             banks: _,
-            follows_ppu_bus: _,
+            needs: _,
         } = self;
         fields!(io, mapper);
         io.fixed(prg_ram);
@@ -253,7 +122,7 @@ impl Cartridge {
             (vec![0; header.chr_ram_size.max(CHR_BANK)], true)
         };
         let mapper = Mapper::new(&header)?;
-        let mapper_follows_ppu_bus = mapper.follows_ppu_bus();
+        let needs = mapper.needs();
         // NES 2.0 states the PRG-RAM exactly; iNES 1.0 cannot, and test ROMs and games expect
         // 8 KiB at $6000 there.
         let ram_size = if header.nes2 {
@@ -275,7 +144,7 @@ impl Cartridge {
             chr_writable,
             ciram,
             banks: Banks::default(),
-            follows_ppu_bus: mapper_follows_ppu_bus,
+            needs,
         };
         cart.refresh_banks();
         Ok(cart)
@@ -296,11 +165,12 @@ impl Cartridge {
             _ => unreachable!("every mapper puts PRG-ROM at $8000-$FFFF"),
         };
         let prg_rom = std::array::from_fn(prg_window);
-        let prg_ram = match self.mapper.map_cpu(0x6000) {
+        let low = match self.mapper.map_cpu(0x6000) {
             CpuTarget::PrgRam(off) if !self.prg_ram.is_empty() => {
-                Some(wrap(off, self.prg_ram.len()))
+                LowWindow::Ram(wrap(off, self.prg_ram.len()))
             }
-            _ => None,
+            CpuTarget::PrgRom(off) => LowWindow::Rom(wrap(off, self.prg_rom.len())),
+            _ => LowWindow::OpenBus,
         };
         let chr = std::array::from_fn(|slot| {
             wrap(self.mapper.map_chr(slot as u16 * 0x400), self.chr.len())
@@ -309,21 +179,18 @@ impl Cartridge {
             let page = if self.header.four_screen {
                 table
             } else {
-                match self.mapper.mirroring() {
-                    Mirroring::Vertical => table & 1,
-                    Mirroring::Horizontal => table >> 1,
-                    Mirroring::SingleLow => 0,
-                    Mirroring::SingleHigh => 1,
-                }
+                self.mapper.nametable_page(table)
             };
             page * 0x400
         });
+        let watches_ppu_bus = self.needs.ppu_bus && self.mapper.watches_ppu_bus();
         self.banks = Banks {
             prg_rom,
-            prg_ram,
+            low,
             chr,
             nametables,
-            watches_ppu_bus: self.mapper.watches_ppu_bus(),
+            watches_ppu_bus,
+            sees_every_cycle: watches_ppu_bus || self.needs.cpu_clock,
         };
     }
 
@@ -337,9 +204,15 @@ impl Cartridge {
     pub fn cpu_peek(&self, addr: u16) -> Option<u8> {
         match addr {
             0x8000..=0xFFFF => Some(self.prg_rom_byte(addr)),
-            0x6000..=0x7FFF => self.banks.prg_ram.map(|bank| {
-                self.prg_ram[wrap(bank + usize::from(addr & 0x1FFF), self.prg_ram.len())]
-            }),
+            0x6000..=0x7FFF => match self.banks.low {
+                LowWindow::Ram(bank) => {
+                    Some(self.prg_ram[wrap(bank + usize::from(addr & 0x1FFF), self.prg_ram.len())])
+                }
+                LowWindow::Rom(bank) => {
+                    Some(self.prg_rom[wrap(bank + usize::from(addr & 0x1FFF), self.prg_rom.len())])
+                }
+                LowWindow::OpenBus => None,
+            },
             _ => None,
         }
     }
@@ -353,33 +226,40 @@ impl Cartridge {
 
     /// CPU write of $4020-$FFFF. `cpu_cycle` lets serial mappers see back-to-back writes.
     pub fn cpu_write(&mut self, addr: u16, val: u8, cpu_cycle: u64) {
-        if let CpuTarget::PrgRam(off) = self.mapper.map_cpu(addr) {
-            if !self.prg_ram.is_empty() && self.mapper.prg_ram_writable() {
-                let len = self.prg_ram.len();
-                self.prg_ram[off % len] = val;
-            }
-        }
         if addr >= 0x8000 {
-            let val = if self.mapper.has_bus_conflicts(&self.header) {
-                val & self.cpu_peek(addr).unwrap_or(0xFF)
+            let val = if self.mapper.bus_conflicts() {
+                val & self.prg_rom_byte(addr)
             } else {
                 val
             };
             self.mapper.write_register(addr, val, cpu_cycle);
-            self.refresh_banks();
+        } else {
+            if let CpuTarget::PrgRam(off) = self.mapper.map_cpu(addr) {
+                if !self.prg_ram.is_empty() && self.mapper.prg_ram_writable() {
+                    let len = self.prg_ram.len();
+                    self.prg_ram[off % len] = val;
+                }
+            }
+            if !self.needs.low_registers {
+                return;
+            }
+            self.mapper.write_low(addr, val);
         }
+        self.refresh_banks();
     }
 
-    /// PPU read of $0000-$3EFF: pattern tables from CHR, nametables from CIRAM.
+    /// PPU read of $0000-$3EFF: pattern tables from CHR, nametables from CIRAM. The board
+    /// sees the address after the byte is read (MMC2's latches switch after the tile).
     pub fn ppu_read(&mut self, addr: u16) -> u8 {
+        let val = self.ppu_peek(addr);
         self.ppu_address(addr);
-        self.ppu_peek(addr)
+        val
     }
 
     /// The PPU drove an address (a fetch, or e.g. a $2006 write setting v).
     #[inline]
     pub fn ppu_address(&mut self, addr: u16) {
-        if self.follows_ppu_bus && self.mapper.ppu_address(addr) {
+        if self.needs.ppu_bus && self.mapper.ppu_address(addr) {
             self.refresh_banks();
         }
     }
@@ -390,8 +270,17 @@ impl Cartridge {
         self.banks.watches_ppu_bus
     }
 
+    /// Whether the board counts CPU cycles or watches the PPU's bus now: then every cycle
+    /// must reach [`Self::cpu_clock`] and every dot the PPU, as they happen.
+    #[inline]
+    pub fn sees_every_cycle(&self) -> bool {
+        self.banks.sees_every_cycle
+    }
+
     /// One CPU cycle passed.
+    #[inline]
     pub fn cpu_clock(&mut self) {
+        // No test of `needs` first: the dispatch already passes over boards without a clock.
         self.mapper.cpu_clock();
     }
 
@@ -521,7 +410,7 @@ impl Cartridge {
 
     /// The cartridge's /IRQ line (true = asserted).
     pub fn irq(&self) -> bool {
-        self.mapper.irq()
+        self.needs.irq && self.mapper.irq()
     }
 }
 
@@ -539,6 +428,7 @@ pub(crate) fn wrap(offset: usize, len: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::header::PRG_BANK;
 
     fn image(prg_banks: u8, chr_banks: u8, flags6: u8) -> Vec<u8> {
         let mut v = vec![b'N', b'E', b'S', 0x1A, prg_banks, chr_banks, flags6, 0];

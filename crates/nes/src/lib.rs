@@ -8,6 +8,7 @@ pub mod cartridge;
 pub mod console;
 pub mod controller;
 pub mod cpu;
+pub mod header;
 pub mod mapper;
 pub mod ppu;
 pub mod state;

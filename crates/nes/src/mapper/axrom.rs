@@ -1,22 +1,35 @@
 //! AxROM (mapper 7): a switchable 32 KiB PRG bank and one-screen mirroring chosen by bit 4.
 
-use super::{CpuTarget, Mirroring};
+use super::{Board, CpuTarget, Mirroring};
+use crate::header::{Header, RomError};
 use crate::state::{fields, Field, StateIo};
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Axrom {
     reg: u8,
+    /// NES 2.0 submapper 2.
+    bus_conflicts: bool,
 }
 
 impl Field for Axrom {
     fn visit(&mut self, io: &mut StateIo) {
-        let Axrom { reg } = self;
+        let Axrom {
+            reg,
+            bus_conflicts: _,
+        } = self;
         fields!(io, reg);
     }
 }
 
-impl Axrom {
-    pub fn map_cpu(&self, addr: u16) -> CpuTarget {
+impl Board for Axrom {
+    fn new(header: &Header) -> Result<Axrom, RomError> {
+        Ok(Axrom {
+            reg: 0,
+            bus_conflicts: header.submapper == 2,
+        })
+    }
+
+    fn map_cpu(&self, addr: u16) -> CpuTarget {
         match addr {
             0x8000..=0xFFFF => CpuTarget::PrgRom(
                 usize::from(self.reg & 0x0F) * 0x8000 + usize::from(addr & 0x7FFF),
@@ -26,15 +39,19 @@ impl Axrom {
         }
     }
 
-    pub fn write_register(&mut self, val: u8) {
+    fn write_register(&mut self, _addr: u16, val: u8, _cpu_cycle: u64) {
         self.reg = val;
     }
 
-    pub fn mirroring(&self) -> Mirroring {
+    fn mirroring(&self) -> Mirroring {
         if self.reg & 0x10 == 0 {
             Mirroring::SingleLow
         } else {
             Mirroring::SingleHigh
         }
+    }
+
+    fn bus_conflicts(&self) -> bool {
+        self.bus_conflicts
     }
 }

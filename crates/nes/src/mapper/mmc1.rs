@@ -8,8 +8,9 @@
 //! the one PPU A12 selects, so the PRG side switches as the PPU renders unless a game keeps both
 //! equal (the MMC1_A12 demo does not). The mapper then watches the PPU's address bus.
 
-use super::{CpuTarget, Mirroring};
-use crate::cartridge::{wrap, Header};
+use super::{Board, CpuTarget, Mirroring, Needs};
+use crate::cartridge::wrap;
+use crate::header::{Header, RomError};
 use crate::state::{fields, Field, StateIo};
 
 #[derive(Clone, Debug)]
@@ -68,57 +69,6 @@ const INNER_BANKS: usize = 16;
 const PRG_SIDE_LINES: u8 = 0x1C;
 
 impl Mmc1 {
-    pub fn new(header: &Header) -> Mmc1 {
-        let prg_ram_size = header.prg_ram_size + header.prg_nvram_size;
-        let prg_banks = (header.prg_rom_size / BANK_16K).max(1);
-        let prg_ram_banks = (prg_ram_size / BANK_8K).max(1);
-        let snrom = header.chr_rom_size == 0
-            && header.prg_rom_size <= INNER_BANKS * BANK_16K
-            && prg_ram_size <= BANK_8K;
-        Mmc1 {
-            shift: 0,
-            shift_count: 0,
-            // Power-on: PRG mode 3 (last bank fixed at $C000) so the reset vector is reachable.
-            control: 0x0C,
-            chr_bank: [0; 2],
-            prg_bank: 0,
-            prg_banks,
-            prg_ram_banks,
-            snrom,
-            fixed_prg: header.submapper == 5,
-            prg_side_wired: snrom || prg_ram_banks > 1 || prg_banks > INNER_BANKS,
-            a12_high: false,
-            last_write_cycle: None,
-        }
-    }
-
-    pub fn write_register(&mut self, addr: u16, val: u8, cpu_cycle: u64) {
-        let consecutive = self.last_write_cycle.is_some_and(|c| c + 1 == cpu_cycle);
-        self.last_write_cycle = Some(cpu_cycle);
-        if consecutive {
-            return;
-        }
-        if val & 0x80 != 0 {
-            self.shift = 0;
-            self.shift_count = 0;
-            self.control |= 0x0C;
-            return;
-        }
-        self.shift |= (val & 1) << self.shift_count;
-        self.shift_count += 1;
-        if self.shift_count == 5 {
-            let value = self.shift;
-            match addr & 0xE000 {
-                0x8000 => self.control = value,
-                0xA000 => self.chr_bank[0] = value,
-                0xC000 => self.chr_bank[1] = value,
-                _ => self.prg_bank = value,
-            }
-            self.shift = 0;
-            self.shift_count = 0;
-        }
-    }
-
     /// The CHR register driving the upper CHR address lines.
     fn chr_outputs(&self) -> u8 {
         if self.control & 0x10 != 0 {
@@ -126,28 +76,6 @@ impl Mmc1 {
         } else {
             self.chr_bank[0]
         }
-    }
-
-    /// Whether PPU A12 now moves the PRG side: 4 KiB CHR mode with the two registers differing
-    /// on the wired lines. Only then must the mapper see the PPU's accesses as they happen.
-    pub fn watches_ppu_bus(&self) -> bool {
-        self.prg_side_wired
-            && self.control & 0x10 != 0
-            && (self.chr_bank[0] ^ self.chr_bank[1]) & PRG_SIDE_LINES != 0
-    }
-
-    /// The PPU put `addr` on its bus; returns whether the PRG side's mapping changed.
-    #[inline]
-    pub fn ppu_address(&mut self, addr: u16) -> bool {
-        let high = addr & 0x1000 != 0;
-        let moved = high != self.a12_high && self.watches_ppu_bus();
-        self.a12_high = high;
-        moved
-    }
-
-    /// Whether the PPU's addresses can matter at all (see [`Self::ppu_address`]).
-    pub fn follows_ppu_bus(&self) -> bool {
-        self.prg_side_wired
     }
 
     fn prg_ram_enabled(&self) -> bool {
@@ -180,8 +108,85 @@ impl Mmc1 {
         };
         wrap(outer | inner, self.prg_banks)
     }
+}
 
-    pub fn map_cpu(&self, addr: u16) -> CpuTarget {
+impl Board for Mmc1 {
+    fn new(header: &Header) -> Result<Mmc1, RomError> {
+        let prg_ram_size = header.prg_ram_size + header.prg_nvram_size;
+        let prg_banks = (header.prg_rom_size / BANK_16K).max(1);
+        let prg_ram_banks = (prg_ram_size / BANK_8K).max(1);
+        let snrom = header.chr_rom_size == 0
+            && header.prg_rom_size <= INNER_BANKS * BANK_16K
+            && prg_ram_size <= BANK_8K;
+        Ok(Mmc1 {
+            shift: 0,
+            shift_count: 0,
+            // Power-on: PRG mode 3 (last bank fixed at $C000) so the reset vector is reachable.
+            control: 0x0C,
+            chr_bank: [0; 2],
+            prg_bank: 0,
+            prg_banks,
+            prg_ram_banks,
+            snrom,
+            fixed_prg: header.submapper == 5,
+            prg_side_wired: snrom || prg_ram_banks > 1 || prg_banks > INNER_BANKS,
+            a12_high: false,
+            last_write_cycle: None,
+        })
+    }
+
+    fn needs(&self) -> Needs {
+        Needs {
+            ppu_bus: self.prg_side_wired,
+            ..Needs::default()
+        }
+    }
+
+    fn write_register(&mut self, addr: u16, val: u8, cpu_cycle: u64) {
+        let consecutive = self.last_write_cycle.is_some_and(|c| c + 1 == cpu_cycle);
+        self.last_write_cycle = Some(cpu_cycle);
+        if consecutive {
+            return;
+        }
+        if val & 0x80 != 0 {
+            self.shift = 0;
+            self.shift_count = 0;
+            self.control |= 0x0C;
+            return;
+        }
+        self.shift |= (val & 1) << self.shift_count;
+        self.shift_count += 1;
+        if self.shift_count == 5 {
+            let value = self.shift;
+            match addr & 0xE000 {
+                0x8000 => self.control = value,
+                0xA000 => self.chr_bank[0] = value,
+                0xC000 => self.chr_bank[1] = value,
+                _ => self.prg_bank = value,
+            }
+            self.shift = 0;
+            self.shift_count = 0;
+        }
+    }
+
+    /// Whether PPU A12 now moves the PRG side: 4 KiB CHR mode with the two registers differing
+    /// on the wired lines. Only then must the mapper see the PPU's accesses as they happen.
+    fn watches_ppu_bus(&self) -> bool {
+        self.prg_side_wired
+            && self.control & 0x10 != 0
+            && (self.chr_bank[0] ^ self.chr_bank[1]) & PRG_SIDE_LINES != 0
+    }
+
+    /// The PPU put `addr` on its bus; returns whether the PRG side's mapping changed.
+    #[inline]
+    fn ppu_address(&mut self, addr: u16) -> bool {
+        let high = addr & 0x1000 != 0;
+        let moved = high != self.a12_high && self.watches_ppu_bus();
+        self.a12_high = high;
+        moved
+    }
+
+    fn map_cpu(&self, addr: u16) -> CpuTarget {
         match addr {
             0x6000..=0x7FFF if self.prg_ram_enabled() => {
                 CpuTarget::PrgRam(self.prg_ram_bank() * BANK_8K + usize::from(addr - 0x6000))
@@ -194,7 +199,7 @@ impl Mmc1 {
         }
     }
 
-    pub fn map_chr(&self, addr: u16) -> usize {
+    fn map_chr(&self, addr: u16) -> usize {
         let offset = usize::from(addr & 0x0FFF);
         let high = addr & 0x1000 != 0;
         let bank = if self.control & 0x10 != 0 {
@@ -205,7 +210,7 @@ impl Mmc1 {
         usize::from(bank) * BANK_4K + offset
     }
 
-    pub fn mirroring(&self) -> Mirroring {
+    fn mirroring(&self) -> Mirroring {
         match self.control & 3 {
             0 => Mirroring::SingleLow,
             1 => Mirroring::SingleHigh,
@@ -249,7 +254,7 @@ mod tests {
         });
         h.push(if chr_rom_banks == 0 { 7 } else { 0 });
         h.resize(16, 0);
-        Mmc1::new(&Header::parse(&h).unwrap())
+        Mmc1::new(&Header::parse(&h).unwrap()).unwrap()
     }
 
     fn rom_bank(m: &Mmc1, addr: u16) -> usize {

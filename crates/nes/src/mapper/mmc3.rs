@@ -1,8 +1,10 @@
 //! MMC3 (mapper 4, TxROM): 8 KiB PRG and 1/2 KiB CHR banks, switchable mirroring, PRG-RAM
-//! protection, and a scanline counter clocked by filtered rising edges of PPU A12.
+//! protection, and a scanline counter clocked by filtered rising edges of PPU A12. TxSROM
+//! (mapper 118) wires CHR A17 to CIRAM A10 instead: each nametable takes its page from bit 7
+//! of the CHR bank that the same slot of $0000-$0FFF uses.
 
-use super::{CpuTarget, Mirroring};
-use crate::cartridge::Header;
+use super::{Board, CpuTarget, Mirroring, Needs};
+use crate::header::{Header, RomError};
 use crate::state::{fields, Field, StateIo};
 
 const BANK_8K: usize = 8 * 1024;
@@ -25,12 +27,14 @@ pub struct Mmc3 {
     irq_counter: u8,
     irq_reload: bool,
     irq_enabled: bool,
-    pub irq: bool,
+    irq: bool,
     /// MMC3A (NES 2.0 submapper 4): a counter reloaded to zero by itself raises no IRQ.
     old_irq_behaviour: bool,
     a12_high: bool,
     /// CPU cycles (M2 falling edges) seen while A12 was low, for the filter.
     a12_low_cycles: u8,
+    /// TxSROM: nametables from CHR bank bit 7, $A000 mirroring unconnected.
+    txsrom: bool,
 }
 
 impl Field for Mmc3 {
@@ -49,6 +53,7 @@ impl Field for Mmc3 {
             old_irq_behaviour: _,
             a12_high,
             a12_low_cycles,
+            txsrom: _,
         } = self;
         fields!(
             io,
@@ -63,9 +68,9 @@ impl Field for Mmc3 {
     }
 }
 
-impl Mmc3 {
-    pub fn new(header: &Header) -> Mmc3 {
-        Mmc3 {
+impl Board for Mmc3 {
+    fn new(header: &Header) -> Result<Mmc3, RomError> {
+        Ok(Mmc3 {
             bank_select: 0,
             banks: [0, 2, 4, 5, 6, 7, 0, 1],
             mirroring: Mirroring::hardwired(header),
@@ -79,14 +84,29 @@ impl Mmc3 {
             old_irq_behaviour: header.submapper == 4,
             a12_high: false,
             a12_low_cycles: 0,
+            txsrom: header.mapper == 118,
+        })
+    }
+
+    fn needs(&self) -> Needs {
+        // The A12 filter counts CPU cycles.
+        Needs {
+            cpu_clock: true,
+            irq: true,
+            ppu_bus: true,
+            ..Needs::default()
         }
     }
 
-    pub fn prg_ram_writable(&self) -> bool {
+    fn irq(&self) -> bool {
+        self.irq
+    }
+
+    fn prg_ram_writable(&self) -> bool {
         self.prg_ram_protect & 0x40 == 0
     }
 
-    pub fn map_cpu(&self, addr: u16) -> CpuTarget {
+    fn map_cpu(&self, addr: u16) -> CpuTarget {
         match addr {
             0x6000..=0x7FFF if self.prg_ram_protect & 0x80 != 0 => {
                 CpuTarget::PrgRam(usize::from(addr - 0x6000))
@@ -108,7 +128,7 @@ impl Mmc3 {
         }
     }
 
-    pub fn map_chr(&self, addr: u16) -> usize {
+    fn map_chr(&self, addr: u16) -> usize {
         let mut slot = usize::from(addr >> 10) & 7;
         if self.bank_select & 0x80 != 0 {
             slot ^= 4;
@@ -120,7 +140,7 @@ impl Mmc3 {
         usize::from(bank) * 0x400 + usize::from(addr & 0x3FF)
     }
 
-    pub fn write_register(&mut self, addr: u16, val: u8) {
+    fn write_register(&mut self, addr: u16, val: u8, _cpu_cycle: u64) {
         match (addr & 0xE000, addr & 1) {
             (0x8000, 0) => self.bank_select = val,
             (0x8000, _) => self.banks[usize::from(self.bank_select & 7)] = val,
@@ -145,19 +165,27 @@ impl Mmc3 {
         }
     }
 
-    pub fn mirroring(&self) -> Mirroring {
+    fn mirroring(&self) -> Mirroring {
         self.mirroring
     }
 
+    fn nametable_page(&self, table: usize) -> usize {
+        if self.txsrom {
+            (self.map_chr(table as u16 * 0x400) >> 17) & 1
+        } else {
+            self.mirroring.page(table)
+        }
+    }
+
     /// One CPU cycle (an M2 falling edge) for the A12 filter.
-    pub fn cpu_clock(&mut self) {
+    fn cpu_clock(&mut self) {
         if !self.a12_high {
             self.a12_low_cycles = self.a12_low_cycles.saturating_add(1);
         }
     }
 
     /// The PPU put `addr` on its address bus.
-    pub fn ppu_address(&mut self, addr: u16) {
+    fn ppu_address(&mut self, addr: u16) -> bool {
         let high = addr & 0x1000 != 0;
         if high && !self.a12_high && self.a12_low_cycles >= A12_FILTER_CYCLES {
             self.clock_irq_counter();
@@ -166,8 +194,11 @@ impl Mmc3 {
             self.a12_low_cycles = 0;
         }
         self.a12_high = high;
+        false
     }
+}
 
+impl Mmc3 {
     fn clock_irq_counter(&mut self) {
         let before = self.irq_counter;
         let reloaded = self.irq_reload;
@@ -188,10 +219,31 @@ impl Mmc3 {
 mod tests {
     use super::*;
 
+    #[test]
+    fn txsrom_nametables_follow_chr_bank_bit_7() {
+        let mut h = vec![b'N', b'E', b'S', 0x1A, 8, 8, 0x60, 0x70];
+        h.resize(16, 0);
+        let mut m = Mmc3::new(&Header::parse(&h).unwrap()).unwrap();
+        let pages = |m: &Mmc3| [0, 1, 2, 3].map(|table| m.nametable_page(table));
+        m.write_register(0x8000, 0, 0);
+        m.write_register(0x8001, 0x80, 0); // R0: $2000-$27FF on page 1
+        m.write_register(0x8000, 1, 0);
+        m.write_register(0x8001, 0x02, 0);
+        assert_eq!(pages(&m), [1, 1, 0, 0]);
+        m.write_register(0xA000, 1, 0);
+        assert_eq!(pages(&m), [1, 1, 0, 0], "$A000 is not connected");
+        // Inverted CHR mode: R2-R5 cover $0000-$0FFF, one nametable each.
+        for (reg, bank) in [(2, 0x80), (3, 0x00), (4, 0x81), (5, 0x01)] {
+            m.write_register(0x8000, 0x80 | reg, 0);
+            m.write_register(0x8001, bank, 0);
+        }
+        assert_eq!(pages(&m), [1, 0, 1, 0]);
+    }
+
     fn mmc3(submapper: u8) -> Mmc3 {
         let mut h = vec![b'N', b'E', b'S', 0x1A, 8, 16, 0x40, 0x08, submapper << 4];
         h.resize(16, 0);
-        Mmc3::new(&Header::parse(&h).unwrap())
+        Mmc3::new(&Header::parse(&h).unwrap()).unwrap()
     }
 
     /// A scanline's worth of A12 activity: low long enough, then a rise.
@@ -206,11 +258,11 @@ mod tests {
     #[test]
     fn prg_banking_modes() {
         let mut m = mmc3(0);
-        m.write_register(0x8000, 6);
-        m.write_register(0x8001, 3);
+        m.write_register(0x8000, 6, 0);
+        m.write_register(0x8001, 3, 0);
         assert_eq!(m.map_cpu(0x8000), CpuTarget::PrgRom(3 * BANK_8K));
         assert_eq!(m.map_cpu(0xC000), CpuTarget::PrgRom(14 * BANK_8K));
-        m.write_register(0x8000, 0x46);
+        m.write_register(0x8000, 0x46, 0);
         assert_eq!(m.map_cpu(0x8000), CpuTarget::PrgRom(14 * BANK_8K));
         assert_eq!(m.map_cpu(0xC000), CpuTarget::PrgRom(3 * BANK_8K));
         assert_eq!(m.map_cpu(0xE000), CpuTarget::PrgRom(15 * BANK_8K));
@@ -219,9 +271,9 @@ mod tests {
     #[test]
     fn counter_fires_after_latch_plus_one_edges_and_filters_fast_toggles() {
         let mut m = mmc3(0);
-        m.write_register(0xC000, 2);
-        m.write_register(0xC001, 0);
-        m.write_register(0xE001, 0);
+        m.write_register(0xC000, 2, 0);
+        m.write_register(0xC001, 0, 0);
+        m.write_register(0xE001, 0, 0);
         scanline(&mut m); // reload to 2
         scanline(&mut m); // 1
         assert!(!m.irq);
@@ -234,7 +286,7 @@ mod tests {
         assert!(!m.irq);
         scanline(&mut m); // 0: IRQ
         assert!(m.irq);
-        m.write_register(0xE000, 0);
+        m.write_register(0xE000, 0, 0);
         assert!(!m.irq);
     }
 
@@ -242,8 +294,8 @@ mod tests {
     fn latch_zero_fires_every_edge_except_on_mmc3a() {
         for (submapper, fires) in [(0, true), (4, false)] {
             let mut m = mmc3(submapper);
-            m.write_register(0xC000, 0);
-            m.write_register(0xE001, 0);
+            m.write_register(0xC000, 0, 0);
+            m.write_register(0xE001, 0, 0);
             for _ in 0..2 {
                 scanline(&mut m); // counter 0 reloads 0
                 assert_eq!(m.irq, fires, "submapper {submapper}");

@@ -1,22 +1,10 @@
-//! Mappers: the bank-switching logic of each board. A mapper only translates addresses and
-//! keeps its registers; the memories themselves live in [`crate::Cartridge`]. Adding a mapper
-//! means a new file here and one arm in each `match` below, nothing in the CPU or PPU.
+//! Mappers: the bank-switching logic of each board. A board only translates addresses and
+//! keeps its registers; the memories themselves live in [`crate::Cartridge`]. Each board
+//! implements [`Board`], writing only what it has, and states what else it needs from the
+//! machine in [`Needs`]. Adding a board means its file and one line in the `boards!` list at
+//! the end.
 
-mod axrom;
-mod cnrom;
-mod mmc1;
-mod mmc3;
-mod nrom;
-mod uxrom;
-
-pub use axrom::Axrom;
-pub use cnrom::Cnrom;
-pub use mmc1::Mmc1;
-pub use mmc3::Mmc3;
-pub use nrom::Nrom;
-pub use uxrom::Uxrom;
-
-use crate::cartridge::{Header, RomError};
+use crate::header::{Header, RomError};
 use crate::state::{Field, StateIo};
 
 /// Where a CPU access in $4020-$FFFF lands, as offsets into the cartridge's memories.
@@ -38,6 +26,18 @@ pub enum Mirroring {
     Horizontal,
     SingleLow,
     SingleHigh,
+}
+
+impl Mirroring {
+    /// The CIRAM page (0 or 1) of nametable `table` (0-3, for $2000, $2400, $2800, $2C00).
+    pub fn page(self, table: usize) -> usize {
+        match self {
+            Mirroring::Vertical => table & 1,
+            Mirroring::Horizontal => table >> 1,
+            Mirroring::SingleLow => 0,
+            Mirroring::SingleHigh => 1,
+        }
+    }
 }
 
 impl Field for Mirroring {
@@ -65,151 +65,188 @@ impl Mirroring {
     }
 }
 
-#[derive(Clone, Debug)]
-pub enum Mapper {
-    Nrom(Nrom),
-    Mmc1(Mmc1),
-    Uxrom(Uxrom),
-    Cnrom(Cnrom),
-    Axrom(Axrom),
-    Mmc3(Mmc3),
+/// What a board needs from the machine besides address translation. The bus and the PPU leave
+/// out whatever no board asks for (see [`crate::bus::Bus::idle_cycles`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Needs {
+    /// Counts CPU cycles (M2): every cycle reaches [`Board::cpu_clock`] as it happens, none
+    /// is skipped in bulk.
+    pub cpu_clock: bool,
+    /// Drives the /IRQ line: [`Board::irq`] is asked.
+    pub irq: bool,
+    /// Has registers in $4020-$7FFF: [`Board::write_low`] sees the writes there.
+    pub low_registers: bool,
+    /// May follow the PPU's address bus: [`Board::ppu_address`] sees the PPU's addresses, every
+    /// dot as it happens while [`Board::watches_ppu_bus`].
+    pub ppu_bus: bool,
 }
 
-/// The board type comes from the ROM's header; only its registers are stored.
-impl Field for Mapper {
-    fn visit(&mut self, io: &mut StateIo) {
-        match self {
-            Mapper::Nrom(m) => m.visit(io),
-            Mapper::Mmc1(m) => m.visit(io),
-            Mapper::Uxrom(m) => m.visit(io),
-            Mapper::Cnrom(m) => m.visit(io),
-            Mapper::Axrom(m) => m.visit(io),
-            Mapper::Mmc3(m) => m.visit(io),
-        }
-    }
-}
+/// One board's registers and wiring. The defaults are those of a discrete board: PRG-ROM and
+/// PRG-RAM at fixed places, CHR unbanked, no clock, no IRQ.
+pub trait Board: Sized {
+    /// The board at power-on; an error for a submapper it does not know.
+    fn new(header: &Header) -> Result<Self, RomError>;
 
-impl Mapper {
-    pub fn new(header: &Header) -> Result<Mapper, RomError> {
-        Ok(match header.mapper {
-            0 => Mapper::Nrom(Nrom::new(header)),
-            1 => Mapper::Mmc1(Mmc1::new(header)),
-            2 => Mapper::Uxrom(Uxrom::new(header)),
-            3 => Mapper::Cnrom(Cnrom::new(header)),
-            4 => Mapper::Mmc3(Mmc3::new(header)),
-            7 => Mapper::Axrom(Axrom::default()),
-            _ => {
-                return Err(RomError::UnsupportedMapper {
-                    mapper: header.mapper,
-                    submapper: header.submapper,
-                })
-            }
-        })
+    /// What it needs beyond address translation.
+    fn needs(&self) -> Needs {
+        Needs::default()
     }
 
-    /// Discrete-logic boards whose ROM drives the data bus during register writes (NES 2.0
-    /// submapper 2): the register latches the AND of the CPU's value and the ROM's byte.
-    pub fn has_bus_conflicts(&self, header: &Header) -> bool {
-        matches!(self, Mapper::Uxrom(_) | Mapper::Cnrom(_) | Mapper::Axrom(_))
-            && header.submapper == 2
-    }
-
-    pub fn map_cpu(&self, addr: u16) -> CpuTarget {
-        match self {
-            Mapper::Nrom(_) | Mapper::Cnrom(_) => Nrom::map_cpu(addr),
-            Mapper::Mmc1(m) => m.map_cpu(addr),
-            Mapper::Uxrom(m) => m.map_cpu(addr),
-            Mapper::Axrom(m) => m.map_cpu(addr),
-            Mapper::Mmc3(m) => m.map_cpu(addr),
+    /// Where a CPU access in $6000-$FFFF lands; every board puts PRG-ROM at $8000-$FFFF.
+    fn map_cpu(&self, addr: u16) -> CpuTarget {
+        match addr {
+            0x8000..=0xFFFF => CpuTarget::PrgRom(usize::from(addr - 0x8000)),
+            0x6000..=0x7FFF => CpuTarget::PrgRam(usize::from(addr - 0x6000)),
+            _ => CpuTarget::None,
         }
     }
 
     /// Offset into CHR for a PPU pattern-table address ($0000-$1FFF).
-    pub fn map_chr(&self, addr: u16) -> usize {
-        match self {
-            Mapper::Mmc1(m) => m.map_chr(addr),
-            Mapper::Cnrom(m) => m.map_chr(addr),
-            Mapper::Mmc3(m) => m.map_chr(addr),
-            Mapper::Nrom(_) | Mapper::Uxrom(_) | Mapper::Axrom(_) => usize::from(addr & 0x1FFF),
-        }
+    fn map_chr(&self, addr: u16) -> usize {
+        usize::from(addr & 0x1FFF)
     }
 
-    /// A CPU write to $8000-$FFFF.
-    pub fn write_register(&mut self, addr: u16, val: u8, cpu_cycle: u64) {
-        match self {
-            Mapper::Nrom(_) => {}
-            Mapper::Mmc1(m) => m.write_register(addr, val, cpu_cycle),
-            Mapper::Uxrom(m) => m.write_register(val),
-            Mapper::Cnrom(m) => m.write_register(val),
-            Mapper::Axrom(m) => m.write_register(val),
-            Mapper::Mmc3(m) => m.write_register(addr, val),
-        }
+    fn mirroring(&self) -> Mirroring;
+
+    /// The CIRAM page of nametable `table` (0-3).
+    fn nametable_page(&self, table: usize) -> usize {
+        self.mirroring().page(table)
     }
 
-    pub fn mirroring(&self) -> Mirroring {
-        match self {
-            Mapper::Nrom(m) => m.mirroring,
-            Mapper::Mmc1(m) => m.mirroring(),
-            Mapper::Uxrom(m) => m.mirroring,
-            Mapper::Cnrom(m) => m.mirroring,
-            Mapper::Axrom(m) => m.mirroring(),
-            Mapper::Mmc3(m) => m.mirroring(),
-        }
+    /// A CPU write to $8000-$FFFF; `cpu_cycle` lets serial boards see back-to-back writes.
+    fn write_register(&mut self, _addr: u16, _val: u8, _cpu_cycle: u64) {}
+
+    /// A CPU write to $4020-$7FFF (after PRG-RAM took it, if it is there), if
+    /// [`Needs::low_registers`].
+    fn write_low(&mut self, _addr: u16, _val: u8) {}
+
+    /// The ROM drives the data bus during register writes: the register latches the AND of
+    /// the CPU's value and the ROM's byte.
+    fn bus_conflicts(&self) -> bool {
+        false
     }
 
-    /// Whether CPU writes reach PRG-RAM (MMC3 can make it read-only).
-    pub fn prg_ram_writable(&self) -> bool {
-        match self {
-            Mapper::Mmc3(m) => m.prg_ram_writable(),
-            _ => true,
-        }
+    /// Whether CPU writes reach PRG-RAM where [`Self::map_cpu`] puts it.
+    fn prg_ram_writable(&self) -> bool {
+        true
     }
 
-    /// One CPU cycle (M2), for mappers that count time.
-    pub fn cpu_clock(&mut self) {
-        if let Mapper::Mmc3(m) = self {
-            m.cpu_clock();
-        }
+    /// One CPU cycle (M2). Only boards with [`Needs::cpu_clock`] are sure to see them all:
+    /// otherwise the bus may run idle cycles in bulk.
+    fn cpu_clock(&mut self) {}
+
+    /// The /IRQ output (true = asserted), if [`Needs::irq`].
+    fn irq(&self) -> bool {
+        false
     }
 
-    /// The PPU drove `addr` onto its address bus (fetches, $2006/$2007 accesses): mappers that
-    /// watch A12 see every change. Returns whether the banks changed with it.
-    pub fn ppu_address(&mut self, addr: u16) -> bool {
-        match self {
-            Mapper::Mmc3(m) => {
-                m.ppu_address(addr);
-                false
+    /// The PPU drove `addr` onto its address bus (fetches, $2006/$2007 accesses), if
+    /// [`Needs::ppu_bus`]; for a read, after the byte was read. Returns whether the banks
+    /// changed with it.
+    fn ppu_address(&mut self, _addr: u16) -> bool {
+        false
+    }
+
+    /// Whether [`Self::ppu_address`] matters now: the PPU then shows the board every dot as it
+    /// happens. Only asked if [`Needs::ppu_bus`].
+    fn watches_ppu_bus(&self) -> bool {
+        self.needs().ppu_bus
+    }
+}
+
+/// The one list of boards: `file::Type: iNES mapper numbers;`. The modules, the loader, save
+/// states and the dispatch in [`Mapper`] all come from it.
+macro_rules! boards {
+    ($($module:ident::$board:ident: $($number:literal)|+;)+) => {
+        $(
+            mod $module;
+            pub use $module::$board;
+        )+
+
+        /// The cartridge's board, one variant per type in the list. A plain tag byte (no
+        /// niche in a board's fields) keeps the dispatch on every cycle to a load and a test.
+        #[derive(Clone, Debug)]
+        #[repr(u8)]
+        pub enum Mapper {
+            $($board($board),)+
+        }
+
+        /// The board type comes from the ROM's header; only its registers are stored.
+        impl Field for Mapper {
+            fn visit(&mut self, io: &mut StateIo) {
+                match self {
+                    $(Mapper::$board(m) => m.visit(io),)+
+                }
             }
-            Mapper::Mmc1(m) => m.ppu_address(addr),
-            _ => false,
         }
-    }
 
-    /// Whether [`Self::ppu_address`] can matter at all: otherwise the PPU's addresses need not
-    /// reach the mapper.
-    pub fn follows_ppu_bus(&self) -> bool {
-        match self {
-            Mapper::Mmc3(_) => true,
-            Mapper::Mmc1(m) => m.follows_ppu_bus(),
-            _ => false,
+        impl Board for Mapper {
+            fn new(header: &Header) -> Result<Mapper, RomError> {
+                match header.mapper {
+                    $($($number)|+ => $board::new(header).map(Mapper::$board),)+
+                    _ => Err(RomError::UnsupportedMapper {
+                        mapper: header.mapper,
+                        submapper: header.submapper,
+                    }),
+                }
+            }
+            fn needs(&self) -> Needs {
+                match self { $(Mapper::$board(m) => m.needs(),)+ }
+            }
+            #[inline]
+            fn map_cpu(&self, addr: u16) -> CpuTarget {
+                match self { $(Mapper::$board(m) => m.map_cpu(addr),)+ }
+            }
+            fn map_chr(&self, addr: u16) -> usize {
+                match self { $(Mapper::$board(m) => m.map_chr(addr),)+ }
+            }
+            fn mirroring(&self) -> Mirroring {
+                match self { $(Mapper::$board(m) => m.mirroring(),)+ }
+            }
+            fn nametable_page(&self, table: usize) -> usize {
+                match self { $(Mapper::$board(m) => m.nametable_page(table),)+ }
+            }
+            fn write_register(&mut self, addr: u16, val: u8, cpu_cycle: u64) {
+                match self { $(Mapper::$board(m) => m.write_register(addr, val, cpu_cycle),)+ }
+            }
+            fn write_low(&mut self, addr: u16, val: u8) {
+                match self { $(Mapper::$board(m) => m.write_low(addr, val),)+ }
+            }
+            fn bus_conflicts(&self) -> bool {
+                match self { $(Mapper::$board(m) => m.bus_conflicts(),)+ }
+            }
+            fn prg_ram_writable(&self) -> bool {
+                match self { $(Mapper::$board(m) => m.prg_ram_writable(),)+ }
+            }
+            #[inline]
+            fn cpu_clock(&mut self) {
+                match self { $(Mapper::$board(m) => m.cpu_clock(),)+ }
+            }
+            fn irq(&self) -> bool {
+                match self { $(Mapper::$board(m) => m.irq(),)+ }
+            }
+            #[inline]
+            fn ppu_address(&mut self, addr: u16) -> bool {
+                match self { $(Mapper::$board(m) => m.ppu_address(addr),)+ }
+            }
+            fn watches_ppu_bus(&self) -> bool {
+                match self { $(Mapper::$board(m) => m.watches_ppu_bus(),)+ }
+            }
         }
-    }
+    };
+}
 
-    /// Whether [`Self::ppu_address`] matters now: the PPU then shows the mapper every dot as
-    /// it happens.
-    pub fn watches_ppu_bus(&self) -> bool {
-        match self {
-            Mapper::Mmc3(_) => true,
-            Mapper::Mmc1(m) => m.watches_ppu_bus(),
-            _ => false,
-        }
-    }
-
-    /// The mapper's /IRQ output.
-    pub fn irq(&self) -> bool {
-        match self {
-            Mapper::Mmc3(m) => m.irq,
-            _ => false,
-        }
-    }
+boards! {
+    nrom::Nrom: 0;
+    mmc1::Mmc1: 1;
+    uxrom::Uxrom: 2 | 180;
+    cnrom::Cnrom: 3;
+    mmc3::Mmc3: 4 | 118;
+    axrom::Axrom: 7;
+    mmc2::Mmc2: 9 | 10;
+    action53::Action53: 28;
+    bnrom::Bnrom: 34;
+    gxrom::Gxrom: 66;
+    fme7::Fme7: 69;
+    irem78::Irem78: 78;
 }

@@ -1,12 +1,13 @@
-//! NROM (mapper 0): 16 or 32 KiB PRG, 8 KiB CHR, no registers.
+//! NROM (mapper 0): 16 or 32 KiB PRG, 8 KiB CHR, no registers. NROM-128 mirrors its 16 KiB:
+//! the cartridge reduces offsets modulo the ROM size.
 
-use super::{CpuTarget, Mirroring};
-use crate::cartridge::Header;
+use super::{Board, Mirroring};
+use crate::header::{Header, RomError};
 use crate::state::{Field, StateIo};
 
 #[derive(Clone, Debug)]
 pub struct Nrom {
-    pub mirroring: Mirroring,
+    mirroring: Mirroring,
 }
 
 impl Field for Nrom {
@@ -16,20 +17,14 @@ impl Field for Nrom {
     }
 }
 
-impl Nrom {
-    pub fn new(header: &Header) -> Nrom {
-        Nrom {
+impl Board for Nrom {
+    fn new(header: &Header) -> Result<Nrom, RomError> {
+        Ok(Nrom {
             mirroring: Mirroring::hardwired(header),
-        }
+        })
     }
 
-    /// Fixed PRG at $8000 (NROM-128 mirrors its 16 KiB: the cartridge reduces the offset modulo
-    /// the ROM size) and PRG-RAM at $6000; CNROM wires PRG the same way.
-    pub fn map_cpu(addr: u16) -> CpuTarget {
-        match addr {
-            0x8000..=0xFFFF => CpuTarget::PrgRom(usize::from(addr - 0x8000)),
-            0x6000..=0x7FFF => CpuTarget::PrgRam(usize::from(addr - 0x6000)),
-            _ => CpuTarget::None,
-        }
+    fn mirroring(&self) -> Mirroring {
+        self.mirroring
     }
 }

@@ -1,0 +1,155 @@
+//! The iNES and NES 2.0 header: the board's mapper, submapper and memory sizes.
+
+use std::fmt;
+
+pub(crate) const PRG_BANK: usize = 16 * 1024;
+pub(crate) const CHR_BANK: usize = 8 * 1024;
+
+/// Why an image could not be loaded. Each message names the problem in one line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RomError {
+    Empty,
+    BadMagic,
+    TruncatedHeader(usize),
+    NoPrg,
+    Truncated { expected: usize, actual: usize },
+    UnsupportedMapper { mapper: u16, submapper: u8 },
+    BadSize(&'static str),
+}
+
+impl fmt::Display for RomError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            RomError::Empty => write!(f, "the file is empty"),
+            RomError::BadMagic => write!(f, "not an iNES file (missing the \"NES\\x1A\" magic)"),
+            RomError::TruncatedHeader(n) => {
+                write!(
+                    f,
+                    "the file is {n} bytes, shorter than the 16-byte iNES header"
+                )
+            }
+            RomError::NoPrg => write!(f, "the header declares zero PRG-ROM banks"),
+            RomError::Truncated { expected, actual } => write!(
+                f,
+                "the file is truncated: the header declares {expected} bytes, the file has {actual}"
+            ),
+            RomError::UnsupportedMapper { mapper, submapper } => {
+                write!(
+                    f,
+                    "mapper {mapper} (submapper {submapper}) is not supported"
+                )
+            }
+            RomError::BadSize(what) => write!(f, "unsupported {what} size in the header"),
+        }
+    }
+}
+
+impl std::error::Error for RomError {}
+
+/// What the header says about the board.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Header {
+    pub mapper: u16,
+    pub submapper: u8,
+    pub nes2: bool,
+    pub prg_rom_size: usize,
+    pub chr_rom_size: usize,
+    /// Volatile plus battery-backed PRG-RAM declared (iNES 1.0 declares none: see `prg_ram_size`).
+    pub prg_ram_size: usize,
+    pub prg_nvram_size: usize,
+    pub chr_ram_size: usize,
+    pub battery: bool,
+    pub trainer: bool,
+    /// Hard-wired mirroring: true = vertical (horizontal arrangement), false = horizontal.
+    pub vertical_mirroring: bool,
+    pub four_screen: bool,
+}
+
+impl Header {
+    pub fn parse(bytes: &[u8]) -> Result<Header, RomError> {
+        if bytes.is_empty() {
+            return Err(RomError::Empty);
+        }
+        if bytes.len() < 4 || &bytes[0..4] != b"NES\x1a" {
+            return Err(if bytes.len() >= 4 || !b"NES\x1a".starts_with(bytes) {
+                RomError::BadMagic
+            } else {
+                RomError::TruncatedHeader(bytes.len())
+            });
+        }
+        if bytes.len() < 16 {
+            return Err(RomError::TruncatedHeader(bytes.len()));
+        }
+        let h = &bytes[..16];
+        let nes2 = h[7] & 0x0C == 0x08;
+        let mut mapper = u16::from(h[6] >> 4);
+        let (prg_rom_size, chr_rom_size, mut submapper);
+        let (mut prg_ram_size, mut prg_nvram_size, mut chr_ram_size) = (0, 0, 0);
+        if nes2 {
+            mapper |= u16::from(h[7] & 0xF0) | (u16::from(h[8] & 0x0F) << 8);
+            submapper = h[8] >> 4;
+            prg_rom_size =
+                nes2_rom_size(h[4], h[9] & 0x0F, PRG_BANK).ok_or(RomError::BadSize("PRG-ROM"))?;
+            chr_rom_size =
+                nes2_rom_size(h[5], h[9] >> 4, CHR_BANK).ok_or(RomError::BadSize("CHR-ROM"))?;
+            prg_ram_size = shift_size(h[10] & 0x0F);
+            prg_nvram_size = shift_size(h[10] >> 4);
+            chr_ram_size = shift_size(h[11] & 0x0F) + shift_size(h[11] >> 4);
+        } else {
+            // Old dumps carry junk such as "DiskDude!" in bytes 7-15; trust byte 7 only if 12-15 are clear.
+            if h[12..16].iter().all(|&b| b == 0) {
+                mapper |= u16::from(h[7] & 0xF0);
+            }
+            submapper = 0;
+            prg_rom_size = usize::from(h[4]) * PRG_BANK;
+            chr_rom_size = usize::from(h[5]) * CHR_BANK;
+            if chr_rom_size == 0 {
+                chr_ram_size = CHR_BANK;
+            }
+        }
+        if prg_rom_size == 0 {
+            return Err(RomError::NoPrg);
+        }
+        let mut four_screen = h[6] & 0x08 != 0;
+        if mapper == 78 && !nes2 {
+            // iNES 1.0 marks Holy Diver's H/V board (78.3) with the four-screen bit; without
+            // it the image is Cosmo Carrier's one-screen board (78.1).
+            submapper = if four_screen { 3 } else { 1 };
+            four_screen = false;
+        }
+        Ok(Header {
+            mapper,
+            submapper,
+            nes2,
+            prg_rom_size,
+            chr_rom_size,
+            prg_ram_size,
+            prg_nvram_size,
+            chr_ram_size,
+            battery: h[6] & 0x02 != 0,
+            trainer: h[6] & 0x04 != 0,
+            vertical_mirroring: h[6] & 0x01 != 0,
+            four_screen,
+        })
+    }
+}
+
+/// NES 2.0 ROM size: 12-bit bank count, or exponent-multiplier form when the MSB nibble is $F.
+fn nes2_rom_size(lsb: u8, msb: u8, unit: usize) -> Option<usize> {
+    if msb == 0x0F {
+        let exp = u32::from(lsb >> 2);
+        let mul = usize::from(lsb & 3) * 2 + 1;
+        // Anything past 1 GiB is not a real cartridge.
+        (exp <= 30).then(|| (1usize << exp) * mul)
+    } else {
+        Some((usize::from(msb) << 8 | usize::from(lsb)) * unit)
+    }
+}
+
+fn shift_size(n: u8) -> usize {
+    if n == 0 {
+        0
+    } else {
+        64 << n
+    }
+}

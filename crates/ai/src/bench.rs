@@ -4,7 +4,7 @@
 use crate::controller::tap_period;
 use crate::eval::Profile;
 use crate::planner::SearchKind;
-use crate::sim::{play, GameConfig, GameResult, Pieces};
+use crate::sim::{play_counting, GameConfig, GameResult, Pieces};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -133,11 +133,20 @@ pub fn configure(o: &BenchOptions) -> Result<(Profile, GameConfig), String> {
 /// Plays the games in parallel and summarises them.
 pub fn run(o: &BenchOptions) -> Result<BenchReport, String> {
     let (profile, cfg) = configure(o)?;
-    let bar = ProgressBar::new(o.games);
-    bar.set_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} games {elapsed_precise} eta {eta}")
+    // Counted in pieces, so that it moves during the first games; without a cap the length
+    // is unknown.
+    let bar = match o.max_pieces {
+        Some(cap) => ProgressBar::new(o.games * cap).with_style(
+            ProgressStyle::with_template(
+                "{bar:40} {pos}/{len} pieces (at most) {elapsed_precise} eta {eta}",
+            )
             .expect("static template"),
-    );
+        ),
+        None => ProgressBar::no_length().with_style(
+            ProgressStyle::with_template("{pos} pieces {elapsed_precise}")
+                .expect("static template"),
+        ),
+    };
     let results: Vec<GameResult> = (0..o.games)
         .into_par_iter()
         .map(|i| {
@@ -145,9 +154,7 @@ pub fn run(o: &BenchOptions) -> Result<BenchReport, String> {
                 seed: o.seed.wrapping_mul(1_000_003).wrapping_add(i),
                 ..cfg.clone()
             };
-            let r = play(&profile, &cfg);
-            bar.inc(1);
-            r
+            play_counting(&profile, &cfg, &|| bar.inc(1))
         })
         .collect();
     bar.finish_and_clear();

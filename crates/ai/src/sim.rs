@@ -112,6 +112,11 @@ impl Source {
 
 /// Plays one game to game over or `max_pieces`.
 pub fn play(profile: &Profile, cfg: &GameConfig) -> GameResult {
+    play_counting(profile, cfg, &|| {})
+}
+
+/// [`play`], calling `placed` after each piece (a progress bar's tick).
+pub fn play_counting(profile: &Profile, cfg: &GameConfig, placed: &dyn Fn()) -> GameResult {
     let mut planner =
         Planner::new(profile.clone(), cfg.kind).expect("tap rate checked by the caller");
     let mut source = Source::new(cfg.pieces, cfg.seed);
@@ -163,6 +168,7 @@ pub fn play(profile: &Profile, cfg: &GameConfig) -> GameResult {
         let cleared = board.lock(t.id, t.x, t.y);
         progress.lock(cleared, hold_down_points);
         r.pieces += 1;
+        placed();
         r.lines += cleared as u64;
         r.score += POINTS[cleared as usize] * (progress.level as u64 + 1);
         if hold_down_points >= 2 {

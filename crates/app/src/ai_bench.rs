@@ -23,9 +23,10 @@ pub struct Args {
     /// Piece source: nes (the game's picker and RNG) or uniform.
     #[arg(long, default_value = "nes")]
     pieces: String,
-    /// Stop each game after this many pieces.
-    #[arg(long)]
-    max_pieces: Option<u64>,
+    /// Stop each game after this many pieces (0: play each to its game over, which from level
+    /// 18 can take minutes a game).
+    #[arg(long, default_value_t = 1500)]
+    max_pieces: u64,
     /// Seed of the first game (game i uses a seed derived from seed and i).
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -42,7 +43,7 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
         search: a.search.clone(),
         tap_hz: a.tap_hz,
         pieces: a.pieces.clone(),
-        max_pieces: a.max_pieces,
+        max_pieces: (a.max_pieces > 0).then_some(a.max_pieces),
         seed: a.seed,
         json: a.json,
     };

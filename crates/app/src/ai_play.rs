@@ -15,7 +15,8 @@ const SQUARE: i16 = 8;
 
 #[derive(clap::Args, Clone)]
 pub struct AiArgs {
-    /// Let the native Tetris AI play: classic (the article's weights) or strong (ours).
+    /// Let the native Tetris AI play: classic (the article's weights) or strong (ours); `--ai`
+    /// alone means strong.
     #[arg(long, value_name = "PROFILE", num_args = 0..=1, default_missing_value = "strong")]
     pub ai: Option<String>,
     /// How the AI moves pieces: controller (frame-exact button presses) or teleport (writes

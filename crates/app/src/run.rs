@@ -37,12 +37,13 @@ pub struct Args {
     /// Save the last frame here as a PNG (headless).
     #[arg(long, value_name = "FILE", requires = "headless")]
     screenshot: Option<PathBuf>,
-    /// Write the sound of the run here (16-bit PCM mono WAV at the APU's output rate).
+    /// Write the sound of the run here (16-bit PCM mono WAV at the APU's output rate; headless).
     #[arg(long, value_name = "FILE", requires = "headless")]
     wav: Option<PathBuf>,
-    /// Scale the screenshot by this whole factor.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=16))]
-    scale: u32,
+    /// Scale the screenshot by this whole factor (headless; default 1), or the window's picture
+    /// (default: the config's `video.scale`, 3).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=16))]
+    scale: Option<u32>,
     /// Controller 1 input script (`frame buttons` lines, see README; headless).
     #[arg(long, value_name = "FILE", requires = "headless")]
     input: Option<PathBuf>,
@@ -56,7 +57,7 @@ pub struct Args {
     /// is seen that many frames sooner; off while a movie plays or records.
     #[arg(long, value_name = "N", default_value_t = 0)]
     run_ahead: u8,
-    /// Print the headless summary as one JSON object.
+    /// Print the summary as one JSON object (headless).
     #[arg(long, requires = "headless")]
     json: bool,
     /// Print a hash of the frame buffer and RAM every N frames, to compare runs (headless).
@@ -68,10 +69,14 @@ pub struct Args {
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     // Options first: a bad value is reported before a window opens or a frame runs.
     let driver = args.ai.driver()?;
-    // Checked here too, so that a bad value is one line before anything runs.
-    Session::new(nes::Console::from_ines(crate::GAME_ROM)?)
-        .set_run_ahead(args.run_ahead)
-        .map_err(anyhow::Error::msg)?;
+    session::check_run_ahead(args.run_ahead).map_err(anyhow::Error::msg)?;
+    // Output files too: a run is not lost to a path found bad at its end.
+    for path in [&args.screenshot, &args.wav, &args.movies.record]
+        .into_iter()
+        .flatten()
+    {
+        files::check_writable(path).with_context(|| format!("cannot write {}", path.display()))?;
+    }
     if !args.headless {
         return play_in_window(args, driver);
     }
@@ -203,7 +208,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         println!("{name}: ran {frames} frames");
     }
     if let Some(path) = &args.screenshot {
-        write_png(path, &rgb, args.scale)?;
+        write_png(path, &rgb, args.scale.unwrap_or(1))?;
         if !args.json {
             println!("screenshot: {}", path.display());
         }
@@ -237,6 +242,7 @@ fn play_in_window(args: &Args, driver: ai::driver::Driver) -> anyhow::Result<Exi
     options.lua = args.lua.clone();
     options.movie = args.movies.movie.clone();
     options.run_ahead = args.run_ahead;
+    options.scale = args.scale;
     let status = desktop::run(options)?;
     // os.exit(n) in a script ends nestor with n, as it ends FCEUX.
     Ok(ExitCode::from(status as u8))

@@ -216,3 +216,90 @@ fn run_ahead_beyond_four_frames_is_one_line() {
         "{stderr}"
     );
 }
+
+/// Output paths are checked before the run, and no folder is created for them: a bad one is
+/// one line before any frame runs, not a lost run at the end.
+#[test]
+fn bad_output_paths_stop_the_run_before_it_starts() {
+    let missing = std::env::temp_dir().join(format!("nestor-no-dir-{}", std::process::id()));
+    for option in ["--screenshot", "--wav", "--record"] {
+        let path = missing.join("out.file");
+        let started = std::time::Instant::now();
+        // A million frames would take minutes: the check must come first.
+        let (code, stderr) = run(&[
+            "run",
+            "--headless",
+            "--frames",
+            "1000000",
+            option,
+            path.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 2, "{option}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{option}: {stderr}");
+        assert!(
+            stderr.contains("cannot write") && stderr.contains("no folder"),
+            "{stderr}"
+        );
+        assert!(
+            started.elapsed().as_secs() < 20,
+            "{option}: the run went ahead"
+        );
+        assert!(!missing.exists(), "{option} created {}", missing.display());
+    }
+}
+
+/// The help says which options only work headless, and what a bare `--ai` means.
+#[test]
+fn run_help_is_complete() {
+    let out = Command::new(env!("CARGO_BIN_EXE_nestor"))
+        .args(["run", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8(out.stdout).unwrap();
+    // Each option's text, up to the next option.
+    let text = |option: &str| {
+        let start = help
+            .find(&format!("{option} "))
+            .unwrap_or_else(|| panic!("{help}"));
+        let rest = &help[start + option.len()..];
+        rest[..rest.find("\n  -").unwrap_or(rest.len())].to_string()
+    };
+    for option in [
+        "--wav",
+        "--json",
+        "--frames",
+        "--screenshot",
+        "--input",
+        "--record",
+    ] {
+        assert!(
+            text(option).contains("headless"),
+            "{option}: {}",
+            text(option)
+        );
+    }
+    assert!(
+        text("--ai").contains("alone means strong"),
+        "{}",
+        text("--ai")
+    );
+    assert!(text("--scale").contains("window"), "{}", text("--scale"));
+}
+
+/// `ai-bench` with its defaults ends: each game stops at 1,500 pieces (the strong AI survives
+/// that long from level 18, so the cap is what stops it).
+#[test]
+fn ai_bench_defaults_are_bounded() {
+    let out = Command::new(env!("CARGO_BIN_EXE_nestor"))
+        .args(["ai-bench", "--games", "1", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let pieces = report["pieces"]["p90"].as_f64().unwrap();
+    assert_eq!(pieces, 1500.0, "{report}");
+}

@@ -75,6 +75,8 @@ pub struct Options {
     pub movie: Option<PathBuf>,
     /// Frames the picture is shown ahead of the machine (run-ahead, 0-4).
     pub run_ahead: u8,
+    /// The picture's scale when the window opens, instead of the config's.
+    pub scale: Option<u32>,
     /// Config file; `None` is `<config dir>/nestor/config.toml`.
     pub config_path: Option<PathBuf>,
 }
@@ -88,6 +90,7 @@ impl Options {
             lua: Vec::new(),
             movie: None,
             run_ahead: 0,
+            scale: None,
             config_path: None,
         }
     }
@@ -124,10 +127,14 @@ pub fn run(options: Options) -> Result<i32, RunError> {
         .map_err(|e| RunError::BadRom(format!("{}: {e}", options.rom.name)))?;
     let event_loop = EventLoop::new().map_err(|e| RunError::NoDisplay(without_location(e)))?;
     let config_path = options.config_path.clone().or_else(Config::default_path);
-    let config = match &config_path {
+    let mut config = match &config_path {
         Some(path) => Config::load_or_create(path),
         None => Config::default(),
     };
+    // For this run only: the file keeps its own scale.
+    if let Some(scale) = options.scale {
+        config.video.scale = scale;
+    }
     let movies = Movies::open(
         options.movie.as_deref(),
         None,

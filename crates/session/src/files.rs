@@ -9,14 +9,41 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }
+    // Named after the process, so that two nestors saving the same file never share one.
     let mut temp = path.as_os_str().to_owned();
-    temp.push(".tmp");
+    temp.push(format!(".{}.tmp", std::process::id()));
     let temp = PathBuf::from(temp);
     let mut file = std::fs::File::create(&temp)?;
     file.write_all(bytes)?;
     file.sync_all()?;
     drop(file);
     std::fs::rename(&temp, path)
+}
+
+/// Whether a file can be written at `path` (before a long run whose result goes there): its
+/// folder must exist (none is created for the user) and take a new file. Nothing is left
+/// behind.
+pub fn check_writable(path: &Path) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    if !dir.is_dir() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            format!("no folder {}", dir.display()),
+        ));
+    }
+    if path.is_dir() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::IsADirectory,
+            "it is a folder",
+        ));
+    }
+    let mut probe = path.as_os_str().to_owned();
+    probe.push(format!(".{}.probe", std::process::id()));
+    std::fs::File::create(&probe)?;
+    std::fs::remove_file(&probe)
 }
 
 /// `<data dir>/nestor`, where saves and screenshots go; the NESTOR_DATA_DIR environment

@@ -28,6 +28,16 @@ use rewind::Rewind;
 /// The most frames run-ahead may show ahead of the machine.
 pub const MAX_RUN_AHEAD: u8 = 4;
 
+/// `frames` if run-ahead can show that many frames ahead, else why not in one line.
+pub fn check_run_ahead(frames: u8) -> Result<u8, String> {
+    if frames > MAX_RUN_AHEAD {
+        return Err(format!(
+            "run-ahead of {frames} frames: at most {MAX_RUN_AHEAD}"
+        ));
+    }
+    Ok(frames)
+}
+
 /// A rectangle in NES pixels to outline over the picture.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Outline {
@@ -161,12 +171,7 @@ impl Session {
 
     /// Shows frames `frames` ahead of the machine (0 turns run-ahead off).
     pub fn set_run_ahead(&mut self, frames: u8) -> Result<(), String> {
-        if frames > MAX_RUN_AHEAD {
-            return Err(format!(
-                "run-ahead of {frames} frames: at most {MAX_RUN_AHEAD}"
-            ));
-        }
-        self.run_ahead = frames;
+        self.run_ahead = check_run_ahead(frames)?;
         Ok(())
     }
 

@@ -761,7 +761,7 @@ fn quadfall_title() -> Image {
         "headless Quadfall is on its title screen (game mode 1)"
     );
     let mut rgb = Vec::new();
-    nes::ppu::palette::Palette::default().to_rgb(&console.bus.ppu.frame_buffer, &mut rgb);
+    nes::ppu::palette::Palette::default().to_rgb(console.frame_buffer(), &mut rgb);
     Image {
         width: 256,
         height: 240,

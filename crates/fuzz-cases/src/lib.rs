@@ -194,7 +194,7 @@ pub fn save_state(data: &[u8]) {
         Some((0, rest)) => rest.to_vec(),
         // (offset, value) pairs written into a valid payload.
         _ => {
-            let hash = console.bus.cart.rom_hash();
+            let hash = console.cartridge().rom_hash();
             let Ok(payload) = nes::state::decode(&before, hash) else {
                 panic!("a state just saved does not decode");
             };

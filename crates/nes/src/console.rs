@@ -341,6 +341,53 @@ impl Console {
         &self.bus.cart
     }
 
+    /// PPU memory as the PPU sees it, without side effects: pattern tables and nametables
+    /// through the cartridge, palette RAM from $3F00 ($3F10/$14/$18/$1C mirror the backdrop).
+    pub fn ppu_peek(&self, addr: u16) -> u8 {
+        let addr = addr & 0x3FFF;
+        if addr < 0x3F00 {
+            return self.bus.cart.ppu_peek(addr);
+        }
+        let index = usize::from(addr & 0x1F);
+        let index = if index & 0x13 == 0x10 {
+            index & 0x0F
+        } else {
+            index
+        };
+        self.bus.ppu.palette[index]
+    }
+
+    /// Patches the loaded PRG-ROM, then CHR-ROM, `at` bytes into their data (as after the
+    /// header in the file); false past their end.
+    pub fn patch_rom(&mut self, at: usize, value: u8) -> bool {
+        // The picture drawn so far used the old bytes.
+        self.bus.ppu.catch_up(&mut self.bus.cart);
+        let cart = &mut self.bus.cart;
+        let prg = cart.prg_rom.len();
+        let byte = match at.checked_sub(prg) {
+            None => cart.prg_rom.get_mut(at),
+            Some(_) if cart.header.chr_rom_size == 0 => None,
+            Some(chr_at) => cart.chr.get_mut(chr_at),
+        };
+        let Some(byte) = byte else {
+            return false;
+        };
+        *byte = value;
+        self.bus.ppu.cartridge_changed(&self.bus.cart);
+        true
+    }
+
+    /// The APU, to look at (its voices, for `sound.get`).
+    pub fn apu(&self) -> &crate::apu::Apu {
+        &self.bus.apu
+    }
+
+    /// Frames the PPU has begun (at line 0) since power-on: the machine's own count, which
+    /// [`Console::frame_number`]'s host frames follow.
+    pub fn ppu_frames(&self) -> u64 {
+        self.bus.ppu.frame
+    }
+
     /// CPU cycles since power-on.
     pub fn cycles(&self) -> u64 {
         self.bus.cycles

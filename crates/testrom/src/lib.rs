@@ -62,13 +62,16 @@ pub trait Machine {
 }
 
 impl Machine for nes::Console {
+    /// Steps one instruction at a time to the machine's next frame (line 0), not through
+    /// `Console::run_frame`: the protocols need the span of PCs each frame covers to tell a
+    /// ROM's final `JMP *` from its work, and the host frame's fast path skips idle loops whole.
     fn run_frame(&mut self) -> PcSpan {
-        let frame = self.bus.ppu.frame;
+        let frame = self.ppu_frames();
         let mut span = PcSpan {
             lo: self.cpu.pc,
             hi: self.cpu.pc,
         };
-        while self.bus.ppu.frame == frame {
+        while self.ppu_frames() == frame {
             span.lo = span.lo.min(self.cpu.pc);
             span.hi = span.hi.max(self.cpu.pc);
             self.step();
@@ -85,7 +88,7 @@ impl Machine for nes::Console {
         nes::Console::write(self, addr, val);
     }
     fn ppu_peek(&self, addr: u16) -> u8 {
-        self.bus.cart.ppu_peek(addr)
+        nes::Console::ppu_peek(self, addr)
     }
     fn set_pad1(&mut self, buttons: u8) {
         self.set_buttons(0, nes::Buttons(buttons));

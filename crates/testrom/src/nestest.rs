@@ -51,7 +51,7 @@ pub fn compare(rom: &[u8], reference: &str) -> Result<Report, RunError> {
         Report {
             verdict,
             message: format!("{matched}/{total} lines match; {detail}"),
-            frames: console.bus.ppu.frame,
+            frames: console.ppu_frames(),
         }
     })
 }

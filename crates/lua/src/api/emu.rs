@@ -94,7 +94,7 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
                 return Err(mlua::Error::runtime("bad coordinates (x 0-255, y 0-239)"));
             }
             let (x, y) = (x as usize, y as usize);
-            let index = machine(|c| c.bus.ppu.frame_buffer[y * 256 + x]);
+            let index = machine(|c| c.frame_buffer()[y * 256 + x]);
             let Some(index) = index else {
                 return Ok((0, 0, 0, 254));
             };
@@ -162,9 +162,9 @@ pub fn snapshot(lua: &Lua) -> Option<Snapshot> {
 
 pub fn restore(lua: &Lua, snap: &Snapshot) {
     let Some(moved) = machine(|c| {
-        let before = c.bus.ppu.frame;
+        let before = c.ppu_frames();
         *c = (*snap.console).clone();
-        c.bus.ppu.frame.wrapping_sub(before)
+        c.ppu_frames().wrapping_sub(before)
     }) else {
         return;
     };

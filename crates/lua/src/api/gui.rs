@@ -148,8 +148,7 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
         // gd's truecolor format: FF FE, width, height (big-endian), truecolor flag, no
         // transparent colour, then A,R,G,B per pixel with A = 0 (opaque).
         let mut gd = vec![0xFF, 0xFE, 1, 0, 0, 240, 1, 0xFF, 0xFF, 0xFF, 0xFF];
-        let pixels =
-            machine(|c| c.bus.ppu.frame_buffer.clone()).unwrap_or_else(|| vec![0; 256 * 240]);
+        let pixels = machine(|c| c.frame_buffer().to_vec()).unwrap_or_else(|| vec![0; 256 * 240]);
         let mut rgb: Vec<u8> = pixels.iter().flat_map(|&p| colour::nes_rgb(p)).collect();
         if !emu_only.unwrap_or(false) {
             state(lua, |s| s.overlay.composite(&mut rgb, 3));

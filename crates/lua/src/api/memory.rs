@@ -136,15 +136,9 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
         Ok(())
     })?;
     add(lua, t, &["legacywritebyte"], |_, (a, v): (f64, f64)| {
-        // FCEUX 2.2: RAM is poked directly, anything else is a bus write.
+        // FCEUX 2.2: a bus write (for RAM, a plain store).
         let (a, v) = (addr(a), int(v) as u8);
-        machine(|c| {
-            if a < 0x2000 {
-                c.bus.ram[usize::from(a & 0x7FF)] = v;
-            } else {
-                c.write(a, v);
-            }
-        });
+        machine(|c| c.write(a, v));
         Ok(())
     })?;
     add(lua, t, &["getregister"], |_, name: String| {

@@ -67,17 +67,7 @@ pub fn install(
             }
             // Live patch of the loaded PRG-ROM or CHR-ROM (offsets past the header, as in the file).
             let at = offset as usize - 16;
-            machine(|c| {
-                let cart = &mut c.bus.cart;
-                let prg = cart.prg_rom.len();
-                if let Some(b) = cart.prg_rom.get_mut(at) {
-                    *b = value;
-                } else if cart.header.chr_rom_size > 0 {
-                    if let Some(b) = cart.chr.get_mut(at - prg) {
-                        *b = value;
-                    }
-                }
-            });
+            machine(|c| c.patch_rom(at, value));
             shared(lua, |s| {
                 if let Some(b) = s.rom.get_mut(offset as usize) {
                     *b = value;
@@ -100,24 +90,7 @@ pub fn install(
     })?;
 
     let ppu = library("ppu")?;
-    let ppu_byte = |addr: i64| {
-        let addr = addr as u16 & 0x3FFF;
-        machine(|c| {
-            if addr < 0x3F00 {
-                c.bus.cart.ppu_peek(addr)
-            } else {
-                // $3F10/$3F14/$3F18/$3F1C mirror the backdrop entries.
-                let index = usize::from(addr & 0x1F);
-                let index = if index & 0x13 == 0x10 {
-                    index & 0x0F
-                } else {
-                    index
-                };
-                c.bus.ppu.palette[index]
-            }
-        })
-        .unwrap_or(0)
-    };
+    let ppu_byte = |addr: i64| machine(|c| c.ppu_peek(addr as u16)).unwrap_or(0);
     add(lua, &ppu, &["readbyte"], move |_, addr: f64| {
         Ok(ppu_byte(int(addr)))
     })?;
@@ -135,11 +108,11 @@ pub fn install(
 
     let debugger = library("debugger")?;
     add(lua, &debugger, &["getcyclescount"], |lua, ()| {
-        let cycles = machine(|c| c.bus.cycles).unwrap_or(0);
+        let cycles = machine(|c| c.cycles()).unwrap_or(0);
         Ok(cycles.saturating_sub(shared(lua, |s| s.cycles_base)))
     })?;
     add(lua, &debugger, &["resetcyclescount"], |lua, ()| {
-        let cycles = machine(|c| c.bus.cycles).unwrap_or(0);
+        let cycles = machine(|c| c.cycles()).unwrap_or(0);
         shared(lua, |s| s.cycles_base = cycles);
         Ok(())
     })?;

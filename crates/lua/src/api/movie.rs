@@ -117,7 +117,7 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
                     return Ok(false);
                 }
             };
-            let checksum = machine(|c| ::movie::rom_checksum(&c.bus.cart));
+            let checksum = machine(|c| ::movie::rom_checksum(c.cartridge()));
             if checksum.is_some_and(|c| c != movie.rom_checksum) {
                 report(
                     lua,
@@ -153,7 +153,7 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
                     "movie.record: only movies from power-on (save_type 0) are supported",
                 ));
             }
-            let Some(checksum) = machine(|c| ::movie::rom_checksum(&c.bus.cart)) else {
+            let Some(checksum) = machine(|c| ::movie::rom_checksum(c.cartridge())) else {
                 return Ok(false);
             };
             let rom_name = shared(lua, |s| s.rom_name.clone());

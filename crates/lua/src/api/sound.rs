@@ -24,8 +24,7 @@ fn channel(lua: &Lua, voice: &Voice) -> Result<Table> {
 
 pub fn install(lua: &Lua, t: &Table) -> Result<()> {
     add(lua, t, &["get"], |lua, ()| {
-        let Some((voices, sample)) = machine(|c| (c.bus.apu.voices(), c.bus.apu.dmc_sample()))
-        else {
+        let Some((voices, sample)) = machine(|c| (c.apu().voices(), c.apu().dmc_sample())) else {
             return Ok(None);
         };
         let [square1, square2, triangle, noise, dpcm] = voices;

@@ -54,9 +54,10 @@ pub struct Args {
     #[arg(long = "lua", value_name = "SCRIPT")]
     pub lua: Vec<PathBuf>,
     /// Show the picture this many frames ahead of the machine (0-4), so that a button's effect
-    /// is seen that many frames sooner; off while a movie plays or records.
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    run_ahead: u8,
+    /// is seen that many frames sooner; off while a movie plays or records [default: 0, or in
+    /// the window the config's `emulation.run_ahead`].
+    #[arg(long, value_name = "N")]
+    run_ahead: Option<u8>,
     /// Print the summary as one JSON object (headless).
     #[arg(long, requires = "headless")]
     json: bool,
@@ -69,7 +70,9 @@ pub struct Args {
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     // Options first: a bad value is reported before a window opens or a frame runs.
     let driver = args.ai.driver()?;
-    session::check_run_ahead(args.run_ahead).map_err(anyhow::Error::msg)?;
+    if let Some(frames) = args.run_ahead {
+        session::check_run_ahead(frames).map_err(anyhow::Error::msg)?;
+    }
     // Output files too: a run is not lost to a path found bad at its end.
     for path in [&args.screenshot, &args.wav, &args.movies.record]
         .into_iter()
@@ -100,7 +103,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let mut session = Session::new(console);
     session.open_battery(&name);
     session
-        .set_run_ahead(args.run_ahead)
+        .set_run_ahead(args.run_ahead.unwrap_or(0))
         .map_err(anyhow::Error::msg)?;
     let movies = Movies::open(
         args.movies.movie.as_deref(),

@@ -73,8 +73,9 @@ pub struct Options {
     pub lua: Vec<PathBuf>,
     /// An FCEUX movie to play back (its input replaces the keyboard's while it lasts).
     pub movie: Option<PathBuf>,
-    /// Frames the picture is shown ahead of the machine (run-ahead, 0-4).
-    pub run_ahead: u8,
+    /// Frames the picture is shown ahead of the machine (run-ahead, 0-4), instead of the
+    /// config's.
+    pub run_ahead: Option<u8>,
     /// The picture's scale when the window opens, instead of the config's.
     pub scale: Option<u32>,
     /// Config file; `None` is `<config dir>/nestor/config.toml`.
@@ -89,7 +90,7 @@ impl Options {
             ai_enabled: false,
             lua: Vec::new(),
             movie: None,
-            run_ahead: 0,
+            run_ahead: None,
             scale: None,
             config_path: None,
         }
@@ -210,8 +211,10 @@ impl App {
         let lua_errors = Rc::new(RefCell::new(Vec::new()));
         let mut session = Session::new(console);
         session.open_battery(&options.rom.name);
-        session.set_rewind(Some(session::rewind::DEFAULT_BUDGET));
-        if let Err(err) = session.set_run_ahead(options.run_ahead) {
+        let rewind = config.emulation.rewind_mib as usize;
+        session.set_rewind((rewind > 0).then_some(rewind << 20));
+        let run_ahead = options.run_ahead.unwrap_or(config.emulation.run_ahead);
+        if let Err(err) = session.set_run_ahead(run_ahead) {
             eprintln!("nestor: {err}; run-ahead is off");
         }
         if let Some(ai) = options.ai {

@@ -12,6 +12,7 @@ use winit::keyboard::KeyCode;
 pub struct Config {
     pub video: VideoConfig,
     pub audio: AudioConfig,
+    pub emulation: EmulationConfig,
     pub player1: PlayerBindings,
     pub player2: PlayerBindings,
 }
@@ -23,6 +24,24 @@ pub struct VideoConfig {
     pub scale: u32,
     /// Stretch pixels to the 8:7 shape they have on a TV instead of square.
     pub pixel_aspect_8_7: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EmulationConfig {
+    /// Frames the picture is shown ahead of the machine, 0 to 4 (`--run-ahead` overrides it).
+    pub run_ahead: u8,
+    /// Memory for the rewind ring (Backspace), in MiB; 0 turns rewind off.
+    pub rewind_mib: u32,
+}
+
+impl Default for EmulationConfig {
+    fn default() -> EmulationConfig {
+        EmulationConfig {
+            run_ahead: 0,
+            rewind_mib: (session::rewind::DEFAULT_BUDGET >> 20) as u32,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -94,6 +113,7 @@ impl Default for Config {
         Config {
             video: VideoConfig::default(),
             audio: AudioConfig::default(),
+            emulation: EmulationConfig::default(),
             player1: PlayerBindings::default(),
             player2: PlayerBindings {
                 keyboard: player2_keys,
@@ -262,6 +282,13 @@ impl Config {
         }
         if !(0.0..=1.0).contains(&self.audio.volume) {
             return Err(format!("{} is not 0.0 to 1.0", self.audio.volume));
+        }
+        session::check_run_ahead(self.emulation.run_ahead)?;
+        if self.emulation.rewind_mib > 4096 {
+            return Err(format!(
+                "{} MiB is more than 4096",
+                self.emulation.rewind_mib
+            ));
         }
         Ok(())
     }
@@ -445,6 +472,21 @@ mod tests {
         let config = parse_ok("[video]\nscale = 2\n");
         assert_eq!(config.video.scale, 2);
         assert_eq!(config.player1, PlayerBindings::default());
+    }
+
+    #[test]
+    fn run_ahead_and_rewind_are_settings() {
+        let config = parse_ok("[emulation]\nrun_ahead = 2\nrewind_mib = 0\n");
+        assert_eq!(
+            (config.emulation.run_ahead, config.emulation.rewind_mib),
+            (2, 0)
+        );
+        let (config, problems) = Config::parse("[emulation]\nrun_ahead = 9\n");
+        assert_eq!(config.emulation.run_ahead, 0);
+        assert_eq!(
+            problems,
+            ["line 2: bad value for `emulation.run_ahead`: run-ahead of 9 frames: at most 4"]
+        );
     }
 
     /// Each bad setting is one short line naming its key and line; the rest of the file applies.

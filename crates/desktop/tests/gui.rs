@@ -37,7 +37,7 @@ fn main() {
             player: !option("--player").is_empty(),
             run_ahead: option("--run-ahead")
                 .pop()
-                .map_or(0, |n| n.to_str().unwrap().parse().unwrap()),
+                .map(|n| n.to_str().unwrap().parse().unwrap()),
             scale: option("--scale")
                 .pop()
                 .map(|n| n.to_str().unwrap().parse().unwrap()),
@@ -91,7 +91,7 @@ struct ChildOptions {
     movie: Option<PathBuf>,
     /// A stand-in for the AI that holds Right, switched on and off with I.
     player: bool,
-    run_ahead: u8,
+    run_ahead: Option<u8>,
     scale: Option<u32>,
 }
 

@@ -38,7 +38,7 @@ fn record_ai(frames: u32) -> (Movie, Console, u32) {
         recorder.log(&console);
     }
     let checksum = movie::rom_checksum(&console.bus.cart);
-    let movie = recorder.finish(Movie::new("quadfall", checksum, movie::guid(b"test")));
+    let movie = recorder.movie(&Movie::new("quadfall", checksum, movie::guid(b"test")));
     (movie, console, driver.stats.lines)
 }
 

@@ -10,7 +10,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use nes::ppu::palette::Palette;
 use nes::ppu::{HEIGHT, WIDTH};
 use session::movies::Movies;
-use session::Session;
+use session::{signals, Session};
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -134,8 +134,12 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     );
     let mut samples: Vec<i16> = Vec::new();
     let mut hashes = Vec::new();
+    signals::catch().map_err(anyhow::Error::msg)?;
     let run = testrom::contain_panics(|| {
         for frame in 0..frame_count {
+            if signals::stop_requested() {
+                return frame;
+            }
             if let Some(buttons) = script.change_at(frame) {
                 session.set_pads([buttons.0, 0]);
             }
@@ -215,6 +219,10 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         if !args.json {
             println!("screenshot: {}", path.display());
         }
+    }
+    if signals::stop_requested() {
+        eprintln!("nestor: interrupted after {frames} frames; saves and recordings written");
+        return Ok(ExitCode::from(signals::INTERRUPTED));
     }
     // os.exit(n) ends nestor with n, as it ends FCEUX.
     Ok(ExitCode::from(

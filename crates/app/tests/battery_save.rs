@@ -62,3 +62,46 @@ fn prg_ram_survives_a_restart_and_bad_saves_stay_untouched() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// SIGTERM (as Ctrl-C and SIGHUP) ends a headless run cleanly: the battery RAM and the movie
+/// recorded so far are written, and the exit status says it was interrupted.
+#[cfg(unix)]
+#[test]
+fn a_signal_ends_the_run_with_everything_saved() {
+    let dir = std::env::temp_dir().join(format!("nestor-sig-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let rom = dir.join("counter.nes");
+    std::fs::write(&rom, counter_rom()).unwrap();
+    let (data, movie) = (dir.join("data"), dir.join("run.fm2"));
+    let child = Command::new(env!("CARGO_BIN_EXE_nestor"))
+        .args(["run", "--headless", "--frames", "100000000", "--record"])
+        .arg(&movie)
+        .arg(&rom)
+        .env("NESTOR_DATA_DIR", &data)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Long enough to be past the first movie checkpoint (600 frames).
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("interrupted after"), "{stderr}");
+    let saved = std::fs::read(data.join("counter.sav")).expect("the battery RAM was written");
+    assert_eq!((saved[0], saved[0x1FFF]), (1, 0xA5));
+    let text = std::fs::read_to_string(&movie).expect("the movie was written");
+    let frames = text.lines().filter(|l| l.starts_with('|')).count();
+    assert!(frames > 600, "{frames} frames recorded");
+    let summary = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        summary.contains(&format!("movie: {} ({frames} frames)", movie.display())),
+        "{summary}"
+    );
+}

@@ -143,6 +143,9 @@ pub fn run(options: Options) -> Result<i32, RunError> {
         &console,
     )
     .map_err(|e| RunError::BadRom(format!("{e:#}")))?;
+    if let Err(err) = session::signals::catch() {
+        eprintln!("nestor: {err}");
+    }
     let mut app = App::new(options, console, config, config_path);
     app.session.set_movies(movies);
     let result = event_loop.run_app(&mut app);
@@ -777,6 +780,10 @@ impl ApplicationHandler for App {
     fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
         self.input.poll_gamepads();
         if self.exit_status.is_some() {
+            return event_loop.exit();
+        }
+        if session::signals::stop_requested() {
+            self.exit_status = Some(i32::from(session::signals::INTERRUPTED));
             return event_loop.exit();
         }
         if self.window.is_some() && !self.halted() && self.unthrottled() {

@@ -50,9 +50,11 @@ impl Recorder {
         self.frames.len()
     }
 
-    /// The movie of the logged frames.
-    pub fn finish(self, mut movie: Movie) -> Movie {
-        movie.frames = self.frames;
-        movie
+    /// The movie of the frames logged so far, with `header`'s other fields.
+    pub fn movie(&self, header: &Movie) -> Movie {
+        Movie {
+            frames: self.frames.clone(),
+            ..header.clone()
+        }
     }
 }

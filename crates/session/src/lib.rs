@@ -18,6 +18,7 @@ pub mod battery;
 pub mod files;
 pub mod movies;
 pub mod rewind;
+pub mod signals;
 
 use battery::BatterySave;
 use lua::Scripts;

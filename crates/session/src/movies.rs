@@ -15,6 +15,10 @@ use std::path::{Path, PathBuf};
 /// Exit code of a headless run whose movie desynchronised.
 pub const DESYNC: u8 = 3;
 
+/// A recording is written this often (in frames) while it goes on, so that a crash loses at
+/// most this much of it.
+const CHECKPOINT_FRAMES: usize = 600;
+
 /// The movie being played and the one being recorded, if any.
 #[derive(Default)]
 pub struct Movies {
@@ -34,6 +38,16 @@ struct Recording {
     recorder: Recorder,
     movie: Movie,
     path: PathBuf,
+    /// A checkpoint could not be written (reported once).
+    failed: bool,
+}
+
+impl Recording {
+    fn write(&self) -> anyhow::Result<()> {
+        let movie = self.recorder.movie(&self.movie);
+        files::write_atomic(&self.path, movie.to_fm2().as_bytes())
+            .with_context(|| format!("cannot write {}", self.path.display()))
+    }
 }
 
 impl Movies {
@@ -78,6 +92,7 @@ impl Movies {
                 recorder: Recorder::default(),
                 movie,
                 path: path.to_path_buf(),
+                failed: false,
             });
         }
         Ok(movies)
@@ -139,10 +154,18 @@ impl Movies {
         Some([line.pads[0], line.pads[1]])
     }
 
-    /// After a frame: the recording logs the pads it latched.
+    /// After a frame: the recording logs the pads it latched (and is written every
+    /// [`CHECKPOINT_FRAMES`]).
     pub fn log(&mut self, console: &Console) {
-        if let Some(r) = &mut self.recording {
-            r.recorder.log(console);
+        let Some(r) = &mut self.recording else {
+            return;
+        };
+        r.recorder.log(console);
+        if r.recorder.frames() % CHECKPOINT_FRAMES == 0 && !r.failed {
+            if let Err(err) = r.write() {
+                r.failed = true;
+                eprintln!("nestor: {err:#}");
+            }
         }
     }
 
@@ -154,12 +177,13 @@ impl Movies {
     /// Writes the recording (once); returns the exit code a desync calls for.
     pub fn finish(&mut self, quiet: bool) -> anyhow::Result<Option<u8>> {
         if let Some(r) = self.recording.take() {
-            let frames = r.recorder.frames();
-            let movie = r.recorder.finish(r.movie);
-            files::write_atomic(&r.path, movie.to_fm2().as_bytes())
-                .with_context(|| format!("cannot write {}", r.path.display()))?;
+            r.write()?;
             if !quiet {
-                println!("movie: {} ({frames} frames)", r.path.display());
+                println!(
+                    "movie: {} ({} frames)",
+                    r.path.display(),
+                    r.recorder.frames()
+                );
             }
         }
         Ok(self.desync.then_some(DESYNC))

@@ -58,6 +58,11 @@ impl BatterySave {
         let path = dir.join(format!("{}.sav", files::safe_stem(rom_name)));
         let problem = match std::fs::read(&path) {
             Ok(bytes) => match console.load_battery_ram(&bytes) {
+                // The user made it read-only: play from it, save beside it.
+                Ok(()) if read_only(&path) => {
+                    save.written = bytes;
+                    Some("read-only".to_string())
+                }
                 Ok(()) => {
                     save.written = bytes;
                     None
@@ -70,11 +75,14 @@ impl BatterySave {
         save.path = Some(match problem {
             None => path,
             Some(problem) => {
-                let mut aside = path.clone().into_os_string();
-                aside.push(".new");
-                let aside = PathBuf::from(aside);
+                let aside = aside_path(&path);
+                let ram = if problem == "read-only" {
+                    "its RAM"
+                } else {
+                    "fresh RAM"
+                };
                 eprintln!(
-                    "nestor: {}: {problem}; left untouched, starting with fresh RAM saved to {}",
+                    "nestor: {}: {problem}; left untouched, starting with {ram} saved to {}",
                     path.display(),
                     aside.display()
                 );
@@ -114,6 +122,24 @@ impl BatterySave {
     }
 }
 
+fn read_only(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.permissions().readonly())
+}
+
+/// `<name>.sav.new`, or the first of `<name>.sav.new.2`, `.3`, ... that does not exist yet: a
+/// save set aside by an earlier run is never overwritten.
+fn aside_path(sav: &Path) -> PathBuf {
+    let named = |suffix: &str| {
+        let mut name = sav.as_os_str().to_owned();
+        name.push(suffix);
+        PathBuf::from(name)
+    };
+    std::iter::once(named(".new"))
+        .chain((2..).map(|n| named(&format!(".new.{n}"))))
+        .find(|path| !path.exists())
+        .expect("an unused name")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -151,6 +177,41 @@ mod tests {
             std::fs::read(dir.join("My_Game__U_.sav.new")).unwrap()[0],
             1
         );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn saves_set_aside_are_numbered_and_read_only_saves_kept() {
+        let dir = std::env::temp_dir().join(format!("nestor-aside-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let sav = dir.join("My_Game__U_.sav");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(&sav, b"not a save").unwrap();
+        play(&dir);
+        play(&dir);
+        let first = dir.join("My_Game__U_.sav.new");
+        let second = dir.join("My_Game__U_.sav.new.2");
+        assert_eq!(std::fs::read(&first).unwrap()[0], 1);
+        assert_eq!(std::fs::read(&second).unwrap()[0], 1, "the first was kept");
+
+        // A good save made read-only: loaded, never written.
+        std::fs::remove_dir_all(&dir).unwrap();
+        play(&dir);
+        let mut permissions = std::fs::metadata(&sav).unwrap().permissions();
+        permissions.set_readonly(true);
+        std::fs::set_permissions(&sav, permissions).unwrap();
+        let (console, _) = play(&dir);
+        assert_eq!(console.peek(0x6000), 2, "the read-only save was loaded");
+        assert_eq!(std::fs::read(&sav).unwrap()[0], 1, "and left as it was");
+        assert_eq!(
+            std::fs::read(&first).unwrap()[0],
+            2,
+            "this run's RAM went beside it"
+        );
+        let mut permissions = std::fs::metadata(&sav).unwrap().permissions();
+        #[allow(clippy::permissions_set_readonly_false)]
+        permissions.set_readonly(false);
+        std::fs::set_permissions(&sav, permissions).unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

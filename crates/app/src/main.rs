@@ -115,7 +115,7 @@ fn rom_bytes(arg: &RomArg) -> anyhow::Result<(String, Vec<u8>)> {
 
 /// Reads a ROM file; the error names the file.
 fn read_rom(path: &Path) -> anyhow::Result<Vec<u8>> {
-    std::fs::read(path).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))
+    session::files::read_rom(path).map_err(anyhow::Error::msg)
 }
 
 /// Names the ROM in a run error ("nes.nes: the file is empty").

@@ -303,3 +303,14 @@ fn ai_bench_defaults_are_bounded() {
     let pieces = report["pieces"]["p90"].as_f64().unwrap();
     assert_eq!(pieces, 1500.0, "{report}");
 }
+
+/// A file far larger than any ROM (here endless) is refused after 64 MiB, not read until memory
+/// runs out.
+#[cfg(unix)]
+#[test]
+fn endless_files_are_not_roms() {
+    let (code, stderr) = run(&["test-rom", "/dev/zero"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("larger than 64 MiB"), "{stderr}");
+}

@@ -158,3 +158,49 @@ fn broken_movie_names_its_line() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("line 9: pad 1 field"), "{err}");
 }
+
+/// Movies nestor cannot play right are one line each: a PAL movie, a field a megabyte long (not
+/// echoed whole), bytes that are not UTF-8 (with their line).
+#[test]
+fn bad_movies_are_one_short_line() {
+    let (good, _) = record("good");
+    let text = std::fs::read_to_string(&good).unwrap();
+    let cases = [
+        (
+            "pal",
+            text.replacen("palFlag 0", "palFlag 1", 1).into_bytes(),
+            "PAL movie",
+        ),
+        (
+            "long",
+            format!("version 3\nemuVersion {}\n", "x".repeat(1 << 20)).into_bytes(),
+            "line 2",
+        ),
+        (
+            "binary",
+            {
+                let mut bytes = text.clone().into_bytes();
+                let third = bytes
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &b)| b == b'\n')
+                    .nth(1)
+                    .unwrap()
+                    .0;
+                bytes[third + 1] = 0xFF;
+                bytes
+            },
+            "line 3: not UTF-8 text",
+        ),
+    ];
+    assert!(text.contains("palFlag 0"), "{text}");
+    for (name, bytes, problem) in cases {
+        let path = dir().join(format!("{name}.fm2"));
+        std::fs::write(&path, bytes).unwrap();
+        let (code, err) = nestor(&["run", "--headless", "--movie", path.to_str().unwrap()]);
+        assert_eq!(code, 2, "{name}: {err}");
+        assert_eq!(err.lines().count(), 1, "{name}: {err}");
+        assert!(err.len() < 400, "{name}: {} bytes of error", err.len());
+        assert!(err.contains(problem), "{name}: {err}");
+    }
+}

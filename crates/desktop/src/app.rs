@@ -49,8 +49,7 @@ pub struct Rom {
 
 impl Rom {
     pub fn from_file(path: &Path) -> Result<Rom, String> {
-        let bytes =
-            std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let bytes = files::read_rom(path)?;
         let name = path.file_name().map_or_else(
             || path.display().to_string(),
             |n| n.to_string_lossy().into(),

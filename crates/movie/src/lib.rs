@@ -65,10 +65,16 @@ pub struct Error {
     pub message: String,
 }
 
+/// Longest message shown: a field a megabyte long must not be echoed whole.
+const MAX_MESSAGE: usize = 200;
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.line {
-            Some(line) => write!(f, "line {line}: {}", self.message),
+        if let Some(line) = self.line {
+            write!(f, "line {line}: ")?;
+        }
+        match self.message.char_indices().nth(MAX_MESSAGE) {
+            Some((end, _)) => write!(f, "{}...", &self.message[..end]),
             None => f.write_str(&self.message),
         }
     }

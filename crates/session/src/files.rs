@@ -1,13 +1,21 @@
 //! Files the front end writes: save states and screenshots in the data directory.
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 /// Writes `bytes` to `path` so that a reader sees the old file or the whole new one, never a
 /// torn write: the bytes go to a temporary file beside it, which is then renamed over it.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
+        std::fs::create_dir_all(dir).map_err(|err| {
+            // "File exists" would not say which file stands in the way.
+            match dir.ancestors().find(|a| a.is_file()) {
+                Some(file) => {
+                    std::io::Error::other(format!("{} is a file, not a folder", file.display()))
+                }
+                None => err,
+            }
+        })?;
     }
     // Named after the process, so that two nestors saving the same file never share one.
     let mut temp = path.as_os_str().to_owned();
@@ -18,6 +26,28 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     file.sync_all()?;
     drop(file);
     std::fs::rename(&temp, path)
+}
+
+/// The largest file read as a ROM: far beyond any NES game (the largest boards address 8 MiB),
+/// so that `/dev/zero` or a video file is refused instead of filling memory.
+pub const MAX_ROM_BYTES: u64 = 64 << 20;
+
+/// Reads a ROM file, refusing one larger than [`MAX_ROM_BYTES`]; the error names the file.
+pub fn read_rom(path: &Path) -> Result<Vec<u8>, String> {
+    let cannot = |e: std::io::Error| format!("cannot read {}: {e}", path.display());
+    let file = std::fs::File::open(path).map_err(cannot)?;
+    let mut bytes = Vec::new();
+    file.take(MAX_ROM_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(cannot)?;
+    if bytes.len() as u64 > MAX_ROM_BYTES {
+        return Err(format!(
+            "{}: larger than {} MiB, so not a NES ROM",
+            path.display(),
+            MAX_ROM_BYTES >> 20
+        ));
+    }
+    Ok(bytes)
 }
 
 /// Whether a file can be written at `path` (before a long run whose result goes there): its
@@ -119,6 +149,18 @@ pub fn encode_png(rgb: &[u8], width: u32, height: u32) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_where_a_folder_should_be_is_named() {
+        let file = std::env::temp_dir().join(format!("nestor-not-a-dir-{}", std::process::id()));
+        std::fs::write(&file, b"x").unwrap();
+        let err = write_atomic(&file.join("states").join("a.state"), b"y").unwrap_err();
+        let _ = std::fs::remove_file(&file);
+        assert_eq!(
+            err.to_string(),
+            format!("{} is a file, not a folder", file.display())
+        );
+    }
 
     #[test]
     fn atomic_write_replaces_the_file_and_leaves_no_temp() {

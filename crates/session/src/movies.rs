@@ -62,11 +62,22 @@ impl Movies {
         let checksum = movie::rom_checksum(console.cartridge());
         let mut movies = Movies::default();
         if let Some(path) = play {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read {}", path.display()))?;
+            let bytes =
+                std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+            let text = String::from_utf8(bytes).map_err(|e| {
+                let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+                let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
+                anyhow::anyhow!("{}: line {line}: not UTF-8 text", path.display())
+            })?;
             let movie = Movie::parse(&text).with_context(|| path.display().to_string())?;
             if movie.fourscore {
                 bail!("{}: Four Score movies are not supported", path.display());
+            }
+            if movie.pal {
+                bail!(
+                    "{}: a PAL movie (palFlag 1); nestor emulates the NTSC NES only",
+                    path.display()
+                );
             }
             if movie.rom_checksum != checksum {
                 movies.report_desync(format!(

@@ -2,7 +2,5 @@
 -- Its error handlers fail too, its exit callback does not run, and the other script goes on.
 emu.registerexit(function() print("exit callback ran") end)
 print("looping under pcall and xpcall")
-while true do
-  pcall(function() while true do end end)
-  xpcall(function() while true do end end, function(e) return e end)
-end
+local function spin() while true do end end
+while true do pcall(spin) xpcall(spin, function(e) return e end) end

@@ -104,3 +104,22 @@ pub fn install(lua: &Lua) -> Result<()> {
     .set_name("=nestor")
     .call(check)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{nested, HOST_LEVELS};
+
+    /// How deep `nested` calls go before one fails.
+    fn depth() -> u32 {
+        fn down(level: u32) -> mlua::Result<u32> {
+            nested(|| down(level + 1)).or(Ok(level))
+        }
+        down(0).unwrap()
+    }
+
+    #[test]
+    fn host_calls_into_lua_nest_to_the_limit_and_count_back_out() {
+        assert_eq!(depth(), HOST_LEVELS);
+        assert_eq!(depth(), HOST_LEVELS);
+    }
+}

@@ -240,7 +240,20 @@ pub fn join(values: &[Value]) -> Result<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::format_g;
+    use super::{format_g, to_string, MAX_DEPTH};
+    use mlua::{Lua, Value};
+
+    #[test]
+    fn tables_deeper_than_the_cap_show_their_address() {
+        let lua = Lua::new();
+        let t: Value = lua
+            .load("local t = {} for _ = 1, 4000 do t = {t} end return t")
+            .eval()
+            .unwrap();
+        let shown = to_string(&t).unwrap();
+        assert!(shown.starts_with(&format!("{}table:0x", "{".repeat(MAX_DEPTH))));
+        assert!(shown.ends_with(&"}".repeat(MAX_DEPTH)));
+    }
 
     #[test]
     fn g_format_matches_c() {

@@ -144,9 +144,9 @@ impl Script {
             .set_name("=nestor")
             .call(chunk)
             .map_err(|e| format!("setting up Lua: {e}"))?;
-        crate::watchdog::spare(&lua, &body)
-            .and_then(|()| crate::watchdog::spare(&lua, &handler))
-            .map_err(|e| format!("setting up Lua: {e}"))?;
+        // Both stay alive with the main coroutine's body.
+        watchdog.spare(&body);
+        watchdog.spare(&handler);
         // After MAIN took the unguarded gsub: its handler runs where the stack ran out.
         crate::cstack::install(&lua).map_err(|e| format!("setting up Lua: {e}"))?;
         let main = lua.create_thread(body).map_err(|e| e.to_string())?;

@@ -27,8 +27,6 @@ const RUNAWAY_INSTRUCTIONS: c_int = 20_000_000;
 const WATCH_KEY: &CStr = c"nestor.watchdog";
 /// Registry key of the coroutine the watching thread sets the hook through.
 const THREAD_KEY: &CStr = c"nestor.watchdog.thread";
-/// Registry key of the set of the host's Lua functions that run on once the hook has fired.
-const SPARED_KEY: &CStr = c"nestor.watchdog.spared";
 
 /// What the host thread and the watching thread share.
 struct Watch {
@@ -38,6 +36,9 @@ struct Watch {
     tripped: AtomicU64,
     /// The error was raised: the script is finished.
     fired: AtomicBool,
+    /// Addresses of the host's Lua functions that run on once the hook has fired (kept out of
+    /// the script's reach, unlike its registry).
+    spared: Mutex<Vec<usize>>,
     limit: Duration,
     /// Serialises `lua_sethook` between the threads; true once the watching thread must end.
     stop: Mutex<bool>,
@@ -86,6 +87,7 @@ impl Watchdog {
             entries: AtomicU64::new(0),
             tripped: AtomicU64::new(u64::MAX),
             fired: AtomicBool::new(false),
+            spared: Mutex::new(Vec::new()),
             limit,
             stop: Mutex::new(false),
             wake: Condvar::new(),
@@ -102,8 +104,6 @@ impl Watchdog {
                 ffi::lua_setfield(raw, ffi::LUA_REGISTRYINDEX, WATCH_KEY.as_ptr());
                 state = ffi::lua_newthread(raw);
                 ffi::lua_setfield(raw, ffi::LUA_REGISTRYINDEX, THREAD_KEY.as_ptr());
-                ffi::lua_newtable(raw);
-                ffi::lua_setfield(raw, ffi::LUA_REGISTRYINDEX, SPARED_KEY.as_ptr());
             })?;
         }
         guard_sethook(lua)?;
@@ -140,6 +140,16 @@ impl Watchdog {
     /// The script ran away and was stopped: it must not run again.
     pub fn fired(&self) -> bool {
         self.watch.fired.load(Ordering::Acquire)
+    }
+
+    /// Lets the host's function `f` (the main chunk's error handler) run after the hook has
+    /// fired; `f` must stay alive as long as the state.
+    pub fn spare(&self, f: &mlua::Function) {
+        self.watch
+            .spared
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(f.to_pointer() as usize);
     }
 
     /// The error a stopped script's entry ends with.
@@ -236,26 +246,21 @@ unsafe fn set_or_rearm(
     }
 }
 
-/// The running function is one of the host's that [`spare`] registered.
+/// The running function is one of the host's that [`Watchdog::spare`] registered.
 ///
 /// # Safety
 /// `state` and `ar` as a hook receives them.
-unsafe fn spared(state: *mut ffi::lua_State, ar: *mut ffi::lua_Debug) -> bool {
+unsafe fn spared(watch: &Watch, state: *mut ffi::lua_State, ar: *mut ffi::lua_Debug) -> bool {
     if ffi::lua_getinfo(state, c"f".as_ptr(), ar) == 0 {
         return false;
     }
-    ffi::lua_getfield(state, ffi::LUA_REGISTRYINDEX, SPARED_KEY.as_ptr());
-    ffi::lua_pushvalue(state, -2);
-    ffi::lua_rawget(state, -2);
-    let spared = ffi::lua_toboolean(state, -1) != 0;
-    ffi::lua_pop(state, 3);
-    spared
-}
-
-/// Lets the host's function `f` (the main chunk's error handler) run after the hook has fired.
-pub fn spare(lua: &Lua, f: &mlua::Function) -> mlua::Result<()> {
-    let spared: mlua::Table = lua.named_registry_value(SPARED_KEY.to_str().expect("ASCII"))?;
-    spared.raw_set(f, true)
+    let running = ffi::lua_topointer(state, -1) as usize;
+    ffi::lua_pop(state, 1);
+    watch
+        .spared
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .contains(&running)
 }
 
 /// The hook the watching thread sets: if the entry it was set for is still running Lua, marks
@@ -271,7 +276,7 @@ unsafe extern "C-unwind" fn on_hook(state: *mut ffi::lua_State, ar: *mut ffi::lu
     watch.fired.store(true, Ordering::Release);
     set_or_rearm(state, watch, None, 0);
     drop(lock);
-    if spared(state, ar) {
+    if spared(watch, state, ar) {
         return;
     }
     let message = watch.message();

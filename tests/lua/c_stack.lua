@@ -24,6 +24,9 @@ local function resume_deep()
   error(e, 0)
 end
 print("coroutine.resume", pcall(resume_deep))
+local pad
+pad = setmetatable({}, {__index = function() joypad.set(1, pad) end})
+print("__index", pcall(joypad.set, 1, pad))
 local depth = 0
 local function exec_deep() depth = depth + 1 emu.exec_count(1000000, exec_deep) end
 exec_deep()

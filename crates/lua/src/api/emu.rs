@@ -137,11 +137,8 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
         |lua, (count, f): (f64, Function)| {
             // 0 when f completed within `count` Lua instructions.
             let count = int(count).clamp(0, i64::from(i32::MAX)) as u32;
-            let completed = crate::cstack::nested(|| {
-                Ok(crate::watchdog::with_instruction_limit(lua, count, || {
-                    f.call::<()>(()).is_ok()
-                }))
-            })?;
+            let completed =
+                crate::watchdog::with_instruction_limit(lua, count, || f.call::<()>(()).is_ok());
             Ok(if completed { 0 } else { 1 })
         },
     )?;

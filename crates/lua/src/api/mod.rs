@@ -51,7 +51,7 @@ pub fn report(lua: &Lua, text: &str) {
     shared(lua, |s| s.print(Stream::Err, text));
 }
 
-/// Adds a function to `table` under each of `names`.
+/// Adds a function to `table` under each of `names`, counted as a level of nesting.
 pub fn add<A, R>(
     lua: &Lua,
     table: &Table,
@@ -62,7 +62,8 @@ where
     A: FromLuaMulti,
     R: IntoLuaMulti,
 {
-    let f = lua.create_function(f)?;
+    // Any of them may call back into Lua (a table argument's `__index`, `emu.exec_count`).
+    let f = lua.create_function(move |lua, args| crate::cstack::nested(|| f(lua, args)))?;
     for name in names {
         table.set(*name, f.clone())?;
     }

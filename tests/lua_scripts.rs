@@ -294,6 +294,55 @@ fn exec_count_compatibility_and_a_runaway_callback() {
     check_with_short_limit("exec_count");
 }
 
+/// Runs `name` beside `survivor.lua` with the watchdog's limit at 0.2 s: the runaway script is
+/// stopped for good and reported once; the survivor and the machine go on.
+fn check_runaway(name: &str) {
+    let mut s = Session::new();
+    s.scripts
+        .set_time_limit(std::time::Duration::from_millis(200));
+    s.load(name);
+    s.load("survivor");
+    let frame = s.console.peek(0x10);
+    s.frames(3);
+    assert_ne!(s.console.peek(0x10), frame);
+    expect(name, &s.output());
+}
+
+#[test]
+fn a_runaway_loop_under_pcall_and_xpcall_is_stopped_for_good() {
+    check_runaway("runaway_pcall");
+}
+
+#[test]
+fn a_script_cannot_remove_the_watchdogs_hook() {
+    check_runaway("runaway_sethook");
+}
+
+#[test]
+fn a_runaway_callback_that_catches_the_error_is_stopped_for_good() {
+    check_runaway("runaway_callback");
+}
+
+#[test]
+fn recursion_through_c_functions_is_a_lua_error() {
+    check("c_stack", 1);
+}
+
+#[test]
+fn deeply_nested_tables_print_their_first_levels() {
+    check("deep_table", 1);
+}
+
+#[test]
+fn memory_exhaustion_is_a_lua_error_that_stops_only_that_script() {
+    let mut s = Session::new();
+    s.scripts.set_memory_limit(32 << 20);
+    s.load("memory_limit");
+    s.load("survivor");
+    s.frames(3);
+    expect("memory_limit", &s.output());
+}
+
 #[test]
 fn error_in_memory_hook_stops_only_that_script() {
     let mut s = Session::new();

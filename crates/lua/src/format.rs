@@ -6,6 +6,9 @@ use std::ffi::c_void;
 
 /// Output of one `print` is cut here, as FCEUX's fixed buffer does.
 const MAX_LEN: usize = 64 * 1024;
+/// Tables nested deeper than this are shown as `table:0x...`, as FCEUX shows them once its Lua
+/// stack has no room for another level (each level costs the host stack too).
+const MAX_DEPTH: usize = 100;
 
 /// C's `%.{precision}g`.
 pub fn format_g(x: f64, precision: usize) -> String {
@@ -44,6 +47,8 @@ struct Formatter {
     tables: Vec<*const c_void>,
     /// Tables whose `__tostring` is running (a metamethod printing itself).
     metacalls: Vec<*const c_void>,
+    /// Tables and `__tostring` results being shown.
+    depth: usize,
 }
 
 impl Formatter {
@@ -51,9 +56,25 @@ impl Formatter {
         if self.out.len() >= MAX_LEN {
             return Ok(());
         }
-        if let Some(shown) = self.metamethod(v)? {
-            return self.value(&shown);
+        if !matches!(v, Value::Table(_)) {
+            return self.plain(v);
         }
+        // Counts `__tostring` results too: one may return another such table, and so on.
+        if self.depth == MAX_DEPTH {
+            self.address(v);
+            return Ok(());
+        }
+        self.depth += 1;
+        let shown = match self.metamethod(v)? {
+            Some(shown) => self.value(&shown),
+            None => self.plain(v),
+        };
+        self.depth -= 1;
+        shown
+    }
+
+    /// A value as it is, without its metamethod.
+    fn plain(&mut self, v: &Value) -> Result<()> {
         match v {
             Value::Nil => self.out.push_str("nil"),
             Value::Boolean(b) => self.out.push_str(if *b { "true" } else { "false" }),
@@ -97,18 +118,18 @@ impl Formatter {
                 self.out.push('}');
                 self.tables.pop();
             }
-            other => {
-                let name = other.type_name();
-                let name = if name == "lightuserdata" {
-                    "userdata"
-                } else {
-                    name
-                };
-                self.out
-                    .push_str(&format!("{name}:{:p}", other.to_pointer()));
-            }
+            other => self.address(other),
         }
         Ok(())
+    }
+
+    /// FCEUX's fallback: `type:address`.
+    fn address(&mut self, v: &Value) {
+        let name = match v.type_name() {
+            "lightuserdata" => "userdata",
+            name => name,
+        };
+        self.out.push_str(&format!("{name}:{:p}", v.to_pointer()));
     }
 
     fn key(&mut self, key: &Value) -> Result<()> {
@@ -198,6 +219,7 @@ pub fn join(values: &[Value]) -> Result<String> {
         out: String::new(),
         tables: Vec::new(),
         metacalls: Vec::new(),
+        depth: 0,
     };
     for (i, v) in values.iter().enumerate() {
         if i > 0 {
@@ -218,7 +240,20 @@ pub fn join(values: &[Value]) -> Result<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::format_g;
+    use super::{format_g, to_string, MAX_DEPTH};
+    use mlua::{Lua, Value};
+
+    #[test]
+    fn tables_deeper_than_the_cap_show_their_address() {
+        let lua = Lua::new();
+        let t: Value = lua
+            .load("local t = {} for _ = 1, 4000 do t = {t} end return t")
+            .eval()
+            .unwrap();
+        let shown = to_string(&t).unwrap();
+        assert!(shown.starts_with(&format!("{}table:0x", "{".repeat(MAX_DEPTH))));
+        assert!(shown.ends_with(&"}".repeat(MAX_DEPTH)));
+    }
 
     #[test]
     fn g_format_matches_c() {

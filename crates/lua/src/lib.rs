@@ -10,6 +10,7 @@
 mod api;
 mod bitops;
 mod colour;
+mod cstack;
 mod fm2;
 mod format;
 mod luasav;
@@ -96,6 +97,12 @@ impl Scripts {
     /// set; scripts loaded afterwards get it).
     pub fn set_time_limit(&mut self, limit: Duration) {
         self.shared.borrow_mut().time_limit = limit;
+    }
+
+    /// How many bytes one script may allocate (1 GiB unless set; scripts loaded afterwards get
+    /// it). An allocation beyond it fails with the Lua error "not enough memory".
+    pub fn set_memory_limit(&mut self, bytes: usize) {
+        self.shared.borrow_mut().memory_limit = bytes;
     }
 
     /// A window is present: `emu.pause()` really pauses (see [`Scripts::paused`]).
@@ -187,7 +194,7 @@ impl Scripts {
         }
         drop(s);
         let failed: Vec<usize> = (0..self.scripts.len())
-            .filter(|&i| self.scripts[i].hook_failed())
+            .filter(|&i| self.scripts[i].finished())
             .collect();
         for i in failed.into_iter().rev() {
             self.scripts.remove(i).stop(console, true);

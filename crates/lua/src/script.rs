@@ -25,20 +25,21 @@ const TRACEBACK: &str = "nestor.traceback";
 
 /// The main coroutine's body: runs the chunk and, if it fails with a message, returns false and
 /// the message with the traceback down to the chunk (the last two frames, xpcall's and this
-/// function's, are the host's). Other error values (`os.exit`'s) are raised again.
+/// function's, are the host's). Other error values (`os.exit`'s) are raised again. Returns the
+/// body and the handler, which the watchdog lets run on to report a runaway script.
 const MAIN: &str = r#"
 local chunk = ...
-local traceback, error, xpcall, type = debug.traceback, error, xpcall, type
+local traceback, error, xpcall, type, gsub = debug.traceback, error, xpcall, type, string.gsub
 local function handler(e)
   if type(e) ~= "string" then return e end
-  return (traceback(e, 2):gsub("\n[^\n]*\n[^\n]*$", ""))
+  return (gsub(traceback(e, 2), "\n[^\n]*\n[^\n]*$", ""))
 end
 return function()
   local ok, e = xpcall(chunk, handler)
   if ok then return end
   if type(e) == "string" then return false, e end
   error(e, 0)
-end
+end, handler
 "#;
 
 /// Raised by `os.exit` to unwind the script; the host ends the program with the status.
@@ -53,10 +54,23 @@ impl std::fmt::Display for ExitRequest {
 
 impl std::error::Error for ExitRequest {}
 
+/// An entry into a script the watchdog has stopped (already reported).
+#[derive(Debug)]
+struct Stopped;
+
+impl std::fmt::Display for Stopped {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("script stopped")
+    }
+}
+
+impl std::error::Error for Stopped {}
+
+/// The script is to stop without a report: `os.exit`, or an entry after the watchdog fired.
 fn is_exit(e: &Error) -> bool {
     match e {
         Error::CallbackError { cause, .. } => is_exit(cause),
-        Error::ExternalError(inner) => inner.is::<ExitRequest>(),
+        Error::ExternalError(inner) => inner.is::<ExitRequest>() || inner.is::<Stopped>(),
         _ => false,
     }
 }
@@ -97,7 +111,13 @@ impl Script {
         let lua = unsafe {
             Lua::unsafe_new_with(StdLib::ALL_SAFE | StdLib::DEBUG, LuaOptions::default())
         };
-        let time_limit = shared_state.borrow().time_limit;
+        let (time_limit, memory_limit) = {
+            let s = shared_state.borrow();
+            (s.time_limit, s.memory_limit)
+        };
+        // A failed allocation is then a Lua error, not an abort.
+        lua.set_memory_limit(memory_limit)
+            .map_err(|e| format!("setting up Lua: {e}"))?;
         lua.set_app_data(ScriptState::new(shared_state));
         let dir = path
             .parent()
@@ -119,11 +139,16 @@ impl Script {
             .map_err(|e| format!("Failed to compile file: {}", message(&e)))?;
         // The chunk runs under xpcall so that the traceback is taken where the error happened:
         // LuaJIT no longer knows the erring line once the error has left the coroutine.
-        let body: Function = lua
+        let (body, handler): (Function, Function) = lua
             .load(MAIN)
             .set_name("=nestor")
             .call(chunk)
             .map_err(|e| format!("setting up Lua: {e}"))?;
+        // Both stay alive with the main coroutine's body.
+        watchdog.spare(&body);
+        watchdog.spare(&handler);
+        // After MAIN took the unguarded gsub: its handler runs where the stack ran out.
+        crate::cstack::install(&lua).map_err(|e| format!("setting up Lua: {e}"))?;
         let main = lua.create_thread(body).map_err(|e| e.to_string())?;
         let name = path.file_name().map_or_else(
             || path.display().to_string(),
@@ -147,13 +172,22 @@ impl Script {
         self.shared().borrow().print(Stream::Err, text);
     }
 
-    /// Every entry into Lua: the console is lent to it, and the watchdog times it.
+    /// Every entry into Lua: the console is lent to it, and the watchdog times it. Once the
+    /// watchdog has fired, the entry fails with its error whatever the script caught, and no
+    /// entry runs again.
     fn enter<R>(
         &self,
         console: &mut Console,
         f: impl FnOnce() -> mlua::Result<R>,
     ) -> mlua::Result<R> {
-        lend(console, || self.watchdog.enter(f))
+        if self.watchdog.fired() {
+            return Err(Error::external(Stopped));
+        }
+        let result = lend(console, || self.watchdog.enter(f));
+        match result {
+            Ok(_) if self.watchdog.fired() => Err(self.watchdog.error()),
+            result => result,
+        }
     }
 
     /// Resumes the main coroutine for one frame. Returns false if the script must stop.
@@ -162,14 +196,17 @@ impl Script {
             return true;
         };
         state(&self.lua, |s| s.advancing = false);
-        let result = self
-            .enter(console, || main.resume::<MultiValue>(()))
-            .and_then(|values| match (values.front(), values.get(1)) {
-                (Some(Value::Boolean(false)), Some(Value::String(text))) => {
-                    Err(Error::RuntimeError(text.to_string_lossy()))
-                }
-                _ => Ok(()),
-            });
+        // The chunk's error is turned into one inside the entry, which keeps it (traceback
+        // and all) over the watchdog's plainer one.
+        let result = self.enter(console, || {
+            main.resume::<MultiValue>(())
+                .and_then(|values| match (values.front(), values.get(1)) {
+                    (Some(Value::Boolean(false)), Some(Value::String(text))) => {
+                        Err(Error::RuntimeError(text.to_string_lossy()))
+                    }
+                    _ => Ok(()),
+                })
+        });
         match result {
             Ok(())
                 if main.status() == ThreadStatus::Resumable
@@ -285,13 +322,15 @@ impl Script {
         }
     }
 
-    pub fn hook_failed(&self) -> bool {
-        state(&self.lua, |s| s.hook_failed)
+    /// A memory hook failed, or the watchdog stopped the script: it must be removed.
+    pub fn finished(&self) -> bool {
+        self.watchdog.fired() || state(&self.lua, |s| s.hook_failed)
     }
 
-    /// Stops the script: its exit callback runs (unless it is the one that failed).
+    /// Stops the script: its exit callback runs (unless it is the one that failed, or the
+    /// watchdog stopped the script).
     pub fn stop(mut self, console: &mut Console, run_exit: bool) {
-        if run_exit {
+        if run_exit && !self.watchdog.fired() {
             self.callback(console, EXIT);
         }
         if self.main.take().is_some() {

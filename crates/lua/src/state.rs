@@ -142,6 +142,8 @@ pub struct Shared {
     pub rerecord_counting: bool,
     /// How long one entry into a script may run before the watchdog stops it.
     pub time_limit: Duration,
+    /// Bytes one script's Lua state may allocate; beyond, allocations fail with a Lua error.
+    pub memory_limit: usize,
     /// Running without a window: `emu.pause` cannot wait for a user.
     pub headless: bool,
     pub output: Output,
@@ -174,6 +176,7 @@ impl Shared {
             script_movie: None,
             rerecord_counting: true,
             time_limit: Duration::from_secs(10),
+            memory_limit: 1 << 30,
             headless: true,
             output,
         }

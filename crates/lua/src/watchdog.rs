@@ -5,11 +5,16 @@
 //! error (which the host reports like any other), so a script that was waiting in a C function
 //! (a socket, a pipe to another program) and then returns is left alone. (LuaJIT's JIT compiler
 //! stays off: a compiled loop never looks at hooks.)
+//!
+//! Once the error is raised the script is finished for good: the hook stays, raising again at
+//! the next instruction whatever catches the error (`pcall`, `xpcall`, a coroutine), only the
+//! host's own code (registered with [`spare`]) runs on, `debug.sethook` and `emu.exec_count`
+//! put it back, and the host stops the script when its entry returns ([`Watchdog::fired`]).
 
 use mlua::{ffi, Lua};
 use std::cell::Cell;
 use std::ffi::{c_int, CStr};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -29,6 +34,11 @@ struct Watch {
     entries: AtomicU64,
     /// The entry the hook was set for.
     tripped: AtomicU64,
+    /// The error was raised: the script is finished.
+    fired: AtomicBool,
+    /// Addresses of the host's Lua functions that run on once the hook has fired (kept out of
+    /// the script's reach, unlike its registry).
+    spared: Mutex<Vec<usize>>,
     limit: Duration,
     /// Serialises `lua_sethook` between the threads; true once the watching thread must end.
     stop: Mutex<bool>,
@@ -38,6 +48,19 @@ struct Watch {
 impl Watch {
     fn lock(&self) -> MutexGuard<'_, bool> {
         self.stop.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The running entry has outlasted the limit, or an earlier one did.
+    fn runaway(&self) -> bool {
+        self.fired.load(Ordering::Acquire)
+            || self.entries.load(Ordering::Acquire) == self.tripped.load(Ordering::Acquire)
+    }
+
+    fn message(&self) -> String {
+        format!(
+            "script ran {:.1} s without yielding (infinite loop?)",
+            self.limit.as_secs_f64()
+        )
     }
 }
 
@@ -63,6 +86,8 @@ impl Watchdog {
         let watch = Arc::new(Watch {
             entries: AtomicU64::new(0),
             tripped: AtomicU64::new(u64::MAX),
+            fired: AtomicBool::new(false),
+            spared: Mutex::new(Vec::new()),
             limit,
             stop: Mutex::new(false),
             wake: Condvar::new(),
@@ -81,6 +106,7 @@ impl Watchdog {
                 ffi::lua_setfield(raw, ffi::LUA_REGISTRYINDEX, THREAD_KEY.as_ptr());
             })?;
         }
+        guard_sethook(lua)?;
         let thread = {
             let watch = watch.clone();
             let state = State(state);
@@ -109,6 +135,26 @@ impl Watchdog {
         self.step(1);
         let _leave = Leave(self);
         f()
+    }
+
+    /// The script ran away and was stopped: it must not run again.
+    pub fn fired(&self) -> bool {
+        self.watch.fired.load(Ordering::Acquire)
+    }
+
+    /// Lets the host's function `f` (the main chunk's error handler) run after the hook has
+    /// fired; `f` must stay alive as long as the state.
+    pub fn spare(&self, f: &mlua::Function) {
+        self.watch
+            .spared
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(f.to_pointer() as usize);
+    }
+
+    /// The error a stopped script's entry ends with.
+    pub fn error(&self) -> mlua::Error {
+        mlua::Error::runtime(self.watch.message())
     }
 
     fn step(&self, by: i32) {
@@ -149,7 +195,11 @@ fn run(watch: &Watch, state: &State) {
         let entry = watch.entries.load(Ordering::Acquire);
         if entry != seen.0 {
             seen = (entry, Instant::now());
-        } else if !*stop && entry % 2 == 1 && seen.1.elapsed() >= watch.limit {
+        } else if !*stop
+            && entry % 2 == 1
+            && seen.1.elapsed() >= watch.limit
+            && !watch.fired.load(Ordering::Acquire)
+        {
             watch.tripped.store(entry, Ordering::Release);
             // SAFETY: see `State`; the lock is held.
             unsafe {
@@ -176,32 +226,86 @@ unsafe fn watch_of<'a>(state: *mut ffi::lua_State) -> &'a Watch {
     &*watch
 }
 
-/// Removes the state's hook under the watchdog's lock: what each hook does first.
+/// Sets the state's hook, or, once the entry has run away, the hook that raises at the next
+/// instruction. The caller holds the watchdog's lock.
 ///
 /// # Safety
 /// As [`watch_of`].
-unsafe fn clear_hook<'a>(state: *mut ffi::lua_State) -> &'a Watch {
-    let watch = watch_of(state);
-    let _lock = watch.lock();
-    ffi::lua_sethook(state, None, 0, 0);
-    watch
+unsafe fn set_or_rearm(
+    state: *mut ffi::lua_State,
+    watch: &Watch,
+    hook: Option<ffi::lua_Hook>,
+    count: c_int,
+) {
+    if watch.runaway() {
+        ffi::lua_sethook(state, Some(on_hook), ffi::LUA_MASKCOUNT, 1);
+    } else if let Some(hook) = hook {
+        ffi::lua_sethook(state, Some(hook), ffi::LUA_MASKCOUNT, count);
+    } else {
+        ffi::lua_sethook(state, None, 0, 0);
+    }
 }
 
-/// The hook the watching thread sets: removes itself and, if the entry it was set for is still
-/// running Lua, raises the error.
-unsafe extern "C-unwind" fn on_hook(state: *mut ffi::lua_State, _: *mut ffi::lua_Debug) {
-    let watch = clear_hook(state);
-    // Only this thread changes `entries`; `tripped` was stored before the hook was set.
-    if watch.entries.load(Ordering::Acquire) == watch.tripped.load(Ordering::Acquire) {
-        let message = format!(
-            "script ran {:.1} s without yielding (infinite loop?)",
-            watch.limit.as_secs_f64()
-        );
-        ffi::lua_pushlstring(state, message.as_ptr().cast(), message.len());
-        // The error unwinds through this frame: nothing may be left to drop.
-        drop(message);
-        ffi::lua_error(state);
+/// The running function is one of the host's that [`Watchdog::spare`] registered.
+///
+/// # Safety
+/// `state` and `ar` as a hook receives them.
+unsafe fn spared(watch: &Watch, state: *mut ffi::lua_State, ar: *mut ffi::lua_Debug) -> bool {
+    if ffi::lua_getinfo(state, c"f".as_ptr(), ar) == 0 {
+        return false;
     }
+    let running = ffi::lua_topointer(state, -1) as usize;
+    ffi::lua_pop(state, 1);
+    watch
+        .spared
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .contains(&running)
+}
+
+/// The hook the watching thread sets: if the entry it was set for is still running Lua, marks
+/// the script finished and raises the error, at every instruction from then on; otherwise
+/// removes itself.
+unsafe extern "C-unwind" fn on_hook(state: *mut ffi::lua_State, ar: *mut ffi::lua_Debug) {
+    let watch = watch_of(state);
+    let lock = watch.lock();
+    if !watch.runaway() {
+        ffi::lua_sethook(state, None, 0, 0);
+        return;
+    }
+    watch.fired.store(true, Ordering::Release);
+    set_or_rearm(state, watch, None, 0);
+    drop(lock);
+    if spared(watch, state, ar) {
+        return;
+    }
+    let message = watch.message();
+    ffi::lua_pushlstring(state, message.as_ptr().cast(), message.len());
+    // The error unwinds through this frame: nothing may be left to drop.
+    drop(message);
+    ffi::lua_error(state);
+}
+
+/// Replaces `debug.sethook` with one that, once the script has run away, puts the watchdog's
+/// hook back (a script could otherwise clear it in a loop), and that sets hooks under the
+/// watchdog's lock.
+fn guard_sethook(lua: &Lua) -> mlua::Result<()> {
+    let debug: mlua::Table = lua.globals().get("debug")?;
+    let sethook: mlua::Function = debug.get("sethook")?;
+    let guarded = lua.create_function(move |lua, args: mlua::MultiValue| {
+        let mut state = std::ptr::null_mut();
+        // SAFETY: the script's state is watched for as long as its API can be called.
+        unsafe { lua.exec_raw::<()>((), |raw| state = raw) }?;
+        let watch = unsafe { watch_of(state) };
+        let _lock = watch.lock();
+        sethook.call::<()>(args)?;
+        if watch.runaway() {
+            // SAFETY: as above; the lock is held.
+            unsafe { set_or_rearm(state, watch, None, 0) };
+        }
+        Ok(())
+    })?;
+    debug.set("sethook", guarded)
 }
 
 /// Runs `f` under an instruction-count limit (`emu.exec_count`): an error is raised in it after
@@ -226,21 +330,20 @@ pub fn with_instruction_limit(lua: &Lua, count: u32, f: impl FnOnce() -> bool) -
 /// Sets or clears the state's hook (LuaJIT keeps one for all of a state's coroutines) under the
 /// watchdog's lock.
 fn set_hook(lua: &Lua, hook: Option<ffi::lua_Hook>, count: u32) {
-    let mask = if hook.is_some() {
-        ffi::LUA_MASKCOUNT
-    } else {
-        0
-    };
     // SAFETY: the script's state is watched for as long as its API can be called.
     let _ = unsafe {
         lua.exec_raw::<()>((), |state| {
-            let _lock = watch_of(state).lock();
-            ffi::lua_sethook(state, hook, mask, count as c_int);
+            let watch = watch_of(state);
+            let _lock = watch.lock();
+            set_or_rearm(state, watch, hook, count as c_int);
         })
     };
 }
 
 unsafe extern "C-unwind" fn on_count(state: *mut ffi::lua_State, _: *mut ffi::lua_Debug) {
-    clear_hook(state);
+    let watch = watch_of(state);
+    let lock = watch.lock();
+    set_or_rearm(state, watch, None, 0);
+    drop(lock);
     ffi::luaL_error(state, c"instruction limit reached".as_ptr());
 }

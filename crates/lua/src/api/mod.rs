@@ -51,7 +51,7 @@ pub fn report(lua: &Lua, text: &str) {
     shared(lua, |s| s.print(Stream::Err, text));
 }
 
-/// Adds a function to `table` under each of `names`.
+/// Adds a function to `table` under each of `names`, counted as a level of nesting.
 pub fn add<A, R>(
     lua: &Lua,
     table: &Table,
@@ -62,7 +62,8 @@ where
     A: FromLuaMulti,
     R: IntoLuaMulti,
 {
-    let f = lua.create_function(f)?;
+    // Any of them may call back into Lua (a table argument's `__index`, `emu.exec_count`).
+    let f = lua.create_function(move |lua, args| crate::cstack::nested(|| f(lua, args)))?;
     for name in names {
         table.set(*name, f.clone())?;
     }
@@ -112,12 +113,13 @@ pub fn install(lua: &Lua, dir: &Path) -> Result<()> {
     globals.set("bit", bit.clone())?;
     loaded.set("bit", bit)?;
 
+    // Both call `__tostring` metamethods.
     let print = lua.create_function(|lua, args: MultiValue| {
         let values: Vec<Value> = args.into_iter().collect();
         let tostring: Value = lua.globals().get("tostring")?;
         let ours: Value = lua.named_registry_value("nestor.tostring")?;
         let text = if tostring == ours {
-            format::join(&values)?
+            crate::cstack::nested(|| format::join(&values))?
         } else {
             // The script replaced tostring: FCEUX's print then calls it.
             let tostring = match tostring {
@@ -129,16 +131,19 @@ pub fn install(lua: &Lua, dir: &Path) -> Result<()> {
                     )))
                 }
             };
-            let parts: Vec<String> = values
-                .into_iter()
-                .map(|v| tostring.call::<String>(v))
-                .collect::<Result<_>>()?;
+            let parts: Vec<String> = crate::cstack::nested(|| {
+                values
+                    .into_iter()
+                    .map(|v| tostring.call::<String>(v))
+                    .collect::<Result<_>>()
+            })?;
             parts.join(" ")
         };
         shared(lua, |s| s.print(Stream::Out, &text));
         Ok(())
     })?;
-    let tostring = lua.create_function(|_, v: Value| format::to_string(&v))?;
+    let tostring =
+        lua.create_function(|_, v: Value| crate::cstack::nested(|| format::to_string(&v)))?;
     lua.set_named_registry_value("nestor.tostring", tostring.clone())?;
     globals.set("print", print.clone())?;
     globals.set("tostring", tostring)?;

@@ -16,6 +16,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::rc::Rc;
 
+/// Exit status of a headless run in which a Lua script reported an error.
+const SCRIPT_FAILED: u8 = 4;
+
 /// Frames of a headless run without --frames: five minutes of play.
 const DEFAULT_FRAMES: u64 = 18_000;
 
@@ -168,6 +171,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     // The scripts' exit code is read before they are stopped; saves and the recording are
     // written however the run ended.
     let script_exit = session.scripts().and_then(lua::Scripts::exit_code);
+    let script_errors = session.scripts().map_or(0, lua::Scripts::errors);
     let mut rgb = Vec::new();
     palette.to_rgb(session.picture(), &mut rgb);
     if let Some(scripts) = session.scripts() {
@@ -224,10 +228,15 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         eprintln!("nestor: interrupted after {frames} frames; saves and recordings written");
         return Ok(ExitCode::from(signals::INTERRUPTED));
     }
-    // os.exit(n) ends nestor with n, as it ends FCEUX.
-    Ok(ExitCode::from(
-        script_exit.map_or(desync.unwrap_or(0), |e| e as u8),
-    ))
+    // os.exit(n) ends nestor with n, as it ends FCEUX; otherwise a script's error fails the
+    // run, so that a headless job notices it.
+    let status = match (script_exit, desync) {
+        (Some(exit), _) => exit as u8,
+        (None, Some(desync)) => desync,
+        (None, None) if script_errors > 0 => SCRIPT_FAILED,
+        (None, None) => 0,
+    };
+    Ok(ExitCode::from(status))
 }
 
 /// The ROM's file stem, the name a recorded movie gives it.

@@ -314,3 +314,27 @@ fn endless_files_are_not_roms() {
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(stderr.contains("larger than 64 MiB"), "{stderr}");
 }
+
+/// A headless run whose Lua script failed says so in its exit status (4), after running to its
+/// end; one that ends with os.exit(n) keeps n.
+#[test]
+fn a_failed_script_fails_the_headless_run() {
+    let dir = std::env::temp_dir().join(format!("nestor-cli-lua-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let failing = dir.join("failing.lua");
+    std::fs::write(&failing, "emu.frameadvance()\nerror('boom')\n").unwrap();
+    let (code, stderr) = run(&[
+        "run",
+        "--headless",
+        "--frames",
+        "30",
+        "--lua",
+        failing.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 4, "{stderr}");
+    assert!(stderr.contains("boom"), "{stderr}");
+    let exiting = dir.join("exiting.lua");
+    std::fs::write(&exiting, "emu.frameadvance()\nos.exit(7)\n").unwrap();
+    let (code, stderr) = run(&["run", "--headless", "--lua", exiting.to_str().unwrap()]);
+    assert_eq!(code, 7, "{stderr}");
+}

@@ -158,6 +158,11 @@ impl Scripts {
     }
 
     /// `emu.message` texts since the last call.
+    /// Errors the scripts have reported (each stopped its script or its gui callback).
+    pub fn errors(&self) -> u32 {
+        self.shared.borrow().errors
+    }
+
     pub fn take_messages(&mut self) -> Vec<String> {
         std::mem::take(&mut self.shared.borrow_mut().messages)
     }

@@ -168,8 +168,11 @@ impl Script {
         state(&self.lua, |s| s.shared.clone())
     }
 
+    /// Reports an error of the script's.
     fn report(&self, text: &str) {
-        self.shared().borrow().print(Stream::Err, text);
+        let shared = self.shared();
+        shared.borrow_mut().errors += 1;
+        shared.borrow().print(Stream::Err, text);
     }
 
     /// Every entry into Lua: the console is lent to it, and the watchdog times it. Once the

@@ -119,6 +119,8 @@ pub struct Shared {
     pub speed: SpeedMode,
     /// `emu.exit`/`os.exit` asked the application to end with this status.
     pub exit: Option<i32>,
+    /// Errors reported by the scripts (a headless run that had one ends with a failure).
+    pub errors: u32,
     /// `emu.message` texts for the host's on-screen display.
     pub messages: Vec<String>,
     /// Where savestates and movies are written (None: the host writes no files).
@@ -163,6 +165,7 @@ impl Shared {
             paused: false,
             speed: SpeedMode::Normal,
             exit: None,
+            errors: 0,
             messages: Vec::new(),
             files: None,
             instructions: 0,

@@ -15,7 +15,8 @@ rom.writebyte(16 + 0x4000, 0x55) -- first CHR-ROM byte
 rom.writebyte(16 + 0x3FF0, 0xEA) -- unused PRG byte
 print(ppu.readbyte(0x0000), ppu.readbyterange(0, 2):byte(1, -1), rom.readbyte(16 + 0x4000), memory.readbyte(0xFFF0))
 print(pcall(rom.writebyte, 3, 1))
-print(#rom.gethash("md5"), #rom.gethash("base64"), rom.gethash("sha1") == "")
+print(#rom.gethash("md5"), rom.gethash("base64"):sub(1, 7), #rom.gethash("base64"), rom.gethash("sha1") == "")
+print(rom.getfilename())
 print(#memory.readbyterange(0xFFFF, 0x10000), memory.readbyterange(0, -1), #ppu.readbyterange(0, -5))
 print(pcall(memory.readbyterange, 0, 2^40))
 memory.setregister("y", 0x1FF)

@@ -338,3 +338,37 @@ fn a_failed_script_fails_the_headless_run() {
     let (code, stderr) = run(&["run", "--headless", "--lua", exiting.to_str().unwrap()]);
     assert_eq!(code, 7, "{stderr}");
 }
+
+/// `rom.getfilename()` is the ROM file's name without folder and extension, as in FCEUX.
+#[test]
+fn scripts_see_the_rom_file_name_as_fceux_gives_it() {
+    let dir = std::env::temp_dir().join(format!("nestor-cli-name-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let rom = dir.join("Some Game (U).nes");
+    std::fs::copy(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../../roms/quadfall.nes"),
+        &rom,
+    )
+    .unwrap();
+    let script = dir.join("name.lua");
+    std::fs::write(&script, "print(rom.getfilename())\n").unwrap();
+    for (args, name) in [
+        (vec![], "quadfall"),
+        (vec![rom.to_str().unwrap()], "Some Game (U)"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_nestor"))
+            .args([
+                "run",
+                "--headless",
+                "--frames",
+                "1",
+                "--lua",
+                script.to_str().unwrap(),
+            ])
+            .args(args)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(stdout.lines().next(), Some(name), "{stdout}");
+    }
+}

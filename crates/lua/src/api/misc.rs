@@ -51,8 +51,13 @@ pub fn install(
             lua.create_string(&bytes)
         },
     )?;
+    // FCEUX gives the file's name without its folder and extension.
     add(lua, &rom, &["getfilename"], |lua, ()| {
-        Ok(shared(lua, |s| s.rom_name.clone()))
+        Ok(shared(lua, |s| {
+            let path = std::path::Path::new(&s.rom_name);
+            path.file_stem()
+                .map_or_else(|| s.rom_name.clone(), |stem| stem.to_string_lossy().into())
+        }))
     })?;
     add(
         lua,
@@ -84,7 +89,8 @@ pub fn install(
         });
         Ok(match kind.as_str() {
             "md5" => digest.iter().map(|b| format!("{b:02x}")).collect(),
-            "base64" => movie::md5::base64(&digest),
+            // As in FCEUX and in .fm2 files' romChecksum.
+            "base64" => format!("base64:{}", movie::md5::base64(&digest)),
             _ => String::new(),
         })
     })?;

@@ -148,6 +148,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             }
             session.frame();
             progress.inc(1);
+            save_script_screenshots(&mut session, &palette);
             if args.wav.is_some() {
                 samples.extend_from_slice(session.samples());
             }
@@ -172,11 +173,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     // written however the run ended.
     let script_exit = session.scripts().and_then(lua::Scripts::exit_code);
     let script_errors = session.scripts().map_or(0, lua::Scripts::errors);
-    let mut rgb = Vec::new();
-    palette.to_rgb(session.picture(), &mut rgb);
-    if let Some(scripts) = session.scripts() {
-        scripts.composite(&mut rgb, 3);
-    }
+    let rgb = picture(&session, &palette);
     let desync = session.finish(args.json)?;
     let frames = run.map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
     let console = session.console();
@@ -237,6 +234,39 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         (None, None) => 0,
     };
     Ok(ExitCode::from(status))
+}
+
+/// The picture shown, as packed RGB with the scripts' drawing over it.
+fn picture(session: &Session, palette: &Palette) -> Vec<u8> {
+    let mut rgb = Vec::new();
+    palette.to_rgb(session.picture(), &mut rgb);
+    if let Some(scripts) = session.scripts() {
+        scripts.composite(&mut rgb, 3);
+    }
+    rgb
+}
+
+/// `gui.savescreenshot(as)` from a script: the picture is written at once, as the window does;
+/// a path that cannot be written is reported and the run goes on.
+fn save_script_screenshots(session: &mut Session, palette: &Palette) {
+    let Some((scripts, _)) = session.scripts_mut() else {
+        return;
+    };
+    let requests = scripts.take_screenshot_requests();
+    if requests.is_empty() {
+        return;
+    }
+    let rgb = picture(session, palette);
+    for path in requests {
+        let path = Path::new(&path);
+        // No folders are made for it, as for every output path.
+        let written = files::check_writable(path)
+            .with_context(|| format!("cannot write {}", path.display()))
+            .and_then(|()| write_png(path, &rgb, 1));
+        if let Err(err) = written {
+            eprintln!("nestor: screenshot failed: {err:#}");
+        }
+    }
 }
 
 /// The ROM's file stem, the name a recorded movie gives it.

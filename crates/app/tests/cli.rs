@@ -372,3 +372,36 @@ fn scripts_see_the_rom_file_name_as_fceux_gives_it() {
         assert_eq!(stdout.lines().next(), Some(name), "{stdout}");
     }
 }
+
+/// `gui.savescreenshotas` writes the picture headless too; a path that cannot be written is
+/// one line and the run goes on.
+#[test]
+fn scripts_save_screenshots_headless() {
+    let dir = std::env::temp_dir().join(format!("nestor-cli-shot-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (shot, bad) = (dir.join("shot.png"), dir.join("missing").join("shot.png"));
+    let script = dir.join("shot.lua");
+    std::fs::write(
+        &script,
+        format!(
+            "for _ = 1, 3 do emu.frameadvance() end\ngui.savescreenshotas({:?})\ngui.savescreenshotas({:?})\n",
+            shot.to_str().unwrap(),
+            bad.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let (code, stderr) = run(&[
+        "run",
+        "--headless",
+        "--frames",
+        "10",
+        "--lua",
+        script.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("screenshot failed"), "{stderr}");
+    let decoder = png::Decoder::new(std::fs::File::open(&shot).unwrap());
+    let info = decoder.read_info().unwrap().info().clone();
+    assert_eq!((info.width, info.height), (256, 240));
+}

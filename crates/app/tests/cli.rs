@@ -405,3 +405,27 @@ fn scripts_save_screenshots_headless() {
     let info = decoder.read_info().unwrap().info().clone();
     assert_eq!((info.width, info.height), (256, 240));
 }
+
+/// A call that fails inside the Lua host itself (here mlua running out of reference slots for
+/// print's 32,000 arguments) stops that script, not nestor.
+#[test]
+fn a_failure_inside_the_lua_host_stops_only_the_script() {
+    let dir = std::env::temp_dir().join(format!("nestor-cli-host-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("many.lua");
+    std::fs::write(
+        &script,
+        "local function g() return pcall(g) end\nprint(g())\n",
+    )
+    .unwrap();
+    let (code, stderr) = run(&[
+        "run",
+        "--headless",
+        "--frames",
+        "30",
+        "--lua",
+        script.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 4, "{stderr}");
+    assert!(stderr.contains("the Lua host failed"), "{stderr}");
+}

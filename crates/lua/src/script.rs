@@ -8,7 +8,8 @@ use mlua::{
     Error, Function, IntoLuaMulti, Lua, LuaOptions, MultiValue, StdLib, Thread, ThreadStatus, Value,
 };
 use nes::Console;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
+use std::panic::AssertUnwindSafe;
 use std::path::Path;
 use std::rc::Rc;
 
@@ -94,6 +95,9 @@ pub struct Script {
     pub name: String,
     /// The main chunk's coroutine while it is waiting in `emu.frameadvance`.
     main: Option<Thread>,
+    /// A call into the script panicked in the host (mlua or an API function): the script's
+    /// state can't be trusted, so it never runs again.
+    broken: Cell<bool>,
 }
 
 impl Script {
@@ -159,6 +163,7 @@ impl Script {
             lua,
             name,
             main: Some(main),
+            broken: Cell::new(false),
         };
         script.resume(console);
         Ok(script)
@@ -183,10 +188,19 @@ impl Script {
         console: &mut Console,
         f: impl FnOnce() -> mlua::Result<R>,
     ) -> mlua::Result<R> {
-        if self.watchdog.fired() {
+        if self.watchdog.fired() || self.broken.get() {
             return Err(Error::external(Stopped));
         }
-        let result = lend(console, || self.watchdog.enter(f));
+        let entry = AssertUnwindSafe(|| lend(console, || self.watchdog.enter(f)));
+        let result = std::panic::catch_unwind(entry).unwrap_or_else(|panic| {
+            self.broken.set(true);
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            Err(Error::runtime(format!("the Lua host failed: {what}")))
+        });
         match result {
             Ok(_) if self.watchdog.fired() => Err(self.watchdog.error()),
             result => result,
@@ -327,7 +341,7 @@ impl Script {
 
     /// A memory hook failed, or the watchdog stopped the script: it must be removed.
     pub fn finished(&self) -> bool {
-        self.watchdog.fired() || state(&self.lua, |s| s.hook_failed)
+        self.watchdog.fired() || self.broken.get() || state(&self.lua, |s| s.hook_failed)
     }
 
     /// Stops the script: its exit callback runs (unless it is the one that failed, or the

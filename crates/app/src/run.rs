@@ -56,6 +56,10 @@ pub struct Args {
     /// FCEUX Lua script to run alongside (repeatable; see scripts/README.md).
     #[arg(long = "lua", value_name = "SCRIPT")]
     pub lua: Vec<PathBuf>,
+    /// Memory each Lua script may use, in MiB; past it an allocation is a Lua error.
+    #[arg(long, value_name = "MIB", default_value_t = 1024,
+          value_parser = clap::value_parser!(u64).range(1..=65536))]
+    lua_memory: u64,
     /// Show the picture this many frames ahead of the machine (0-4), so that a button's effect
     /// is seen that many frames sooner; off while a movie plays or records [default: 0, or in
     /// the window the config's `emulation.run_ahead`].
@@ -122,6 +126,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     }
     if !args.lua.is_empty() {
         let mut scripts = lua::Scripts::new(crate::rom_bytes(&args.rom)?.1, &name);
+        scripts.set_memory_limit((args.lua_memory << 20) as usize);
         scripts.set_movie(session.movie_status());
         scripts.set_files(files::lua_files(&name));
         for path in &args.lua {
@@ -290,6 +295,7 @@ fn play_in_window(args: &Args, driver: ai::driver::Driver) -> anyhow::Result<Exi
     options.ai = Some(Box::new(AiPlayer(Rc::new(RefCell::new(driver)))));
     options.ai_enabled = args.ai.ai.is_some();
     options.lua = args.lua.clone();
+    options.lua_memory = (args.lua_memory << 20) as usize;
     options.movie = args.movies.movie.clone();
     options.run_ahead = args.run_ahead;
     options.scale = args.scale;

@@ -429,3 +429,37 @@ fn a_failure_inside_the_lua_host_stops_only_the_script() {
     assert_eq!(code, 4, "{stderr}");
     assert!(stderr.contains("the Lua host failed"), "{stderr}");
 }
+
+/// `--lua-memory` sets how much a script may allocate: past it, a Lua error stops the script.
+#[test]
+fn lua_memory_limit_is_an_option() {
+    let dir = std::env::temp_dir().join(format!("nestor-cli-mem-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("grow.lua");
+    // About 40 MiB of strings.
+    std::fs::write(
+        &script,
+        "local t = {}\nfor i = 1, 40 do t[i] = string.rep('x', 1048576) .. i end\nprint('kept', #t)\n",
+    )
+    .unwrap();
+    let args = |mib: &'static str| {
+        let script = script.to_str().unwrap().to_string();
+        move || {
+            run(&[
+                "run",
+                "--headless",
+                "--frames",
+                "2",
+                "--lua-memory",
+                mib,
+                "--lua",
+                &script,
+            ])
+        }
+    };
+    let (code, stderr) = args("16")();
+    assert_eq!(code, 4, "{stderr}");
+    assert!(stderr.contains("not enough memory"), "{stderr}");
+    let (code, stderr) = args("256")();
+    assert_eq!(code, 0, "{stderr}");
+}

@@ -70,6 +70,8 @@ pub struct Options {
     pub ai_enabled: bool,
     /// FCEUX Lua scripts run on the window's frames, beside the AI.
     pub lua: Vec<PathBuf>,
+    /// Bytes each script may allocate.
+    pub lua_memory: usize,
     /// An FCEUX movie to play back (its input replaces the keyboard's while it lasts).
     pub movie: Option<PathBuf>,
     /// Frames the picture is shown ahead of the machine (run-ahead, 0-4), instead of the
@@ -88,6 +90,7 @@ impl Options {
             ai: None,
             ai_enabled: false,
             lua: Vec::new(),
+            lua_memory: 1 << 30,
             movie: None,
             run_ahead: None,
             scale: None,
@@ -224,7 +227,8 @@ impl App {
         }
         if !options.lua.is_empty() {
             let (console, rom) = (session.console_mut(), &options.rom);
-            let scripts = load_scripts(rom, console, &options.lua, lua_errors.clone());
+            let errors = lua_errors.clone();
+            let scripts = load_scripts(rom, console, &options.lua, options.lua_memory, errors);
             session.set_scripts(scripts);
         }
         App {
@@ -851,6 +855,7 @@ fn load_scripts(
     rom: &Rom,
     console: &mut Console,
     paths: &[PathBuf],
+    memory_limit: usize,
     errors: Rc<RefCell<Vec<String>>>,
 ) -> Scripts {
     let reported = errors.clone();
@@ -864,6 +869,7 @@ fn load_scripts(
     });
     let mut scripts = Scripts::with_output(rom.bytes.clone(), &rom.name, output);
     scripts.set_interactive(true);
+    scripts.set_memory_limit(memory_limit);
     scripts.set_files(files::lua_files(&rom.name));
     for path in paths {
         if let Err(err) = scripts.load(console, path) {

@@ -20,6 +20,40 @@ fn run(args: &[&str]) -> (i32, String) {
     (out.status.code().expect("exited, not killed"), stderr)
 }
 
+/// This test run's scratch folder.
+fn scratch_dir() -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("nestor-cli-scratch-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `text` in a file of the scratch folder.
+fn scratch_file(name: &str, text: &str) -> std::path::PathBuf {
+    let path = scratch_dir().join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// `nestor run --headless` for `frames` frames with a Lua script, then `more` arguments.
+fn run_script(frames: &str, script: &std::path::Path, more: &[&str]) -> (i32, String) {
+    let base = [
+        "run",
+        "--headless",
+        "--frames",
+        frames,
+        "--lua",
+        script.to_str().unwrap(),
+    ];
+    run(&[&base[..], more].concat())
+}
+
+/// Exit code 2 and one line of stderr that names `problem`.
+fn assert_one_line(code: i32, stderr: &str, problem: &str) {
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains(problem), "{stderr}");
+}
+
 /// A 16-byte iNES header: `prg` 16 KiB banks, `chr` 8 KiB banks, mapper number.
 fn header(prg: u8, chr: u8, mapper: u8) -> Vec<u8> {
     let mut h = vec![b'N', b'E', b'S', 0x1A, prg, chr, mapper << 4, mapper & 0xF0];
@@ -209,12 +243,7 @@ fn wav_holds_the_run_sound() {
 #[test]
 fn run_ahead_beyond_four_frames_is_one_line() {
     let (code, stderr) = run(&["run", "--headless", "--frames", "1", "--run-ahead", "9"]);
-    assert_eq!(code, 2, "{stderr}");
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    assert!(
-        stderr.contains("run-ahead of 9 frames: at most 4"),
-        "{stderr}"
-    );
+    assert_one_line(code, &stderr, "run-ahead of 9 frames: at most 4");
 }
 
 /// Output paths are checked before the run, and no folder is created for them: a bad one is
@@ -310,48 +339,32 @@ fn ai_bench_defaults_are_bounded() {
 #[test]
 fn endless_files_are_not_roms() {
     let (code, stderr) = run(&["test-rom", "/dev/zero"]);
-    assert_eq!(code, 2, "{stderr}");
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    assert!(stderr.contains("larger than 64 MiB"), "{stderr}");
+    assert_one_line(code, &stderr, "larger than 64 MiB");
 }
 
 /// A headless run whose Lua script failed says so in its exit status (4), after running to its
 /// end; one that ends with os.exit(n) keeps n.
 #[test]
 fn a_failed_script_fails_the_headless_run() {
-    let dir = std::env::temp_dir().join(format!("nestor-cli-lua-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let failing = dir.join("failing.lua");
-    std::fs::write(&failing, "emu.frameadvance()\nerror('boom')\n").unwrap();
-    let (code, stderr) = run(&[
-        "run",
-        "--headless",
-        "--frames",
-        "30",
-        "--lua",
-        failing.to_str().unwrap(),
-    ]);
+    let failing = scratch_file("failing.lua", "emu.frameadvance()\nerror('boom')\n");
+    let (code, stderr) = run_script("30", &failing, &[]);
     assert_eq!(code, 4, "{stderr}");
     assert!(stderr.contains("boom"), "{stderr}");
-    let exiting = dir.join("exiting.lua");
-    std::fs::write(&exiting, "emu.frameadvance()\nos.exit(7)\n").unwrap();
-    let (code, stderr) = run(&["run", "--headless", "--lua", exiting.to_str().unwrap()]);
+    let exiting = scratch_file("exiting.lua", "emu.frameadvance()\nos.exit(7)\n");
+    let (code, stderr) = run_script("18000", &exiting, &[]);
     assert_eq!(code, 7, "{stderr}");
 }
 
 /// `rom.getfilename()` is the ROM file's name without folder and extension, as in FCEUX.
 #[test]
 fn scripts_see_the_rom_file_name_as_fceux_gives_it() {
-    let dir = std::env::temp_dir().join(format!("nestor-cli-name-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let rom = dir.join("Some Game (U).nes");
+    let script = scratch_file("name.lua", "print(rom.getfilename())\n");
+    let rom = script.with_file_name("Some Game (U).nes");
     std::fs::copy(
         concat!(env!("CARGO_MANIFEST_DIR"), "/../../roms/quadfall.nes"),
         &rom,
     )
     .unwrap();
-    let script = dir.join("name.lua");
-    std::fs::write(&script, "print(rom.getfilename())\n").unwrap();
     for (args, name) in [
         (vec![], "quadfall"),
         (vec![rom.to_str().unwrap()], "Some Game (U)"),
@@ -377,27 +390,17 @@ fn scripts_see_the_rom_file_name_as_fceux_gives_it() {
 /// one line and the run goes on.
 #[test]
 fn scripts_save_screenshots_headless() {
-    let dir = std::env::temp_dir().join(format!("nestor-cli-shot-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir();
     let (shot, bad) = (dir.join("shot.png"), dir.join("missing").join("shot.png"));
-    let script = dir.join("shot.lua");
-    std::fs::write(
-        &script,
-        format!(
+    let script = scratch_file(
+        "shot.lua",
+        &format!(
             "for _ = 1, 3 do emu.frameadvance() end\ngui.savescreenshotas({:?})\ngui.savescreenshotas({:?})\n",
             shot.to_str().unwrap(),
             bad.to_str().unwrap()
         ),
-    )
-    .unwrap();
-    let (code, stderr) = run(&[
-        "run",
-        "--headless",
-        "--frames",
-        "10",
-        "--lua",
-        script.to_str().unwrap(),
-    ]);
+    );
+    let (code, stderr) = run_script("10", &script, &[]);
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(stderr.contains("screenshot failed"), "{stderr}");
@@ -410,22 +413,11 @@ fn scripts_save_screenshots_headless() {
 /// print's 32,000 arguments) stops that script, not nestor.
 #[test]
 fn a_failure_inside_the_lua_host_stops_only_the_script() {
-    let dir = std::env::temp_dir().join(format!("nestor-cli-host-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let script = dir.join("many.lua");
-    std::fs::write(
-        &script,
+    let script = scratch_file(
+        "many.lua",
         "local function g() return pcall(g) end\nprint(g())\n",
-    )
-    .unwrap();
-    let (code, stderr) = run(&[
-        "run",
-        "--headless",
-        "--frames",
-        "30",
-        "--lua",
-        script.to_str().unwrap(),
-    ]);
+    );
+    let (code, stderr) = run_script("30", &script, &[]);
     assert_eq!(code, 4, "{stderr}");
     assert!(stderr.contains("the Lua host failed"), "{stderr}");
 }
@@ -433,33 +425,14 @@ fn a_failure_inside_the_lua_host_stops_only_the_script() {
 /// `--lua-memory` sets how much a script may allocate: past it, a Lua error stops the script.
 #[test]
 fn lua_memory_limit_is_an_option() {
-    let dir = std::env::temp_dir().join(format!("nestor-cli-mem-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let script = dir.join("grow.lua");
     // About 40 MiB of strings.
-    std::fs::write(
-        &script,
+    let script = scratch_file(
+        "grow.lua",
         "local t = {}\nfor i = 1, 40 do t[i] = string.rep('x', 1048576) .. i end\nprint('kept', #t)\n",
-    )
-    .unwrap();
-    let args = |mib: &'static str| {
-        let script = script.to_str().unwrap().to_string();
-        move || {
-            run(&[
-                "run",
-                "--headless",
-                "--frames",
-                "2",
-                "--lua-memory",
-                mib,
-                "--lua",
-                &script,
-            ])
-        }
-    };
-    let (code, stderr) = args("16")();
+    );
+    let (code, stderr) = run_script("2", &script, &["--lua-memory", "16"]);
     assert_eq!(code, 4, "{stderr}");
     assert!(stderr.contains("not enough memory"), "{stderr}");
-    let (code, stderr) = args("256")();
+    let (code, stderr) = run_script("2", &script, &["--lua-memory", "256"]);
     assert_eq!(code, 0, "{stderr}");
 }

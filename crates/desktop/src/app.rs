@@ -303,7 +303,7 @@ impl App {
                 window.request_redraw();
             }
         } else {
-            let why = if self.session.movies_mut().active() {
+            let why = if self.session.movies().active() {
                 "no rewind while a movie plays"
             } else {
                 "rewind: no older frame kept"
@@ -335,7 +335,7 @@ impl App {
         }
         self.session.frame();
         self.after_scripts();
-        for message in self.session.movies_mut().take_messages() {
+        for message in self.session.take_messages() {
             self.message = Some((message, Instant::now()));
         }
         self.fps_frames += 1;

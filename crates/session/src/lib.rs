@@ -282,8 +282,8 @@ impl Session {
         self.movies.status(self.frames)
     }
 
-    pub fn movies_mut(&mut self) -> &mut Movies {
-        &mut self.movies
+    pub fn movies(&self) -> &Movies {
+        &self.movies
     }
 
     pub fn set_scripts(&mut self, scripts: Scripts) {

@@ -151,7 +151,10 @@ pub fn run(options: Options) -> Result<i32, RunError> {
     let mut app = App::new(options, console, config, config_path);
     app.session.set_movies(movies);
     let result = event_loop.run_app(&mut app);
-    let status = app.exit_status.unwrap_or(0);
+    // A game stopped by a failure of nestor's is an error, even once the window is closed.
+    let status = app
+        .exit_status
+        .unwrap_or(if app.crashed.is_some() { 2 } else { 0 });
     if let Err(err) = app.session.finish(true) {
         eprintln!("nestor: {err:#}");
     }
@@ -179,6 +182,8 @@ struct App {
     input: Input,
     modifiers: ModifiersState,
     paused: bool,
+    /// Why the game stopped for good: nestor failed inside a frame (a bug of its own).
+    crashed: Option<String>,
     speed: usize,
     fast_forward: bool,
     /// Backspace is held: frames run backwards through the rewind ring.
@@ -248,6 +253,7 @@ impl App {
             input: Input::new(),
             modifiers: ModifiersState::empty(),
             paused: false,
+            crashed: None,
             speed: 0,
             fast_forward: false,
             rewinding: false,
@@ -288,9 +294,9 @@ impl App {
                 .is_some_and(|s| s.speed_mode() != SpeedMode::Normal)
     }
 
-    /// Paused by the user or by a script's `emu.pause()`.
+    /// Paused by the user or by a script's `emu.pause()`, or stopped by a failure.
     fn halted(&self) -> bool {
-        self.paused || self.session.scripts().is_some_and(Scripts::paused)
+        self.paused || self.crashed.is_some() || self.session.scripts().is_some_and(Scripts::paused)
     }
 
     /// One frame forwards, or backwards while Backspace is held.
@@ -319,9 +325,7 @@ impl App {
         let pads = [0, 1].map(|port| self.input.buttons(port, bindings[port]));
         self.session.set_pads(pads);
         if let Some(audio) = &self.audio {
-            self.session
-                .console_mut()
-                .set_sample_rate(audio.steered_rate());
+            self.session.set_sample_rate(audio.steered_rate());
         }
         if let Some((scripts, _)) = self.session.scripts_mut() {
             scripts.set_input(HostInput {
@@ -333,7 +337,12 @@ impl App {
                 mouse: self.mouse,
             });
         }
-        self.session.frame();
+        if self.crashed.is_some() {
+            return;
+        }
+        if let Err(err) = testrom::contain_panics(|| self.session.frame()) {
+            return self.stop_after_crash(err.to_string());
+        }
         self.after_scripts();
         for message in self.session.take_messages() {
             self.message = Some((message, Instant::now()));
@@ -345,6 +354,20 @@ impl App {
                 audio.push(self.session.samples());
             }
         }
+        if let Some(window) = &self.window {
+            window.request_redraw();
+        }
+    }
+
+    /// nestor failed in the middle of a frame: the game can't go on, but what it saved and
+    /// what was recorded are written now, and the window stays to say what happened.
+    fn stop_after_crash(&mut self, failure: String) {
+        eprintln!("nestor: {failure}; the game is stopped");
+        let finished = testrom::contain_panics(|| self.session.finish(true));
+        if let Ok(Err(err)) = finished {
+            eprintln!("nestor: {err:#}");
+        }
+        self.crashed = Some(failure);
         if let Some(window) = &self.window {
             window.request_redraw();
         }
@@ -387,7 +410,9 @@ impl App {
             self.fps_since = Instant::now();
         }
         let mut title = format!("nestor - {}", self.rom.name);
-        if self.halted() {
+        if let Some(failure) = &self.crashed {
+            title += &format!(" - stopped: {failure}");
+        } else if self.halted() {
             title += " - paused";
         } else {
             if self.rewinding {
@@ -679,6 +704,7 @@ impl App {
                 // game: both stop.
                 self.session.change_game(console, &rom.name);
                 self.rom = rom;
+                self.crashed = None;
                 self.set_paused(false);
                 self.show(format!("loaded {}", self.rom.name));
             }

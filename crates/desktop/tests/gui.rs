@@ -34,7 +34,7 @@ fn main() {
         let options = ChildOptions {
             lua: option("--lua"),
             movie: option("--movie").pop(),
-            player: !option("--player").is_empty(),
+            player: option("--player").pop().map(|p| p == Path::new("panic")),
             run_ahead: option("--run-ahead")
                 .pop()
                 .map(|n| n.to_str().unwrap().parse().unwrap()),
@@ -50,10 +50,10 @@ fn main() {
     // `cargo test` passes flags meant for libtest; they are ignored.
     if std::env::var_os("NESTOR_SKIP_GUI").is_some() {
         println!("gui: skipped because NESTOR_SKIP_GUI is set");
-        println!("0 passed, 0 failed, 7 skipped");
+        println!("0 passed, 0 failed, 8 skipped");
         return;
     }
-    let tests: [(&str, fn()); 7] = [
+    let tests: [(&str, fn()); 8] = [
         ("no_display_scenario", no_display_scenario),
         ("gui_scenario", gui_scenario),
         ("game_scenario", game_scenario),
@@ -61,6 +61,7 @@ fn main() {
         ("lua_scenario", lua_scenario),
         ("session_scenario", session_scenario),
         ("rewind_scenario", rewind_scenario),
+        ("crash_scenario", crash_scenario),
     ];
     // Like libtest: plain arguments are name filters.
     let filters: Vec<&String> = args[1..].iter().filter(|a| !a.starts_with('-')).collect();
@@ -89,8 +90,9 @@ fn main() {
 struct ChildOptions {
     lua: Vec<PathBuf>,
     movie: Option<PathBuf>,
-    /// A stand-in for the AI that holds Right, switched on and off with I.
-    player: bool,
+    /// A stand-in for the AI, switched on and off with I: one that holds Right (`Some(false)`)
+    /// or one that panics, as a bug in nestor would (`Some(true)`).
+    player: Option<bool>,
     run_ahead: Option<u8>,
     scale: Option<u32>,
 }
@@ -101,6 +103,15 @@ struct RightPlayer;
 impl desktop::Player for RightPlayer {
     fn buttons(&mut self, _: &mut nes::Console) -> nes::Buttons {
         nes::Buttons(nes::Buttons::RIGHT)
+    }
+}
+
+/// Fails inside the frame the moment it is switched on.
+struct PanickingPlayer;
+
+impl desktop::Player for PanickingPlayer {
+    fn buttons(&mut self, _: &mut nes::Console) -> nes::Buttons {
+        panic!("injected failure")
     }
 }
 
@@ -115,8 +126,10 @@ fn child(rom_path: &Path, child_options: ChildOptions) -> ! {
     options.movie = child_options.movie;
     options.run_ahead = child_options.run_ahead;
     options.scale = child_options.scale;
-    if child_options.player {
-        options.ai = Some(Box::new(RightPlayer));
+    match child_options.player {
+        Some(false) => options.ai = Some(Box::new(RightPlayer)),
+        Some(true) => options.ai = Some(Box::new(PanickingPlayer)),
+        None => {}
     }
     match desktop::run(options) {
         Ok(status) => std::process::exit(status),
@@ -475,8 +488,10 @@ impl Session {
             }
             std::thread::sleep(Duration::from_millis(100));
         };
+        // Rust's own report of a panic nothing caught (a contained one is a "nestor:" line).
+        let uncaught = |line: &str| line.starts_with("thread '") && line.contains("panicked");
         assert!(
-            !self.stderr().contains("panicked"),
+            !self.stderr().lines().any(uncaught),
             "stderr:\n{}",
             self.stderr()
         );
@@ -1200,4 +1215,31 @@ fn rewind_scenario() {
     // SAFETY: signals our own child, which has not been waited for yet.
     unsafe { libc::kill(pid as i32, libc::SIGTERM) };
     assert_eq!(s.wait_exit().code(), Some(130), "stderr:\n{}", s.stderr());
+}
+
+/// A failure inside a frame (here an injected panic in the player) stops the game, not the
+/// program: the window stays with the reason in its title, stderr has one line for it, and
+/// closing the window then exits with 2.
+fn crash_scenario() {
+    let mut s = Session::start(&button_colour_rom());
+    let rom = s.dir.join("buttons.nes");
+    s.launch_args(&rom, &["--player", "panic"].map(OsStr::new));
+    let window = s.window();
+    s.wait_title(&window, "buttons.nes - 100%");
+    s.key(&window, "i");
+    let title = s.wait_title(&window, "stopped: ");
+    assert!(title.contains("injected failure"), "title: {title}");
+    std::thread::sleep(Duration::from_millis(500));
+    let shot = s.screenshot(&window);
+    assert_eq!((shot.width, shot.height), (WIDTH, HEIGHT));
+    s.key(&window, "Escape");
+    let status = s.wait_exit();
+    assert_eq!(status.code(), Some(2), "stderr:\n{}", s.stderr());
+    let stderr = s.stderr();
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("injected failure"))
+        .collect();
+    assert_eq!(lines.len(), 1, "stderr:\n{stderr}");
+    assert!(lines[0].starts_with("nestor: ") && lines[0].ends_with("the game is stopped"));
 }

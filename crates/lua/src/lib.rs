@@ -182,9 +182,7 @@ impl Scripts {
         self.for_each(console, |script, console| script.resume(console));
         self.latch_input(console);
         self.shared.borrow_mut().lagged = true;
-        for pad in &mut console.bus.pads {
-            pad.polled = false;
-        }
+        console.take_pads_polled();
         self.for_each(console, |script, console| {
             script.callback(console, script::BEFORE)
         });
@@ -354,11 +352,9 @@ impl Scripts {
     fn sync(&mut self, console: &mut Console) {
         let mut s = self.shared.borrow_mut();
         s.instructions += std::mem::take(&mut self.instructions);
-        let pads = &mut console.bus.pads;
-        if pads.iter().any(|pad| pad.polled) {
+        // Cleared so that an `emu.setlagflag(true)` from a later hook is not undone.
+        if console.take_pads_polled() {
             s.lagged = false;
-            // Cleared so that an `emu.setlagflag(true)` from a later hook is not undone.
-            pads.iter_mut().for_each(|pad| pad.polled = false);
         }
     }
 

@@ -284,6 +284,23 @@ impl Console {
         StateIo::save_into(out, |io| self.visit(io))
     }
 
+    /// A copy of the machine between two frames, to run on from here (run-ahead keeps such
+    /// copies). The picture is not copied: the copy's next [`Console::run_frame`] draws every
+    /// pixel of it again, into the picture buffer of `reuse` (a console no longer wanted) or a
+    /// new one. Until then the copy's picture is whatever that buffer held.
+    pub fn fork(&mut self, reuse: Option<Console>) -> Console {
+        let picture = std::mem::take(&mut self.bus.ppu.frame_buffer);
+        let mut copy = self.clone();
+        copy.bus.ppu.frame_buffer = match reuse {
+            Some(old) if old.bus.ppu.frame_buffer.len() == picture.len() => {
+                old.bus.ppu.frame_buffer
+            }
+            _ => vec![0; picture.len()],
+        };
+        self.bus.ppu.frame_buffer = picture;
+        copy
+    }
+
     /// Restores a [`Console::snapshot`] of this console. On any error it is untouched.
     pub fn restore(&mut self, snapshot: &[u8]) -> Result<(), StateError> {
         let mut copy = self.clone();
@@ -315,6 +332,14 @@ impl Console {
     /// The buttons held on controller `port` (0 or 1).
     pub fn buttons(&self, port: usize) -> Buttons {
         self.bus.pads[port].buttons
+    }
+
+    /// Whether the game read a controller since the last call (FCEUX's lag flag is its
+    /// negation); the mark is cleared.
+    pub fn take_pads_polled(&mut self) -> bool {
+        let polled = self.bus.pads.iter().any(|pad| pad.polled);
+        self.bus.pads.iter_mut().for_each(|pad| pad.polled = false);
+        polled
     }
 
     /// The picture as far as the PPU has drawn it: 256x240 palette indices, emphasis in bits

@@ -25,6 +25,7 @@ use lua::Scripts;
 use movies::Movies;
 use nes::{Buttons, Console};
 use rewind::Rewind;
+use std::collections::VecDeque;
 
 /// The most frames run-ahead may show ahead of the machine.
 pub const MAX_RUN_AHEAD: u8 = 4;
@@ -76,10 +77,14 @@ pub struct Session {
     rewind: Option<Rewind>,
     /// Frames shown ahead of the machine (run-ahead), 0 to [`MAX_RUN_AHEAD`].
     run_ahead: u8,
-    /// The picture `run_ahead` frames ahead with the same input; empty when none was made.
-    ahead_picture: Vec<u16>,
-    /// The machine's state while it runs ahead (a buffer kept for its capacity).
-    ahead_state: Vec<u8>,
+    /// The frames after the machine's, emulated ahead with the buttons in `ahead_buttons`
+    /// (the next one first); the last one's picture is shown.
+    ahead: VecDeque<Console>,
+    ahead_buttons: [u8; 2],
+    /// A console no longer wanted, whose picture buffer the next frame run ahead draws into.
+    spare: Option<Console>,
+    /// The sound of frames run ahead before the one kept (never played).
+    unheard: Vec<i16>,
     /// One-line reports for the front end to show.
     messages: Vec<String>,
 }
@@ -99,8 +104,10 @@ impl Session {
             samples: Vec::new(),
             rewind: None,
             run_ahead: 0,
-            ahead_picture: Vec::new(),
-            ahead_state: Vec::new(),
+            ahead: VecDeque::new(),
+            ahead_buttons: [0; 2],
+            spare: None,
+            unheard: Vec::new(),
             messages: Vec::new(),
         }
     }
@@ -121,18 +128,24 @@ impl Session {
             pads[0] = player.buttons(&mut self.console).0;
         }
         let movie = self.movie_status();
-        match self.scripts.as_mut().filter(|s| s.active()) {
-            Some(scripts) => {
-                scripts.set_pads(pads);
-                scripts.set_movie(movie);
-                scripts.run_frame(&mut self.console);
+        // Scripts watch and change the frame as it runs: it is never one run ahead without
+        // them.
+        let scripted = self.scripts.as_ref().is_some_and(Scripts::active);
+        if scripted || pads != self.ahead_buttons {
+            self.drop_ahead();
+        }
+        if let Some(scripts) = self.scripts.as_mut().filter(|_| scripted) {
+            scripts.set_pads(pads);
+            scripts.set_movie(movie);
+            scripts.run_frame(&mut self.console);
+        } else if let Some(next) = self.ahead.pop_front() {
+            // Already emulated ahead with these very buttons: that frame is this one.
+            self.spare = Some(std::mem::replace(&mut self.console, next));
+        } else {
+            for (port, &bits) in pads.iter().enumerate() {
+                self.console.set_buttons(port, Buttons(bits));
             }
-            None => {
-                for (port, &bits) in pads.iter().enumerate() {
-                    self.console.set_buttons(port, Buttons(bits));
-                }
-                self.console.run_frame();
-            }
+            self.console.run_frame();
         }
         self.movies.log(&self.console);
         self.battery.tick(&self.console);
@@ -148,31 +161,42 @@ impl Session {
         self.run_ahead();
     }
 
-    /// Run-ahead: the frames after this one are emulated with the same input, their picture
-    /// kept for display and everything else thrown away, so that a press shows `run_ahead`
-    /// frames sooner. The sound stays this frame's. Off while a movie plays or records.
+    /// Run-ahead: the frames after this one are emulated with the buttons it latched and kept,
+    /// the last one's picture shown, so that a press shows `run_ahead` frames sooner. While the
+    /// buttons stay the same, the next frame is the first one kept and only one new frame is
+    /// run ahead; a change of buttons throws them away. The sound is always the machine's own
+    /// frame's. Off while a movie plays or records.
     fn run_ahead(&mut self) {
-        self.ahead_picture.clear();
-        let frames = self.run_ahead_frames();
-        if frames == 0 {
-            return;
+        let frames = usize::from(self.run_ahead_frames());
+        let buttons = [0, 1].map(|port| self.console.buttons(port).0);
+        if buttons != self.ahead_buttons {
+            self.drop_ahead();
+            self.ahead_buttons = buttons;
         }
-        self.ahead_state = self
-            .console
-            .snapshot_into(std::mem::take(&mut self.ahead_state));
-        for _ in 0..frames {
-            self.console.run_frame();
+        self.ahead.truncate(frames);
+        while self.ahead.len() < frames {
+            let last = self.ahead.back_mut().unwrap_or(&mut self.console);
+            let mut next = last.fork(self.spare.take());
+            // Each frame kept ahead holds its own sound only, to hand over when it is taken.
+            self.unheard.clear();
+            next.take_samples(&mut self.unheard);
+            next.run_frame();
+            self.ahead.push_back(next);
         }
-        self.ahead_picture
-            .extend_from_slice(self.console.frame_buffer());
-        self.console
-            .restore(&self.ahead_state)
-            .expect("a snapshot loads back into the console that took it");
+    }
+
+    /// Throws the frames run ahead away, keeping one console's memory for the next.
+    fn drop_ahead(&mut self) {
+        if let Some(last) = self.ahead.pop_back() {
+            self.spare = Some(last);
+        }
+        self.ahead.clear();
     }
 
     /// Shows frames `frames` ahead of the machine (0 turns run-ahead off).
     pub fn set_run_ahead(&mut self, frames: u8) -> Result<(), String> {
         self.run_ahead = check_run_ahead(frames)?;
+        self.drop_ahead();
         Ok(())
     }
 
@@ -187,11 +211,7 @@ impl Session {
 
     /// The picture to show: the frame run ahead, or the machine's own.
     pub fn picture(&self) -> &[u16] {
-        if self.ahead_picture.is_empty() {
-            self.console.frame_buffer()
-        } else {
-            &self.ahead_picture
-        }
+        self.ahead.back().unwrap_or(&self.console).frame_buffer()
     }
 
     /// Keeps a ring of the last frames' states within `budget` bytes, for [`Session::rewind`]
@@ -204,7 +224,7 @@ impl Session {
     /// further, or is off, or a movie is being played or recorded (its frames only go forwards).
     pub fn rewind(&mut self) -> bool {
         self.samples.clear();
-        self.ahead_picture.clear();
+        self.drop_ahead();
         let Some(rewind) = self.rewind.as_mut().filter(|_| !self.movies.active()) else {
             return false;
         };
@@ -250,7 +270,7 @@ impl Session {
         self.battery.flush(&self.console);
         self.battery = BatterySave::open(rom_name, &mut console);
         self.console = console;
-        self.ahead_picture.clear();
+        self.drop_ahead();
         self.movies = Movies::default();
         self.player_on = false;
         self.frames = 0;
@@ -264,8 +284,18 @@ impl Session {
         &self.console
     }
 
+    /// The machine, to change: the frames run ahead of it are thrown away.
     pub fn console_mut(&mut self) -> &mut Console {
+        self.drop_ahead();
         &mut self.console
+    }
+
+    /// The rate the sound is made at, steered by the front end to keep its output fed; the
+    /// frames run ahead go on (the rate changes no emulated state the game sees).
+    pub fn set_sample_rate(&mut self, rate: f64) {
+        for console in self.ahead.iter_mut().chain([&mut self.console]) {
+            console.set_sample_rate(rate);
+        }
     }
 
     /// The user's pads for the next frames (bits as in [`Buttons`]).
@@ -296,6 +326,8 @@ impl Session {
 
     /// The scripts and the console they run on.
     pub fn scripts_mut(&mut self) -> Option<(&mut Scripts, &mut Console)> {
+        self.scripts.as_ref()?;
+        self.drop_ahead();
         self.scripts.as_mut().map(|s| (s, &mut self.console))
     }
 

@@ -1,9 +1,9 @@
 ; Quadfall: a falling-blocks game for the NES, written for the nestor project.
 ;
-; It keeps the RAM layout, the play-state machine, the ROM table addresses of NES Tetris (see
-; the RAM section below) and, at the addresses scripts hook, the same instructions, so tools
-; written for that game work on this one. The rules
-; follow the documented behaviour; the code, graphics and sounds are Quadfall's own.
+; It keeps the RAM layout, the play-state machine and the ROM table addresses of NES Tetris
+; (see the RAM section below), and the same instructions at the code addresses scripts hook, so
+; tools written for that game work on this one. The rules follow the documented behaviour; the
+; code, graphics and sounds are Quadfall's own.
 ; Assemble with scripts/build-rom.sh (ca65/ld65).
 
 .include "chr.s"

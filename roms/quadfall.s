@@ -1,8 +1,9 @@
 ; Quadfall: a falling-blocks game for the NES, written for the nestor project.
 ;
 ; It keeps the RAM layout, the play-state machine and the ROM table addresses of NES Tetris
-; (see the RAM section below), so tools written for that game work on this one. The rules
-; follow the documented behaviour; the code, graphics and sounds are Quadfall's own.
+; (see the RAM section below), and the same instructions at the code addresses scripts hook, so
+; tools written for that game work on this one. The rules follow the documented behaviour; the
+; code, graphics and sounds are Quadfall's own.
 ; Assemble with scripts/build-rom.sh (ca65/ld65).
 
 .include "chr.s"
@@ -1098,12 +1099,21 @@ rotate_piece:
 @done:
   rts
 
+; The drop code sits where NES Tetris has it, from the end of the rotation table to the gravity
+; table: scripts hook the level check at $8977 (see roms/README.md).
+DROP_AT       = $8914
+DROP_SPEED_AT = $8973
+.segment "DROP"
 drop_piece:
   lda autorepeat_y
   bpl @not_waiting
   lda newly_pressed         ; first piece: hangs until autorepeatY counts up to 0 or Down
   and #BUTTON_DOWN
-  beq @wait
+  bne @pressed
+  inc autorepeat_y
+@return:
+  rts
+@pressed:
   lda #0
   sta autorepeat_y
   beq @idle
@@ -1117,8 +1127,7 @@ drop_piece:
   and #$0F
   cmp #BUTTON_DOWN
   bne @gravity
-  lda #1
-  sta autorepeat_y
+  inc autorepeat_y          ; 0 -> 1
   bne @gravity
 @soft_dropping:
   lda held_buttons
@@ -1144,12 +1153,17 @@ drop_piece:
   sta original_value
   inc tetrimino_y
   jsr is_position_valid
-  beq @done
+  beq @return
   lda original_value        ; supported: lock
   sta tetrimino_y
   lda #STATE_LOCK
   sta play_state
   jmp refresh_rows_from_piece
+  .res DROP_SPEED_AT - DROP_AT - (* - drop_piece), $FF   ; filler up to $8973
+
+; $8973: frames per row for the level, then a row down when the fall timer reaches it. At the
+; CPX at $8977 X holds the level: a script that sets X to 29 or more there makes the piece fall
+; a row every frame.
 @gravity:
   lda #1
   ldx level
@@ -1161,11 +1175,10 @@ drop_piece:
   lda fall_timer
   cmp drop_speed
   bpl @drop
-@done:
   rts
-@wait:
-  inc autorepeat_y
-  rts
+.assert drop_piece = DROP_AT, lderror, "DROP must start at $8914 (roms/quadfall.cfg)"
+
+.segment "CODE"
 
 ; Z set (A = 0) when all four squares of the piece are inside rows -2..19, columns 0..9 and on
 ; empty cells. Rows -1 and -2 read the $EF padding at $04EC-$04FF.
@@ -1413,7 +1426,7 @@ update_lines_and_score:
 @soft_drop:
   lda hold_down_points      ; (rows - 1) added to the low score byte
   cmp #2
-  bmi @line_points
+  bmi @points
   clc
   dec score
   adc score
@@ -1429,12 +1442,20 @@ update_lines_and_score:
   lda score
   and #$F0
   cmp #$A0
-  bcc @line_points
+  bcc @points
   clc                       ; adds to the high digit alone: the low digit is lost, as documented
   adc #$60
   sta score
   inc score + 1
-@line_points:
+@points:
+  jmp add_line_points
+
+; The line points sit where NES Tetris has them, before the points table: scripts hook the
+; INC at $9C35 (see roms/README.md).
+.segment "SCORE"
+; $9C2D. general_counter = level + 1 counts the additions of the points. At the INC at $9C35
+; it and A hold the level: scripts lower it there to cap the additions (the published AI at 30).
+add_line_points:
   lda #0
   sta hold_down_points
   lda level                 ; points x (level + 1), one level at a time
@@ -1504,6 +1525,8 @@ update_lines_and_score:
   sta render_flags
   inc play_state
   rts
+
+.segment "CODE"
 
 ; --- play state 8: the next piece enters at (5, 0) once the playfield is on screen.
 spawn_piece:
@@ -2080,6 +2103,17 @@ poll_buttons:
   lda pad1_held
   cmp demo_held
   beq @same
+  jmp record_demo_pair
+@same:
+  inc demo_repeats
+  rts
+
+; Demo recording's stores sit where the published recorder (RecordDemo.lua) hooks them.
+.segment "RECORD"
+; $9B84: a new button state ends the held one; its (buttons, frames) pair goes through ($D1),X
+; into the demo table, in ROM. The recorder hooks the loads at $9B86 (buttons) and $9B8D
+; (frames) and moves PC onto the operand of the following `STA ($D1,X)`, skipping the store.
+record_demo_pair:
   ldx #0
   lda demo_held
   sta (demo_ptr, x)
@@ -2094,10 +2128,10 @@ poll_buttons:
   sta demo_held
   lda #0
   sta demo_repeats
+@done:
   rts
-@same:
-  inc demo_repeats
-  rts
+
+.segment "CODE"
 
 advance_demo_ptr:
   inc demo_ptr

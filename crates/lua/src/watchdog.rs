@@ -308,6 +308,26 @@ fn guard_sethook(lua: &Lua) -> mlua::Result<()> {
     debug.set("sethook", guarded)
 }
 
+/// For a host function that waits on the outside world (the `socket` module), to call while it
+/// waits: once the call into Lua it runs in has outlasted the limit, stops the script as the
+/// hook does (its error, raised again at every instruction) instead of leaving it waiting.
+pub fn check_wait(lua: &Lua) -> mlua::Result<()> {
+    let mut message = None;
+    // SAFETY: the script's state is watched for as long as its API can be called.
+    unsafe {
+        lua.exec_raw::<()>((), |state| {
+            let watch = watch_of(state);
+            let _lock = watch.lock();
+            if watch.runaway() {
+                watch.fired.store(true, Ordering::Release);
+                set_or_rearm(state, watch, None, 0);
+                message = Some(watch.message());
+            }
+        })
+    }?;
+    message.map_or(Ok(()), |m| Err(mlua::Error::runtime(m)))
+}
+
 /// Runs `f` under an instruction-count limit (`emu.exec_count`): an error is raised in it after
 /// `count` Lua instructions. True if `f` completed.
 pub fn with_instruction_limit(lua: &Lua, count: u32, f: impl FnOnce() -> bool) -> bool {

@@ -12,8 +12,7 @@
 use super::{int, number};
 use crate::format::format_g;
 use mlua::{
-    AnyUserData, IntoLuaMulti, Lua, MetaMethod, MultiValue, Result, Table, UserData,
-    UserDataMethods, Value,
+    AnyUserData, IntoLuaMulti, Lua, MultiValue, Result, Table, UserData, UserDataMethods, Value,
 };
 use socket2::{Domain, SockAddr, Socket, Type};
 use std::io::{self, Read, Write};
@@ -79,7 +78,9 @@ fn module(lua: &Lua) -> Result<Table> {
             let seconds = Args::new("sleep", args).number(1)?;
             let limit = Duration::try_from_secs_f64(seconds.max(0.0)).ok();
             // Nothing to wait for but the time: the watchdog still sees it.
-            let _ = wait(lua, limit, || Err::<(), _>(io::ErrorKind::WouldBlock.into()))?;
+            let _ = wait(lua, limit, || {
+                Err::<(), _>(io::ErrorKind::WouldBlock.into())
+            })?;
             Ok(())
         })?,
     )?;
@@ -215,7 +216,11 @@ fn wait<T>(
     let start = Instant::now();
     loop {
         match attempt() {
-            Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted) => {}
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
+                ) => {}
             done => return Ok(done),
         }
         let left = limit.map(|limit| limit.saturating_sub(start.elapsed()));
@@ -410,16 +415,15 @@ struct Tcp {
 
 impl UserData for Tcp {
     fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
-        methods.add_meta_function(MetaMethod::ToString, |_, this: AnyUserData| {
-            let class = this.borrow::<Tcp>()?.class;
-            Ok(format!("{}: {:p}", class.name(), this.to_pointer()))
-        });
-        method(methods, "accept", Some(Class::Server), |lua, tcp, _| {
-            match tcp.accept(lua)? {
+        method(
+            methods,
+            "accept",
+            Some(Class::Server),
+            |lua, tcp, _| match tcp.accept(lua)? {
                 Ok(client) => lua.create_userdata(client)?.into_lua_multi(lua),
                 Err(e) => fail(lua, e),
-            }
-        });
+            },
+        );
         method(methods, "bind", Some(Class::Master), |lua, tcp, args| {
             let (host, port) = (args.string(1)?, args.string(2)?);
             done(lua, tcp.bind(&host, &port))
@@ -448,9 +452,12 @@ impl UserData for Tcp {
                 None => fail(lua, "getsockopt failed".into()),
             }
         });
-        method(methods, "getpeername", Some(Class::Client), |lua, tcp, _| {
-            address(lua, tcp.socket.as_ref().map(Socket::peer_addr))
-        });
+        method(
+            methods,
+            "getpeername",
+            Some(Class::Client),
+            |lua, tcp, _| address(lua, tcp.socket.as_ref().map(Socket::peer_addr)),
+        );
         method(methods, "getsockname", None, |lua, tcp, _| {
             address(lua, tcp.socket.as_ref().map(Socket::local_addr))
         });
@@ -523,18 +530,23 @@ impl UserData for Tcp {
             }
             1.into_lua_multi(lua)
         });
-        method(methods, "shutdown", Some(Class::Client), |lua, tcp, args| {
-            let how = match args.option(1, "both", &["receive", "send", "both"])? {
-                "receive" => Shutdown::Read,
-                "send" => Shutdown::Write,
-                _ => Shutdown::Both,
-            };
-            if let Some(socket) = &tcp.socket {
-                // As in LuaSocket, whatever the system says.
-                let _ = socket.shutdown(how);
-            }
-            1.into_lua_multi(lua)
-        });
+        method(
+            methods,
+            "shutdown",
+            Some(Class::Client),
+            |lua, tcp, args| {
+                let how = match args.option(1, "both", &["receive", "send", "both"])? {
+                    "receive" => Shutdown::Read,
+                    "send" => Shutdown::Write,
+                    _ => Shutdown::Both,
+                };
+                if let Some(socket) = &tcp.socket {
+                    // As in LuaSocket, whatever the system says.
+                    let _ = socket.shutdown(how);
+                }
+                1.into_lua_multi(lua)
+            },
+        );
     }
 }
 
@@ -610,8 +622,8 @@ impl Tcp {
     /// How long the next wait of a call that started at `start` may last (None: no limit).
     fn retry(&self, start: Instant) -> Option<Duration> {
         let block = (self.block >= 0.0).then_some(self.block);
-        let left = (self.total >= 0.0)
-            .then(|| (self.total - start.elapsed().as_secs_f64()).max(0.0));
+        let left =
+            (self.total >= 0.0).then(|| (self.total - start.elapsed().as_secs_f64()).max(0.0));
         let seconds = match (block, left) {
             (Some(block), Some(left)) => Some(block.min(left)),
             (block, left) => block.or(left),

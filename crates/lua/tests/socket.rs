@@ -325,6 +325,7 @@ fn receive_patterns_send_ranges_options_and_errors_follow_luasocket() {
         try(function() return a:shutdown("sideways") end)
         try(function() return socket.select(5) end)
         try(function() return socket.sleep("soon") end)
+        print("not a socket", (pcall(a.send, "x")))
         local r, w, err = socket.select(nil, nil, 0.05)
         print("select nothing", #r, #w, err)
         socket.sleep(0.05)
@@ -347,56 +348,57 @@ fn receive_patterns_send_ranges_options_and_errors_follow_luasocket() {
     assert_eq!(
         s.output(),
         "connect again nil already connected\n\
-             send 29 nil nil\n\
-             send range 5 nil nil\n\
-             send negative range 10 nil nil\n\
-             send nothing 2 nil nil\n\
-             default line one nil nil\n\
-             *l line two nil nil\n\
-             4 abcd nil nil\n\
-             3 after AB ABe nil nil\n\
-             2 after XYZ XYZ nil nil\n\
-             dirty true\n\
-             *l timeout nil timeout fghij23489\n\
-             dirty false\n\
-             100 timeout nil timeout so far\n\
-             *a timeout nil timeout \n\
-             timeout 0 never waits true\n\
-             shutdown 1\n\
-             *a tail nil nil\n\
-             *a again nil closed \n\
-             *l closed nil closed pre\n\
-             gettimeout 1 -1\n\
-             total timeout 1 1 0.5\n\
-             options 1 true 1 false\n\
-             linger 1 true 2\n\
-             close 1 1\n\
-             send closed nil closed 0\n\
-             receive closed nil closed \n\
-             getpeername closed nil closed\n\
-             refused nil connection refused\n\
-             master false calling 'getpeername' on bad self (tcp{client} expected)\n\
-             master refused nil connection refused\n\
-             now a client false calling 'listen' on bad self (tcp{master} expected)\n\
-             false bad argument #1 to 'connect' (string expected, got no value)\n\
-             false bad argument #5 to 'connect' (invalid option 'ipx')\n\
-             false bad argument #1 to 'send' (string expected, got no value)\n\
-             false bad argument #1 to 'send' (string expected, got table)\n\
-             false bad argument #1 to 'receive' (invalid receive pattern)\n\
-             false bad argument #1 to 'receive' (invalid receive pattern)\n\
-             false bad argument #2 to 'settimeout' (invalid timeout mode)\n\
-             false calling 'accept' on bad self (tcp{server} expected)\n\
-             false calling 'send' on bad self (tcp{client} expected)\n\
-             false bad argument #1 to 'setoption' (unsupported option `nosuch')\n\
-             false bad argument #2 to 'setoption' (boolean expected, got number)\n\
-             false bad argument #2 to 'setoption' (boolean 'on' field expected)\n\
-             false bad argument #1 to 'shutdown' (invalid option 'sideways')\n\
-             false bad argument #1 to 'select' (table expected, got number)\n\
-             false bad argument #1 to 'sleep' (number expected, got string)\n\
-             select nothing 0 0 timeout\n\
-             slept true\n\
-             gettime true\n\
-             non-blocking connect 1 127.0.0.1 true\n"
+         send 29 nil nil\n\
+         send range 5 nil nil\n\
+         send negative range 10 nil nil\n\
+         send nothing 2 nil nil\n\
+         default line one nil nil\n\
+         *l line two nil nil\n\
+         4 abcd nil nil\n\
+         3 after AB ABe nil nil\n\
+         2 after XYZ XYZ nil nil\n\
+         dirty true\n\
+         *l timeout nil timeout fghij23489\n\
+         dirty false\n\
+         100 timeout nil timeout so far\n\
+         *a timeout nil timeout \n\
+         timeout 0 never waits true\n\
+         shutdown 1\n\
+         *a tail nil nil\n\
+         *a again nil closed \n\
+         *l closed nil closed pre\n\
+         gettimeout 1 -1\n\
+         total timeout 1 1 0.5\n\
+         options 1 true 1 false\n\
+         linger 1 true 2\n\
+         close 1 1\n\
+         send closed nil closed 0\n\
+         receive closed nil closed \n\
+         getpeername closed nil closed\n\
+         refused nil connection refused\n\
+         master false calling 'getpeername' on bad self (tcp{client} expected)\n\
+         master refused nil connection refused\n\
+         now a client false calling 'listen' on bad self (tcp{master} expected)\n\
+         false bad argument #1 to 'connect' (string expected, got no value)\n\
+         false bad argument #5 to 'connect' (invalid option 'ipx')\n\
+         false bad argument #1 to 'send' (string expected, got no value)\n\
+         false bad argument #1 to 'send' (string expected, got table)\n\
+         false bad argument #1 to 'receive' (invalid receive pattern)\n\
+         false bad argument #1 to 'receive' (invalid receive pattern)\n\
+         false bad argument #2 to 'settimeout' (invalid timeout mode)\n\
+         false calling 'accept' on bad self (tcp{server} expected)\n\
+         false calling 'send' on bad self (tcp{client} expected)\n\
+         false bad argument #1 to 'setoption' (unsupported option `nosuch')\n\
+         false bad argument #2 to 'setoption' (boolean expected, got number)\n\
+         false bad argument #2 to 'setoption' (boolean 'on' field expected)\n\
+         false bad argument #1 to 'shutdown' (invalid option 'sideways')\n\
+         false bad argument #1 to 'select' (table expected, got number)\n\
+         false bad argument #1 to 'sleep' (number expected, got string)\n\
+         not a socket false\n\
+         select nothing 0 0 timeout\n\
+         slept true\n\
+         gettime true\n\
+         non-blocking connect 1 127.0.0.1 true\n"
     );
 }
 
@@ -433,4 +435,68 @@ fn a_receive_blocked_past_the_time_limit_stops_the_script() {
     );
     s.scripts.run_frame(&mut s.console);
     assert!(!s.scripts.active(), "the script is stopped");
+}
+
+#[test]
+fn socket_bot_example_lets_a_program_start_a_game_and_reports_spawns() {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("listen on 127.0.0.1");
+    let port = listener.local_addr().expect("port").port();
+    let (lines_tx, lines_rx) = std::sync::mpsc::channel();
+    // Presses Start for one frame a second (the script takes one line a frame), and hands on
+    // the status lines the script sends.
+    let _server = thread::spawn(move || {
+        let (mut stream, _) = listener.accept().expect("the script connects");
+        let presses = format!("start\n{}", "\n".repeat(59)).repeat(30);
+        stream.write_all(presses.as_bytes()).expect("write");
+        for line in BufReader::new(stream).lines() {
+            let Ok(line) = line else { break };
+            if lines_tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    // The example as shipped, with BOT_PORT pointing at the test's server.
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scripts/socket-bot.lua");
+    let script = format!(
+        r#"
+        local getenv = os.getenv
+        os.getenv = function(name) return name == "BOT_PORT" and "{port}" or getenv(name) end
+        assert(loadfile({example:?}))()
+        "#
+    );
+    let mut s = Session::new();
+    s.load("bot", &script);
+    const GAME_MODE: u16 = 0xC0;
+    const PLAY: u8 = 4;
+    for _ in 0..2400 {
+        if s.console.inspect(GAME_MODE) == PLAY {
+            break;
+        }
+        s.scripts.run_frame(&mut s.console);
+    }
+    assert_eq!(
+        s.console.inspect(GAME_MODE),
+        PLAY,
+        "the presses started a game; output:\n{}",
+        s.output()
+    );
+    // The game's first piece.
+    for _ in 0..60 {
+        s.scripts.run_frame(&mut s.console);
+    }
+    let lines: Vec<String> = lines_rx.try_iter().collect();
+    assert!(!lines.is_empty(), "status lines arrived");
+    for line in &lines {
+        let words: Vec<&str> = line.split(' ').collect();
+        assert!(
+            matches!(words[..], ["piece", _, "next", _, "lines", _, "field", field]
+                if field.len() == 200 && field.bytes().all(|c| c == b'.' || c == b'#')),
+            "{line}"
+        );
+    }
+    assert!(
+        lines.last().is_some_and(|l| l.ends_with(&".".repeat(200))),
+        "the new game's field is empty: {lines:?}"
+    );
+    assert_eq!(s.output(), "", "nothing printed, no errors");
 }

@@ -3,7 +3,8 @@
 //! the host's entries into Lua and sets a hook only on an entry that has lasted longer than the
 //! limit. The hook counts [`RUNAWAY_INSTRUCTIONS`] more Lua instructions before it raises the
 //! error (which the host reports like any other), so a script that was waiting in a C function
-//! (a socket, a pipe to another program) and then returns is left alone. (LuaJIT's JIT compiler
+//! (a pipe to another program) and then returns is left alone. The `socket` module's waits
+//! count as running instead: they call [`check_wait`] as they wait. (LuaJIT's JIT compiler
 //! stays off: a compiled loop never looks at hooks.)
 //!
 //! Once the error is raised the script is finished for good: the hook stays, raising again at

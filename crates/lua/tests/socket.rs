@@ -270,6 +270,8 @@ fn receive_patterns_send_ranges_options_and_errors_follow_luasocket() {
         print("send range", c:send("0123456789", 3, 5))
         print("send negative range", c:send("0123456789", -2))
         print("send nothing", c:send("xyz", 3, 2))
+        local r, w = socket.select({a, server}, {c}, 1)
+        print("select", r[a], r[server], #r, w[c], #w)
         a:settimeout(1)
         print("default", a:receive())
         print("*l", a:receive("*l"))
@@ -352,6 +354,7 @@ fn receive_patterns_send_ranges_options_and_errors_follow_luasocket() {
          send range 5 nil nil\n\
          send negative range 10 nil nil\n\
          send nothing 2 nil nil\n\
+         select 1 nil 1 1 1\n\
          default line one nil nil\n\
          *l line two nil nil\n\
          4 abcd nil nil\n\

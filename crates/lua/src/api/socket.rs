@@ -317,8 +317,8 @@ impl Setting {
             "reuseaddr" => Setting::ReuseAddr(args.boolean(2)?),
             "tcp-nodelay" => Setting::NoDelay(args.boolean(2)?),
             "ipv6-v6only" => Setting::V6Only(args.boolean(2)?),
-            "recv-buffer-size" => Setting::RecvBufferSize(size(args)?),
-            "send-buffer-size" => Setting::SendBufferSize(size(args)?),
+            "recv-buffer-size" => Setting::RecvBufferSize(size_arg(args)?),
+            "send-buffer-size" => Setting::SendBufferSize(size_arg(args)?),
             "linger" => {
                 let Value::Table(t) = args.get(2) else {
                     return Err(args.type_error(2, "table"));
@@ -338,7 +338,7 @@ impl Setting {
 }
 
 /// A buffer size argument.
-fn size(args: &Args) -> Result<usize> {
+fn size_arg(args: &Args) -> Result<usize> {
     Ok(int(args.number(2)?).clamp(0, i64::from(i32::MAX)) as usize)
 }
 
@@ -518,6 +518,8 @@ impl UserData for Tcp {
                 None if tcp.class == Class::Master => {}
                 None => return fail(lua, "setsockopt failed".into()),
             }
+            let same = std::mem::discriminant(&setting);
+            tcp.settings.retain(|s| std::mem::discriminant(s) != same);
             tcp.settings.push(setting);
             1.into_lua_multi(lua)
         });

@@ -3,7 +3,8 @@
 //! the host's entries into Lua and sets a hook only on an entry that has lasted longer than the
 //! limit. The hook counts [`RUNAWAY_INSTRUCTIONS`] more Lua instructions before it raises the
 //! error (which the host reports like any other), so a script that was waiting in a C function
-//! (a socket, a pipe to another program) and then returns is left alone. (LuaJIT's JIT compiler
+//! (a pipe to another program) and then returns is left alone. The `socket` module's waits
+//! count as running instead: they call [`check_wait`] as they wait. (LuaJIT's JIT compiler
 //! stays off: a compiled loop never looks at hooks.)
 //!
 //! Once the error is raised the script is finished for good: the hook stays, raising again at
@@ -306,6 +307,26 @@ fn guard_sethook(lua: &Lua) -> mlua::Result<()> {
         Ok(())
     })?;
     debug.set("sethook", guarded)
+}
+
+/// For a host function that waits on the outside world (the `socket` module), to call while it
+/// waits: once the call into Lua it runs in has outlasted the limit, stops the script as the
+/// hook does (its error, raised again at every instruction) instead of leaving it waiting.
+pub fn check_wait(lua: &Lua) -> mlua::Result<()> {
+    let mut message = None;
+    // SAFETY: the script's state is watched for as long as its API can be called.
+    unsafe {
+        lua.exec_raw::<()>((), |state| {
+            let watch = watch_of(state);
+            let _lock = watch.lock();
+            if watch.runaway() {
+                watch.fired.store(true, Ordering::Release);
+                set_or_rearm(state, watch, None, 0);
+                message = Some(watch.message());
+            }
+        })
+    }?;
+    message.map_or(Ok(()), |m| Err(mlua::Error::runtime(m)))
 }
 
 /// Runs `f` under an instruction-count limit (`emu.exec_count`): an error is raised in it after

@@ -8,6 +8,7 @@ mod memory;
 mod misc;
 mod movie;
 mod savestate;
+mod socket;
 mod sound;
 
 use crate::state::{shared, Stream};
@@ -109,6 +110,7 @@ pub fn install(lua: &Lua, dir: &Path) -> Result<()> {
     sound::install(lua, &library("sound")?)?;
     movie::install(lua, &library("movie")?)?;
     misc::install(lua, &globals, &mut library)?;
+    socket::install(lua)?;
     let bit = bitops::install(lua, &globals)?;
     globals.set("bit", bit.clone())?;
     loaded.set("bit", bit)?;

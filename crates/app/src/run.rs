@@ -65,6 +65,9 @@ pub struct Args {
     /// the window the config's `emulation.run_ahead`].
     #[arg(long, value_name = "N")]
     run_ahead: Option<u8>,
+    /// A Game Genie code (6 or 8 letters) plugged in from power-on (repeatable).
+    #[arg(long = "cheat", value_name = "CODE")]
+    cheats: Vec<String>,
     /// Print the summary as one JSON object (headless).
     #[arg(long, requires = "headless")]
     json: bool,
@@ -79,6 +82,9 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let driver = args.ai.driver()?;
     if let Some(frames) = args.run_ahead {
         session::check_run_ahead(frames).map_err(anyhow::Error::msg)?;
+    }
+    for code in &args.cheats {
+        nes::GameGenie::parse(code).map_err(anyhow::Error::msg)?;
     }
     // Output files too: a run is not lost to a path found bad at its end.
     for path in [&args.screenshot, &args.wav, &args.movies.record]
@@ -106,7 +112,10 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         }
         None => Palette::default(),
     };
-    let (name, console) = load_console(&args.rom)?;
+    let (name, mut console) = load_console(&args.rom)?;
+    for code in &args.cheats {
+        console.add_game_genie(nes::GameGenie::parse(code).map_err(anyhow::Error::msg)?);
+    }
     let mut session = Session::new(console);
     session.open_battery(&name);
     session
@@ -299,6 +308,7 @@ fn play_in_window(args: &Args, driver: ai::driver::Driver) -> anyhow::Result<Exi
     options.movie = args.movies.movie.clone();
     options.run_ahead = args.run_ahead;
     options.scale = args.scale;
+    options.game_genie = args.cheats.clone();
     let status = desktop::run(options)?;
     // os.exit(n) in a script ends nestor with n, as it ends FCEUX.
     Ok(ExitCode::from(status as u8))

@@ -79,6 +79,8 @@ pub struct Options {
     pub run_ahead: Option<u8>,
     /// The picture's scale when the window opens, instead of the config's.
     pub scale: Option<u32>,
+    /// Game Genie codes plugged in from power-on (not into ROMs dropped on the window).
+    pub game_genie: Vec<String>,
     /// Config file; `None` is `<config dir>/nestor/config.toml`.
     pub config_path: Option<PathBuf>,
 }
@@ -94,6 +96,7 @@ impl Options {
             movie: None,
             run_ahead: None,
             scale: None,
+            game_genie: Vec::new(),
             config_path: None,
         }
     }
@@ -126,8 +129,11 @@ impl std::error::Error for RunError {}
 /// Opens the window and plays until the user quits (Esc or closing the window, exit status 0)
 /// or a Lua script ends the program (`emu.exit`, `os.exit(n)`); returns the exit status.
 pub fn run(options: Options) -> Result<i32, RunError> {
-    let console = Console::from_ines(&options.rom.bytes)
+    let mut console = Console::from_ines(&options.rom.bytes)
         .map_err(|e| RunError::BadRom(format!("{}: {e}", options.rom.name)))?;
+    for code in &options.game_genie {
+        console.add_game_genie(nes::GameGenie::parse(code).map_err(RunError::BadRom)?);
+    }
     let event_loop = EventLoop::new().map_err(|e| RunError::NoDisplay(without_location(e)))?;
     let config_path = options.config_path.clone().or_else(Config::default_path);
     let mut config = match &config_path {

@@ -2,6 +2,7 @@
 //! console's 2 KiB nametable RAM (CIRAM), whose address lines the cartridge controls. The
 //! image's header is read in [`crate::header`], bank switching lives in [`crate::mapper`].
 
+use crate::game_genie::GameGenie;
 use crate::header::CHR_BANK;
 pub use crate::header::{Header, RomError};
 use crate::mapper::{Board, CpuTarget, Mapper, Needs};
@@ -44,6 +45,10 @@ pub struct Cartridge {
     banks: Banks,
     /// What the board needs besides address translation, asked once.
     needs: Needs,
+    /// Game Genie codes, in the order entered (not part of a state, like the ROM).
+    game_genie: Vec<GameGenie>,
+    /// Bit n: a code's address is in the 8 KiB window $8000 + n * $2000.
+    game_genie_windows: u8,
 }
 
 /// Where the mapper points each window of the address spaces, as offsets into the memories
@@ -88,6 +93,8 @@ impl Field for Cartridge {
             ciram,
             banks: _,
             needs: _,
+            game_genie: _,
+            game_genie_windows: _,
         } = self;
         fields!(io, mapper);
         io.fixed(prg_ram);
@@ -145,6 +152,8 @@ impl Cartridge {
             ciram,
             banks: Banks::default(),
             needs,
+            game_genie: Vec::new(),
+            game_genie_windows: 0,
         };
         cart.refresh_banks();
         Ok(cart)
@@ -217,11 +226,51 @@ impl Cartridge {
         }
     }
 
-    /// The PRG-ROM byte at CPU address `addr` ($8000-$FFFF).
+    /// The byte at CPU address `addr` ($8000-$FFFF): PRG-ROM's, or a Game Genie code's.
     #[inline]
     pub fn prg_rom_byte(&self, addr: u16) -> u8 {
         let bank = self.banks.prg_rom[usize::from(addr >> 13) & 3];
-        self.prg_rom[wrap(bank + usize::from(addr & 0x1FFF), self.prg_rom.len())]
+        let byte = self.prg_rom[wrap(bank + usize::from(addr & 0x1FFF), self.prg_rom.len())];
+        if self.game_genie_windows == 0 {
+            return byte;
+        }
+        self.game_genie_byte(addr, byte)
+    }
+
+    #[cold]
+    fn game_genie_byte(&self, addr: u16, byte: u8) -> u8 {
+        if self.game_genie_windows & 1 << ((addr >> 13) & 3) == 0 {
+            return byte;
+        }
+        self.game_genie
+            .iter()
+            .fold(byte, |read, code| code.apply(addr, read))
+    }
+
+    /// Plugs a Game Genie code in; false if it already was.
+    pub fn add_game_genie(&mut self, code: GameGenie) -> bool {
+        if self.game_genie.contains(&code) {
+            return false;
+        }
+        self.game_genie.push(code);
+        self.game_genie_windows |= 1 << ((code.addr >> 13) & 3);
+        true
+    }
+
+    /// Takes a Game Genie code out; false if it wasn't in.
+    pub fn remove_game_genie(&mut self, code: GameGenie) -> bool {
+        let before = self.game_genie.len();
+        self.game_genie.retain(|&c| c != code);
+        self.game_genie_windows = self
+            .game_genie
+            .iter()
+            .fold(0, |windows, c| windows | 1 << ((c.addr >> 13) & 3));
+        self.game_genie.len() != before
+    }
+
+    /// The Game Genie codes plugged in.
+    pub fn game_genie(&self) -> &[GameGenie] {
+        &self.game_genie
     }
 
     /// CPU write of $4020-$FFFF. `cpu_cycle` lets serial mappers see back-to-back writes.

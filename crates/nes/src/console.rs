@@ -4,6 +4,7 @@ use crate::bus::Bus;
 use crate::cartridge::{BatteryError, Cartridge, RomError};
 use crate::controller::Buttons;
 use crate::cpu::{flags, Cpu};
+use crate::game_genie::GameGenie;
 use crate::ppu::{Ppu, DOTS_PER_LINE, LINES_PER_FRAME};
 use crate::state::{self, fields, Field, Fnv1a, StateError, StateIo};
 
@@ -380,6 +381,17 @@ impl Console {
             index
         };
         self.bus.ppu.palette[index]
+    }
+
+    /// Plugs in a Game Genie code; false if it already was in. Codes stay through resets and
+    /// power cycles, and out of states (they are the cartridge's wiring, like the ROM).
+    pub fn add_game_genie(&mut self, code: GameGenie) -> bool {
+        self.bus.cart.add_game_genie(code)
+    }
+
+    /// Takes a Game Genie code out; false if it was not in.
+    pub fn remove_game_genie(&mut self, code: GameGenie) -> bool {
+        self.bus.cart.remove_game_genie(code)
     }
 
     /// Patches the loaded PRG-ROM, then CHR-ROM, `at` bytes into their data (as after the

@@ -5,6 +5,11 @@ use crate::script::{AFTER, BEFORE, EXIT};
 use crate::state::{machine, shared, Counters, Snapshot, SpeedMode, Stream};
 use mlua::{Function, Lua, Result, Table, Value};
 
+/// FCEUX's words for a code it cannot read.
+fn not_a_code() -> mlua::Error {
+    mlua::Error::runtime("Failed to decode game genie code")
+}
+
 pub fn install(lua: &Lua, t: &Table) -> Result<()> {
     add(lua, t, &["speedmode"], |lua, mode: String| {
         let speed = match mode.to_ascii_lowercase().as_str() {
@@ -29,6 +34,15 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
             });
         }
         Ok(())
+    })?;
+    // FCEUX: true when the code is in afterwards (added or already there).
+    add(lua, t, &["addgamegenie"], |_, code: String| {
+        let decoded = nes::GameGenie::decode(&code).ok_or_else(not_a_code)?;
+        Ok(machine(|c| c.add_game_genie(decoded)).is_some())
+    })?;
+    add(lua, t, &["delgamegenie"], |_, code: String| {
+        let decoded = nes::GameGenie::decode(&code).ok_or_else(not_a_code)?;
+        Ok(machine(|c| c.remove_game_genie(decoded)).unwrap_or(false))
     })?;
     add(lua, t, &["softreset"], |lua, ()| {
         if machine(|c| c.reset()).is_some() {

@@ -86,6 +86,12 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     for code in &args.cheats {
         nes::GameGenie::parse(code).map_err(anyhow::Error::msg)?;
     }
+    // An FM2 file has no place for codes, and a movie made with them would not replay.
+    if !args.cheats.is_empty() && args.movies.record.is_some() {
+        anyhow::bail!(
+            "--cheat and --record: a movie cannot hold Game Genie codes; record without them"
+        );
+    }
     // Output files too: a run is not lost to a path found bad at its end.
     for path in [&args.screenshot, &args.wav, &args.movies.record]
         .into_iter()

@@ -246,6 +246,27 @@ fn run_ahead_beyond_four_frames_is_one_line() {
     assert_one_line(code, &stderr, "run-ahead of 9 frames: at most 4");
 }
 
+#[test]
+fn game_genie_codes_are_checked_before_the_run() {
+    let (code, stderr) = run(&["run", "--headless", "--frames", "1", "--cheat", "SXIOP"]);
+    assert_one_line(code, &stderr, "'SXIOP' is not a Game Genie code");
+    let record = std::env::temp_dir().join(format!("nestor-cheat-{}.fm2", std::process::id()));
+    let args = [
+        "run",
+        "--headless",
+        "--frames",
+        "1",
+        "--cheat",
+        "SXIOPO",
+        "--record",
+    ];
+    let (code, stderr) = run(&[&args[..], &[record.to_str().unwrap()]].concat());
+    assert_one_line(code, &stderr, "a movie cannot hold Game Genie codes");
+    assert!(!record.exists());
+    let (code, stderr) = run(&["run", "--headless", "--frames", "1", "--cheat", "sxiopo"]);
+    assert_eq!((code, stderr.as_str()), (0, ""));
+}
+
 /// Output paths are checked before the run, and no folder is created for them: a bad one is
 /// one line before any frame runs, not a lost run at the end.
 #[test]

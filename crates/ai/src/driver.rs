@@ -165,6 +165,8 @@ impl Driver {
         if mode != self.menu_mode {
             self.menu.clear();
             self.menu_mode = mode;
+            // Out of play (a reset, the menus) no piece is planned.
+            self.target = None;
             if mode == MODE_LEVEL_MENU {
                 self.menu = self.level_menu_inputs();
             }

@@ -37,6 +37,27 @@ fn teleport_mode_plays_200_lines_at_level_19() {
 }
 
 #[test]
+fn a_reset_drops_the_planned_placement() {
+    let mut console = nes::Console::from_ines(ROM).unwrap();
+    let mut driver = Driver::new(Profile::by_name("strong").unwrap(), Mode::Teleport, 0).unwrap();
+    let mut frames = 0;
+    while driver.target().is_none() {
+        driver.step(&mut console);
+        frames += 1;
+        assert!(frames < 3_000, "no piece planned in {frames} frames");
+    }
+    console.reset();
+    for _ in 0..10 {
+        driver.step(&mut console);
+    }
+    assert_eq!(
+        driver.target(),
+        None,
+        "the title screen has no piece to outline"
+    );
+}
+
+#[test]
 fn bad_driver_options_are_one_line_errors() {
     let err = |r: Result<Driver, String>| r.err().expect("rejected");
     assert!(err(Driver::from_options("best", "controller", 19, 30)).contains("profile"));

@@ -5,7 +5,7 @@ use crate::audio::Audio;
 use crate::config::Config;
 use crate::files;
 use crate::input::Input;
-use crate::video::{picture_size, Video};
+use crate::video::{fitting_scale, picture_size, Video};
 use lua::{HostInput, Scripts, SpeedMode, Stream};
 use nes::ppu::palette::Palette;
 use nes::ppu::{HEIGHT, WIDTH};
@@ -329,6 +329,7 @@ impl App {
     fn emulate_frame(&mut self) {
         let bindings = [&self.config.player1, &self.config.player2];
         let pads = [0, 1].map(|port| self.input.buttons(port, bindings[port]));
+        self.input.frame_taken();
         self.session.set_pads(pads);
         if let Some(audio) = &self.audio {
             self.session.set_sample_rate(audio.steered_rate());
@@ -681,7 +682,18 @@ impl App {
     fn toggle_aspect(&mut self) {
         if let (Some(video), Some(window)) = (&mut self.video, &self.window) {
             let on = !video.aspect_8_7();
-            if let Err(err) = video.set_aspect_8_7(on, window.inner_size()) {
+            // The picture keeps its scale: the window widens or narrows around it (a
+            // fullscreen window keeps its size and the picture fits in it).
+            let mut size = window.inner_size();
+            if window.fullscreen().is_none() {
+                let scale = fitting_scale(size, !on);
+                let (width, height) = picture_size(scale, on);
+                size = PhysicalSize::new(width, height);
+                if let Some(now) = window.request_inner_size(size) {
+                    size = now;
+                }
+            }
+            if let Err(err) = video.set_aspect_8_7(on, size) {
                 eprintln!("nestor: {err}");
             }
             window.request_redraw();

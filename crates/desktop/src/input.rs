@@ -16,6 +16,9 @@ pub struct Input {
     /// The gamepad of player 1 and player 2.
     pads: [Option<GamepadId>; 2],
     keys_held: HashSet<KeyCode>,
+    /// Keys pressed since the last frame took its buttons: a tap shorter than a frame still
+    /// reaches the game, for one frame.
+    keys_tapped: HashSet<KeyCode>,
 }
 
 impl Input {
@@ -27,6 +30,7 @@ impl Input {
             gilrs,
             pads: [None; 2],
             keys_held: HashSet::new(),
+            keys_tapped: HashSet::new(),
         };
         let present: Vec<GamepadId> = input
             .gilrs
@@ -40,6 +44,7 @@ impl Input {
     pub fn key(&mut self, key: KeyCode, pressed: bool) {
         if pressed {
             self.keys_held.insert(key);
+            self.keys_tapped.insert(key);
         } else {
             self.keys_held.remove(&key);
         }
@@ -48,6 +53,12 @@ impl Input {
     /// Forgets held keys, e.g. when the window loses focus and will not see them released.
     pub fn release_keys(&mut self) {
         self.keys_held.clear();
+        self.keys_tapped.clear();
+    }
+
+    /// The frame has taken its buttons: taps from before it are spent.
+    pub fn frame_taken(&mut self) {
+        self.keys_tapped.clear();
     }
 
     /// Takes gamepad events: connections, disconnections (button state is read in `buttons`).
@@ -83,7 +94,7 @@ impl Input {
     pub fn buttons(&self, player: usize, bindings: &PlayerBindings) -> u8 {
         let keys = bindings
             .keyboard
-            .buttons(|key| self.keys_held.contains(key));
+            .buttons(|key| self.keys_held.contains(key) || self.keys_tapped.contains(key));
         let pad = match (&self.gilrs, self.pads[player]) {
             (Some(gilrs), Some(id)) => {
                 let gamepad = gilrs.gamepad(id);
@@ -178,6 +189,26 @@ fn fceux_key_name(key: KeyCode) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tap_between_two_frames_is_held_for_one() {
+        let mut input = Input {
+            gilrs: None,
+            pads: [None; 2],
+            keys_held: HashSet::new(),
+            keys_tapped: HashSet::new(),
+        };
+        let bindings = PlayerBindings::default();
+        let key = *bindings.keyboard.a.first().expect("a key for A");
+        input.key(key, true);
+        input.key(key, false);
+        assert_eq!(input.buttons(0, &bindings), nes::Buttons::A);
+        input.frame_taken();
+        assert_eq!(input.buttons(0, &bindings), 0);
+        input.key(key, true);
+        input.frame_taken();
+        assert_eq!(input.buttons(0, &bindings), nes::Buttons::A, "still held");
+    }
 
     #[test]
     fn keys_have_fceux_windows_names() {

@@ -719,11 +719,15 @@ fn gui_scenario() {
     // A setting changed in the window is saved to the config file at once.
     let config = s.dir.join("config/nestor/config.toml");
     let aspect = |on: bool| format!("pixel_aspect_8_7 = {on}");
-    for on in [true, false] {
+    // The picture keeps its 2x scale: the window widens to 8:7 (512 * 8 / 7 = 585) and back.
+    for (on, width) in [(true, 585), (false, 512)] {
         s.key(&window, "F10");
         s.wait_title(&window, if on { "8:7 pixels" } else { "square pixels" });
         let text = std::fs::read_to_string(&config).unwrap();
         assert!(text.contains(&aspect(on)), "F10 not saved:\n{text}");
+        s.wait_picture(&window, "the window around the 2x picture", |p| {
+            (p.width, p.height) == (width, 480)
+        });
     }
 
     // Esc quits with exit code 0.

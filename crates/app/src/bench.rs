@@ -44,11 +44,16 @@ pub struct Args {
     /// Run this FCEUX Lua script beside (repeatable); what it prints is dropped.
     #[arg(long = "lua", value_name = "SCRIPT")]
     lua: Vec<PathBuf>,
+    /// Turn the machine's fast paths off (idle loops run instruction by instruction, OAM DMA
+    /// cycle by cycle): what they save, measured; the machine runs the same either way.
+    #[arg(long)]
+    no_fast_forward: bool,
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     anyhow::ensure!(args.frames > 0, "--frames must be at least 1");
-    let (name, console) = load_console(&args.rom)?;
+    let (name, mut console) = load_console(&args.rom)?;
+    console.set_fast_forward(!args.no_fast_forward);
     // A benchmark never touches the user's saves: no battery file.
     let mut session = Session::new(console);
     session
@@ -113,6 +118,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             "seconds": seconds,
             "fps": fps,
             "speed": fps / REAL_TIME_FPS,
+            "fast_forward": !args.no_fast_forward,
         });
         if let Some((depth, mib)) = ring {
             json["rewind_frames"] = depth.into();
@@ -121,8 +127,13 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         println!("{json}");
     } else {
         println!(
-            "{name}{}: {frames} frames in {seconds:.3} s = {fps:.1} frames/s ({:.2}x real time)",
+            "{name}{}{}: {frames} frames in {seconds:.3} s = {fps:.1} frames/s ({:.2}x real time)",
             if driver_used { ", AI playing" } else { "" },
+            if args.no_fast_forward {
+                ", no fast paths"
+            } else {
+                ""
+            },
             fps / REAL_TIME_FPS
         );
         if let Some((depth, mib)) = ring {

@@ -336,6 +336,30 @@ fn run_help_is_complete() {
     assert!(text("--scale").contains("window"), "{}", text("--scale"));
 }
 
+/// `bench --no-fast-forward` runs the machine without its fast paths, and says so.
+#[test]
+fn bench_without_fast_paths_says_so() {
+    let (code, stdout) = {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_nestor"))
+            .args([
+                "bench",
+                "--frames",
+                "30",
+                "--warmup",
+                "0",
+                "--json",
+                "--no-fast-forward",
+            ])
+            .output()
+            .unwrap();
+        (out.status.code(), String::from_utf8(out.stdout).unwrap())
+    };
+    assert_eq!(code, Some(0));
+    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(json["fast_forward"], false, "{stdout}");
+    assert_eq!(json["frames"], 30, "{stdout}");
+}
+
 /// `ai-bench` with its defaults ends: each game stops at 1,500 pieces (the strong AI survives
 /// that long from level 18, so the cap is what stops it).
 #[test]

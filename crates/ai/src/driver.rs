@@ -7,7 +7,7 @@
 use crate::controller::Pad;
 use crate::eval::Profile;
 use crate::planner::{Planner, SearchKind};
-use crate::rules::{buttons::*, Board, Control, Piece};
+use crate::rules::{buttons::*, Board, Control, Gravity, Piece};
 use nes::controller::Buttons;
 use nes::Console;
 use std::collections::VecDeque;
@@ -293,7 +293,9 @@ impl Driver {
     fn next_input(&mut self) -> u8 {
         let held = self.plan.pop_front().unwrap_or(0);
         if let Some(expected) = &mut self.expected {
-            expected.step(&self.board, self.planned_level, held & !self.pad.held, held);
+            // Quadfall has no double kill screen.
+            let gravity = Gravity::at(self.planned_level, false);
+            expected.step(&self.board, gravity, held & !self.pad.held, held);
         }
         held
     }

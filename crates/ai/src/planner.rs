@@ -10,7 +10,7 @@
 use crate::controller::{ControllerSearch, Lock, Pad};
 use crate::eval::{Placed, Profile};
 use crate::placement::PlacementSearch;
-use crate::rules::{buttons::DOWN, drop_speed, Board, Control, Picker, Piece, SPAWN_ID};
+use crate::rules::{buttons::DOWN, Board, Control, Gravity, Picker, Piece, SPAWN_ID};
 
 /// Frames per row from which the preview piece is rated with the placement search.
 const SLOW_GRAVITY: u8 = 6;
@@ -48,6 +48,8 @@ pub struct Planner {
     /// Rate the best this many (current, preview) pairs with a third piece by expectation
     /// (levels below 29).
     pub expect_pairs: Option<usize>,
+    /// The standard format's double kill screen: two rows a frame from level 39.
+    pub double_kill_screen: bool,
 }
 
 /// A (current, preview) pair of placements and its two-deep value.
@@ -101,7 +103,18 @@ impl Planner {
             ranked: Vec::new(),
             pairs: Vec::new(),
             expect_pairs,
+            double_kill_screen: false,
         })
+    }
+
+    /// The gravity the plans are made for at `level`.
+    pub fn gravity(&self, level: u8) -> Gravity {
+        Gravity::at(level, self.double_kill_screen)
+    }
+
+    /// Frames between two presses of a button, for the controller search.
+    pub fn tap_period(&self) -> Option<u8> {
+        self.ctrl.as_ref().map(|[c, _]| c.period)
     }
 
     /// Decides where the current piece goes. `current` is the piece's control state (a fresh
@@ -116,6 +129,7 @@ impl Planner {
         next: Option<u8>,
     ) -> Option<Decision> {
         let mut prefix = Vec::new();
+        let gravity = self.gravity(level);
         match &mut self.ctrl {
             None => {
                 if !self.place[0].search(board, current.piece.id, &mut self.locks1) {
@@ -132,14 +146,14 @@ impl Planner {
                     // The first piece hangs until Down is pressed: press it on the first frame.
                     prefix.push(DOWN);
                     pad = pad.after(DOWN, c.period);
-                    if start.step(board, level, DOWN, DOWN) {
+                    if start.step(board, gravity, DOWN, DOWN) {
                         return Some(Decision {
                             target: start.piece,
                             inputs: prefix,
                         });
                     }
                 }
-                c.search(board, level, start, pad, &mut self.clocks1);
+                c.search(board, gravity, start, pad, &mut self.clocks1);
                 self.locks1.clear();
                 self.locks1.extend(self.clocks1.iter().map(|l| l.piece));
             }
@@ -189,7 +203,7 @@ impl Planner {
                     lines: lines1,
                     height_before: height,
                 };
-                if !self.preview_locks(&b1, level, next_id) {
+                if !self.preview_locks(&b1, gravity, next_id) {
                     continue;
                 }
                 let h1 = stack_height(&b1);
@@ -235,16 +249,16 @@ impl Planner {
 
     /// Lock positions of the preview piece `id`, freshly spawned on `board`, into `locks2`;
     /// false when it cannot spawn.
-    fn preview_locks(&mut self, board: &Board, level: u8, id: u8) -> bool {
+    fn preview_locks(&mut self, board: &Board, gravity: Gravity, id: u8) -> bool {
         match &mut self.ctrl {
             // At slow gravity nearly every lock position is reachable by the controller: the
             // cheaper gravity-free search stands in for it.
-            Some([_, c]) if drop_speed(level) < SLOW_GRAVITY => {
+            Some([_, c]) if gravity.frames_per_row < SLOW_GRAVITY => {
                 let spawn = Control::spawned(id, 0);
                 if !board.fits(id, spawn.piece.x, spawn.piece.y) {
                     return false;
                 }
-                c.search(board, level, spawn, Pad::idle(), &mut self.clocks2);
+                c.search(board, gravity, spawn, Pad::idle(), &mut self.clocks2);
                 self.locks2.clear();
                 self.locks2.extend(self.clocks2.iter().map(|l| l.piece));
                 true

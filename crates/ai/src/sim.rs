@@ -4,6 +4,8 @@
 use crate::controller::{execute, run, Pad};
 use crate::eval::Profile;
 use crate::planner::{Decision, Planner, SearchKind};
+#[cfg(test)]
+use crate::rules::Gravity;
 use crate::rules::{Board, Control, Picker, Progress, FIRST_PIECE_DELAY, POINTS, SPAWN_ID};
 use std::time::Instant;
 
@@ -304,4 +306,84 @@ pub fn play_counting(profile: &Profile, cfg: &GameConfig, placed: &dyn Fn()) -> 
     r.level = progress.level;
     r.game_score = progress.score_value();
     r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strong() -> Profile {
+        Profile::by_name("strong").unwrap()
+    }
+
+    fn config(level: u8, format: Format, max_pieces: u64, seed: u64) -> GameConfig {
+        GameConfig {
+            level,
+            kind: SearchKind::Controller { tap_hz: 30 },
+            pieces: Pieces::Nes,
+            max_pieces: Some(max_pieces),
+            seed,
+            two_deep: true,
+            format,
+        }
+    }
+
+    #[test]
+    fn a_plan_under_reaction_commits_its_first_frames_before_the_preview_is_seen() {
+        let mut planner = Planner::new(strong(), SearchKind::Controller { tap_hz: 30 }).unwrap();
+        let mut r = SplitMix(5);
+        let mut times = Vec::new();
+        for level in [18, 19, 29] {
+            let board = r.ragged_board(2..8, 6);
+            for &current in &SPAWN_ID {
+                let start = Control::spawned(current, 0);
+                let plans: Vec<Decision> = SPAWN_ID
+                    .iter()
+                    .map(|&preview| {
+                        let d = decide_piece(
+                            &mut planner,
+                            &board,
+                            level,
+                            start,
+                            Some(preview),
+                            18,
+                            &mut times,
+                        );
+                        d.unwrap()
+                    })
+                    .collect();
+                for d in &plans {
+                    let first = |d: &Decision| d.inputs[..18.min(d.inputs.len())].to_vec();
+                    assert_eq!(first(d), first(&plans[0]), "level {level}");
+                    let end = execute(&board, Gravity::at(level, false), start, 0, &d.inputs);
+                    assert_eq!(end.map(|c| c.piece), Some(d.target), "level {level}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_cap_ends_the_game_when_the_level_reaches_it() {
+        // From level 18 the level reaches 20 at 140 lines.
+        let format = Format {
+            cap_level: Some(20),
+            ..Format::STANDARD
+        };
+        let r = play(&strong(), &config(18, format, 1500, 1));
+        assert_eq!(r.level, 20);
+        assert!((140..144).contains(&r.lines), "{} lines", r.lines);
+        assert!(r.score_at_19 < r.score);
+        assert_eq!(r.score_at_29, r.score, "never reached: the final score");
+    }
+
+    #[test]
+    fn standard_format_plans_land_where_promised() {
+        // From 18 (re-plans at 3 and 2 frames a row), 29 (the piece has fallen 18 rows when
+        // the preview is seen) and 39 (double kill screen: locked before it is seen).
+        for (level, pieces) in [(18, 300), (29, 150), (39, 100)] {
+            let r = play(&strong(), &config(level, Format::STANDARD, pieces, 2));
+            assert_eq!(r.mispredictions, 0, "level {level}");
+            assert!(r.pieces >= 30, "level {level}: {} pieces", r.pieces);
+        }
+    }
 }

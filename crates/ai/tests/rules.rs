@@ -408,3 +408,32 @@ fn picker_odds_match_the_picks_after_each_piece() {
     // A repeat is rare: only through the re-roll.
     assert_eq!(Picker::odds_after(SPAWN_ID[6])[6], 2);
 }
+
+#[test]
+fn the_double_kill_screen_drops_two_rows_every_frame_from_level_39() {
+    assert_eq!(Gravity::at(38, true), Gravity::at(38, false));
+    assert_eq!(Gravity::at(39, false).rows_per_drop, 1);
+    assert_eq!(Gravity::at(39, true).rows_per_drop, 2);
+    assert_eq!(Gravity::at(49, true).rows_per_drop, 2);
+    // An I from the spawn: rows 2, 4, ... on frames 0, 1, ...; Down held changes nothing.
+    for held in [0, DOWN] {
+        let board = Board::default();
+        let mut c = Control::spawned(0x12, 0);
+        let mut rows = Vec::new();
+        while !c.step(&board, Gravity::at(39, true), held, held) {
+            rows.push(c.piece.y);
+        }
+        assert_eq!(
+            rows,
+            (1..10).map(|f| 2 * f).collect::<Vec<_>>(),
+            "held {held:#x}"
+        );
+        assert_eq!(c.piece.y, 19, "it locks on the floor");
+    }
+    // Each row is checked: with the second row below blocked, the piece locks one row down.
+    let mut board = Board::default();
+    board.set(5, 2);
+    let mut c = Control::spawned(0x12, 0);
+    assert!(c.step(&board, Gravity::at(39, true), 0, 0));
+    assert_eq!(c.piece.y, 1);
+}

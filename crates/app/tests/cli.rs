@@ -333,6 +333,26 @@ fn ai_bench_defaults_are_bounded() {
     assert_eq!(pieces, 1500.0, "{report}");
 }
 
+/// `ai-bench`'s format options refuse bad values in one line, before any game is played.
+#[test]
+fn ai_bench_bad_formats_are_one_line_errors() {
+    for (args, problem) in [
+        (&["--format", "blitz"][..], "unknown format 'blitz'"),
+        (
+            &["--format", "standard", "--reaction", "61"],
+            "reaction of 61 frames",
+        ),
+        (
+            &["--cap-level", "17"],
+            "cap level 17 is not above the starting level 18",
+        ),
+        (&["--format", "standard", "--level", "49"], "cap level 49"),
+    ] {
+        let (code, stderr) = run(&[&["ai-bench"], args].concat());
+        assert_one_line(code, &stderr, problem);
+    }
+}
+
 /// A file far larger than any ROM (here endless) is refused after 64 MiB, not read until memory
 /// runs out.
 #[cfg(unix)]

@@ -155,10 +155,10 @@ impl Source {
 }
 
 /// Plans the current piece as the format allows. Without a reaction delay it is planned at the
-/// spawn with the preview. Otherwise it is planned at the spawn without the preview, the first
-/// `reaction` frames of that plan are committed, and, if the piece is still falling, it is
-/// planned again from there with the preview seen. The decision's inputs run from the spawn;
-/// the time of each planning goes to `decision_ms`.
+/// spawn with the preview. Otherwise it is planned at the spawn before the preview is seen
+/// (`Planner::decide_unseen`), the first `reaction` frames of that plan are committed, and, if
+/// the piece is still falling, it is planned again from there with the preview. The decision's
+/// inputs run from the spawn; the time of each planning goes to `decision_ms`.
 pub fn decide_piece(
     planner: &mut Planner,
     board: &Board,
@@ -168,32 +168,35 @@ pub fn decide_piece(
     reaction: u8,
     decision_ms: &mut Vec<f32>,
 ) -> Option<Decision> {
-    let mut timed = |planner: &mut Planner, start, pad, preview| {
+    let mut timed = |decide: &mut dyn FnMut() -> Option<Decision>| {
         let t0 = Instant::now();
-        let decision = planner.decide(board, level, start, pad, preview);
+        let decision = decide();
         decision_ms.push(t0.elapsed().as_secs_f32() * 1000.0);
         decision
     };
     let reaction = reaction as usize;
-    let period = planner.tap_period();
-    let seen_at_spawn = reaction == 0 || period.is_none();
-    let first = timed(
-        planner,
-        start,
-        Pad::idle(),
-        preview.filter(|_| seen_at_spawn),
-    )?;
-    let Some(period) = period.filter(|_| !seen_at_spawn && first.inputs.len() > reaction) else {
-        return Some(first);
+    let period = match planner.tap_period() {
+        Some(period) if reaction > 0 => period,
+        _ => return timed(&mut || planner.decide(board, level, start, Pad::idle(), preview)),
     };
+    let first = timed(&mut || planner.decide_unseen(board, level, start, Pad::idle()))?;
+    if first.inputs.len() <= reaction {
+        return Some(first);
+    }
     let committed = &first.inputs[..reaction];
     let (mut ctl, mut pad) = (start, Pad::idle());
-    let gravity = planner.gravity(level);
-    if run(board, gravity, &mut ctl, &mut pad, period, committed) {
+    if run(
+        board,
+        planner.gravity(level),
+        &mut ctl,
+        &mut pad,
+        period,
+        committed,
+    ) {
         // Locked before the plan's end: the caller counts the misprediction.
         return Some(first);
     }
-    let adjusted = timed(planner, ctl, pad, preview)?;
+    let adjusted = timed(&mut || planner.decide(board, level, ctl, pad, preview))?;
     Some(Decision {
         target: adjusted.target,
         inputs: [committed, &adjusted.inputs].concat(),

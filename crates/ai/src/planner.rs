@@ -235,7 +235,7 @@ impl Planner {
             self.ranked.sort_by_key(|&(_, i)| i);
         }
         if let Preview::Seen(next_id) = preview {
-            self.rate_pairs(board, level, gravity, height, next_id);
+            self.rate_pairs(board, level, gravity, height, next_id, true);
             let best_pair = self.pairs.iter().min_by(|a, b| a.value.total_cmp(&b.value));
             if let Some(pair) = best_pair {
                 best = pair.first;
@@ -253,7 +253,7 @@ impl Planner {
                 if odds == 0 {
                     continue;
                 }
-                self.rate_pairs(board, level, gravity, height, id);
+                self.rate_pairs(board, level, gravity, height, id, false);
                 pair_value.fill(TOP_OUT);
                 for pair in &self.pairs {
                     pair_value[pair.first] = pair_value[pair.first].min(pair.value);
@@ -287,7 +287,15 @@ impl Planner {
 
     /// Rates every pair of a first placement in `ranked` and a lock position of the preview
     /// piece `next_id` two deep, into `pairs`.
-    fn rate_pairs(&mut self, board: &Board, level: u8, gravity: Gravity, height: u8, next_id: u8) {
+    fn rate_pairs(
+        &mut self,
+        board: &Board,
+        level: u8,
+        gravity: Gravity,
+        height: u8,
+        next_id: u8,
+        exact: bool,
+    ) {
         self.pairs.clear();
         for r in 0..self.ranked.len() {
             let i = self.ranked[r].1;
@@ -299,7 +307,7 @@ impl Planner {
                 lines: lines1,
                 height_before: height,
             };
-            if !self.preview_locks(&b1, gravity, next_id) {
+            if !self.preview_locks(&b1, gravity, next_id, exact) {
                 continue;
             }
             let h1 = stack_height(&b1);
@@ -326,11 +334,11 @@ impl Planner {
 
     /// Lock positions of the preview piece `id`, freshly spawned on `board`, into `locks2`;
     /// false when it cannot spawn.
-    fn preview_locks(&mut self, board: &Board, gravity: Gravity, id: u8) -> bool {
+    fn preview_locks(&mut self, board: &Board, gravity: Gravity, id: u8, exact: bool) -> bool {
         match &mut self.ctrl {
             // At slow gravity nearly every lock position is reachable by the controller: the
             // cheaper gravity-free search stands in for it.
-            Some([_, c, _]) if gravity.frames_per_row < SLOW_GRAVITY => {
+            Some([_, c, _]) if exact && gravity.frames_per_row < SLOW_GRAVITY => {
                 let spawn = Control::spawned(id, 0);
                 if !board.fits(id, spawn.piece.x, spawn.piece.y) {
                     return false;

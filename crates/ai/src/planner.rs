@@ -147,7 +147,9 @@ impl Planner {
 
     /// Decides before the preview is seen (controller search): the current piece is moved with
     /// taps only, and each of its best placements is rated by the mean, over the pieces the
-    /// preview can be (weighted by the picker's odds), of the best pair with it.
+    /// preview can be (weighted by the picker's odds), of the best pair with it, the preview
+    /// placed gravity-free (as exact as the taps-only controller search on 4 standard games,
+    /// in a quarter of the time).
     pub fn decide_unseen(
         &mut self,
         board: &Board,
@@ -286,7 +288,7 @@ impl Planner {
     }
 
     /// Rates every pair of a first placement in `ranked` and a lock position of the preview
-    /// piece `next_id` two deep, into `pairs`.
+    /// piece `next_id` two deep, into `pairs` (`exact`: see `preview_locks`).
     fn rate_pairs(
         &mut self,
         board: &Board,
@@ -333,7 +335,8 @@ impl Planner {
     }
 
     /// Lock positions of the preview piece `id`, freshly spawned on `board`, into `locks2`;
-    /// false when it cannot spawn.
+    /// false when it cannot spawn. Not `exact`: always gravity-free (the cheaper rating of the
+    /// pieces the preview may be, before it is seen).
     fn preview_locks(&mut self, board: &Board, gravity: Gravity, id: u8, exact: bool) -> bool {
         match &mut self.ctrl {
             // At slow gravity nearly every lock position is reachable by the controller: the

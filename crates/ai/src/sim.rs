@@ -1,11 +1,10 @@
 //! The fast simulator: whole games played by the planner on the rules model, without the
-//! emulator. Used by `ai-bench`, training and the tests.
+//! emulator, in a competition format (reaction delay, double kill screen, cap). Used by
+//! `ai-bench`, training and the tests.
 
 use crate::controller::{execute, run, Pad};
 use crate::eval::Profile;
 use crate::planner::{Decision, Planner, SearchKind};
-#[cfg(test)]
-use crate::rules::Gravity;
 use crate::rules::{Board, Control, Picker, Progress, FIRST_PIECE_DELAY, POINTS, SPAWN_ID};
 use std::time::Instant;
 
@@ -314,6 +313,7 @@ pub fn play_counting(profile: &Profile, cfg: &GameConfig, placed: &dyn Fn()) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::Gravity;
 
     fn strong() -> Profile {
         Profile::by_name("strong").unwrap()

@@ -148,8 +148,8 @@ impl Planner {
     /// Decides before the preview is seen (controller search): the current piece is moved with
     /// taps only, and each of its best placements is rated by the mean, over the pieces the
     /// preview can be (weighted by the picker's odds), of the best pair with it, the preview
-    /// placed gravity-free (as exact as the taps-only controller search on 4 standard games,
-    /// in a quarter of the time).
+    /// placed gravity-free (cheaper than the taps-only controller search, and as good on 4
+    /// standard games up to level 39: README).
     pub fn decide_unseen(
         &mut self,
         board: &Board,

@@ -1,10 +1,10 @@
 //! `ai-bench`: many simulated games in parallel (rayon) with a progress bar (indicatif), summarised
-//! as median, mean, p10 and p90 per metric.
+//! as median, mean and percentiles per metric.
 
 use crate::controller::tap_period;
 use crate::eval::Profile;
 use crate::planner::SearchKind;
-use crate::sim::{play_counting, GameConfig, GameResult, Pieces};
+use crate::sim::{play_counting, Format, GameConfig, GameResult, Pieces, MAX_REACTION};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -12,6 +12,12 @@ use serde::Serialize;
 /// The options of `nestor ai-bench`.
 #[derive(Clone, Debug)]
 pub struct BenchOptions {
+    /// "zero" or "standard" (`sim::Format`).
+    pub format: String,
+    /// Frames of reaction instead of the format's.
+    pub reaction: Option<u32>,
+    /// Cap level instead of the format's (0: none).
+    pub cap_level: Option<u8>,
     pub games: u64,
     pub level: u8,
     /// "classic" or "strong".
@@ -29,6 +35,9 @@ pub struct BenchOptions {
 impl Default for BenchOptions {
     fn default() -> Self {
         BenchOptions {
+            format: "zero".into(),
+            reaction: None,
+            cap_level: None,
             games: 10,
             level: 18,
             profile: "strong".into(),
@@ -42,32 +51,31 @@ impl Default for BenchOptions {
     }
 }
 
-/// median, mean, p10, p90 of one metric over the games.
-#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+/// median, mean and percentiles of one metric over the games.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Default)]
 pub struct Summary {
     pub median: f64,
     pub mean: f64,
+    pub p1: f64,
     pub p10: f64,
     pub p90: f64,
+    pub p99: f64,
 }
 
 impl Summary {
     pub fn of(mut v: Vec<f64>) -> Summary {
         if v.is_empty() {
-            return Summary {
-                median: 0.0,
-                mean: 0.0,
-                p10: 0.0,
-                p90: 0.0,
-            };
+            return Summary::default();
         }
         v.sort_by(f64::total_cmp);
         let q = |p: f64| v[((v.len() - 1) as f64 * p).round() as usize];
         Summary {
             median: q(0.5),
             mean: v.iter().sum::<f64>() / v.len() as f64,
+            p1: q(0.01),
             p10: q(0.1),
             p90: q(0.9),
+            p99: q(0.99),
         }
     }
 }
@@ -76,13 +84,16 @@ impl Summary {
 #[derive(Clone, Debug, Serialize)]
 pub struct BenchReport {
     pub games: u64,
+    pub format: Format,
     pub lines: Summary,
     pub score: Summary,
     pub level: Summary,
     pub pieces: Summary,
     pub tetris_rate: Summary,
+    pub score_at_19: Summary,
     pub score_at_29: Summary,
-    pub placement_ms: Summary,
+    pub score_at_39: Summary,
+    pub decision_ms: Summary,
     /// Share of games whose uncapped score reached 999,999.
     pub maxout_share: f64,
     /// Mean spawns between full clears (null when there was none).
@@ -118,6 +129,28 @@ pub fn configure(o: &BenchOptions) -> Result<(Profile, GameConfig), String> {
     if o.games == 0 {
         return Err("--games must be at least 1".into());
     }
+    let mut format = Format::by_name(&o.format)
+        .ok_or_else(|| format!("unknown format '{}' (standard or zero)", o.format))?;
+    if let Some(frames) = o.reaction {
+        if frames > MAX_REACTION as u32 {
+            return Err(format!(
+                "reaction of {frames} frames is over {MAX_REACTION} (a second)"
+            ));
+        }
+        format.reaction = frames as u8;
+    }
+    if let Some(cap) = o.cap_level {
+        format.cap_level = (cap > 0).then_some(cap);
+    }
+    if let Some(cap) = format.cap_level.filter(|&cap| cap <= o.level) {
+        return Err(format!(
+            "cap level {cap} is not above the starting level {}",
+            o.level
+        ));
+    }
+    if format.reaction > 0 && kind == SearchKind::Placement {
+        return Err("a reaction delay needs the controller search (--reaction 0)".into());
+    }
     let cfg = GameConfig {
         level: o.level,
         kind,
@@ -125,7 +158,7 @@ pub fn configure(o: &BenchOptions) -> Result<(Profile, GameConfig), String> {
         max_pieces: o.max_pieces,
         seed: o.seed,
         two_deep: true,
-        until_29: false,
+        format,
     };
     Ok((profile, cfg))
 }
@@ -158,14 +191,14 @@ pub fn run(o: &BenchOptions) -> Result<BenchReport, String> {
         })
         .collect();
     bar.finish_and_clear();
-    Ok(summarise(&results))
+    Ok(summarise(cfg.format, &results))
 }
 
-pub fn summarise(results: &[GameResult]) -> BenchReport {
+pub fn summarise(format: Format, results: &[GameResult]) -> BenchReport {
     let metric = |f: &dyn Fn(&GameResult) -> f64| Summary::of(results.iter().map(f).collect());
-    let placement: Vec<f64> = results
+    let decision_ms: Vec<f64> = results
         .iter()
-        .flat_map(|r| r.placement_ms.iter().map(|&t| t as f64))
+        .flat_map(|r| r.decision_ms.iter().map(|&t| t as f64))
         .collect();
     let spawns: u64 = results.iter().map(|r| r.pieces).sum();
     let clears: u64 = results.iter().map(|r| r.full_clears).sum();
@@ -177,6 +210,7 @@ pub fn summarise(results: &[GameResult]) -> BenchReport {
     }
     BenchReport {
         games: results.len() as u64,
+        format,
         lines: metric(&|r| r.lines as f64),
         score: metric(&|r| r.score as f64),
         level: metric(&|r| r.level as f64),
@@ -188,8 +222,10 @@ pub fn summarise(results: &[GameResult]) -> BenchReport {
                 r.tetris_lines as f64 / r.lines as f64
             }
         }),
+        score_at_19: metric(&|r| r.score_at_19 as f64),
         score_at_29: metric(&|r| r.score_at_29 as f64),
-        placement_ms: Summary::of(placement),
+        score_at_39: metric(&|r| r.score_at_39 as f64),
+        decision_ms: Summary::of(decision_ms),
         maxout_share: results.iter().filter(|r| r.score >= 999_999).count() as f64
             / results.len().max(1) as f64,
         full_clear_interval: (clears > 0).then(|| spawns as f64 / clears as f64),
@@ -205,9 +241,21 @@ impl BenchReport {
 
     /// The human-readable report, with the lock-row histogram.
     pub fn to_text(&self) -> String {
+        let f = &self.format;
+        let cap = f.cap_level.map_or("none".into(), |l| format!("level {l}"));
         let mut s = format!(
-            "games: {}\n{:<13}{:>14}{:>14}{:>14}{:>14}\n",
-            self.games, "", "median", "mean", "p10", "p90"
+            "games: {}\nformat: reaction {} frames, double kill screen {}, cap {cap}\n",
+            self.games,
+            f.reaction,
+            if f.double_kill_screen {
+                "from 39"
+            } else {
+                "off"
+            },
+        );
+        s += &format!(
+            "{:<13}{:>13}{:>13}{:>13}{:>13}{:>13}{:>13}\n",
+            "", "median", "mean", "p1", "p10", "p90", "p99"
         );
         for (name, m) in [
             ("lines", &self.lines),
@@ -215,12 +263,14 @@ impl BenchReport {
             ("level", &self.level),
             ("pieces", &self.pieces),
             ("tetris_rate", &self.tetris_rate),
+            ("score_at_19", &self.score_at_19),
             ("score_at_29", &self.score_at_29),
-            ("placement_ms", &self.placement_ms),
+            ("score_at_39", &self.score_at_39),
+            ("decision_ms", &self.decision_ms),
         ] {
             s += &format!(
-                "{name:<13}{:>14.3}{:>14.3}{:>14.3}{:>14.3}\n",
-                m.median, m.mean, m.p10, m.p90
+                "{name:<13}{:>13.3}{:>13.3}{:>13.3}{:>13.3}{:>13.3}{:>13.3}\n",
+                m.median, m.mean, m.p1, m.p10, m.p90, m.p99
             );
         }
         s += &format!("maxout_share: {:.3}\n", self.maxout_share);

@@ -16,7 +16,8 @@
 //! holding there would only grow the search.
 
 use crate::rules::{
-    buttons::*, drop_speed, Board, Control, FitTable, Piece, FIRST_ID, ORIENTATION_COUNT, TYPE_OF,
+    buttons::*, drop_speed, Board, Control, FitTable, Gravity, Piece, FIRST_ID, ORIENTATION_COUNT,
+    TYPE_OF,
 };
 
 /// The tap rates the search accepts and their periods in frames.
@@ -140,7 +141,7 @@ pub struct ControllerSearch {
     lock_seen: Vec<u32>,
     /// The last search's problem, for `plan`.
     board: Board,
-    level: u8,
+    gravity: Gravity,
     start: (Control, Pad),
     mark: u32,
     /// Frames between presses of the same button (2 = 30 Hz).
@@ -170,7 +171,7 @@ impl ControllerSearch {
             dominating,
             lock_seen: vec![0; 20 * 10 * 19],
             board: Board::default(),
-            level: 0,
+            gravity: Gravity::at(0, false),
             start: (Control::spawned(0, 0), Pad::idle()),
             mark: 0,
             period,
@@ -265,7 +266,7 @@ impl ControllerSearch {
     pub fn search(
         &mut self,
         board: &Board,
-        level: u8,
+        gravity: Gravity,
         start: Control,
         pad: Pad,
         locks: &mut Vec<Lock>,
@@ -278,8 +279,8 @@ impl ControllerSearch {
             self.lock_seen.fill(0);
             self.mark = 1;
         }
-        (self.board, self.level, self.start) = (*board, level, (start, pad));
-        let speed = drop_speed(level);
+        (self.board, self.gravity, self.start) = (*board, gravity, (start, pad));
+        let speed = gravity.frames_per_row;
         // Sized for the slowest gravity (level 0, where the level counter also wraps back to
         // after 255) the first time, so a long game's memory stays flat.
         let slowest = drop_speed(0) as usize;
@@ -305,7 +306,8 @@ impl ControllerSearch {
             self.nodes.resize(max_nodes, root);
             self.nodes.clear();
         }
-        // A and B do the same to two-orientation pieces, and nothing to the O.
+        // A and B do the same to two-orientation pieces, and nothing to the O; Down does
+        // nothing on the double kill screen.
         let piece_type = TYPE_OF[start.piece.id as usize];
         let orientations = ORIENTATION_COUNT[piece_type as usize];
         let inputs: Vec<u8> = if self.holds { &INPUTS[..] } else { &TAPS[..] }
@@ -316,6 +318,7 @@ impl ControllerSearch {
                 2 => h & B == 0,
                 _ => true,
             })
+            .filter(|&h| h & DOWN == 0 || gravity.rows_per_drop == 1)
             .collect();
         let fits = FitTable::new(board, piece_type);
         self.visit(self.slot(&start, pad.held, false, speed), &pad);
@@ -332,7 +335,7 @@ impl ControllerSearch {
                     continue;
                 }
                 let mut ctl = node.ctl;
-                if ctl.step(&fits, level, held & !node.pad.held, held) {
+                if ctl.step(&fits, gravity, held & !node.pad.held, held) {
                     let p = ctl.piece;
                     let slot = (p.y as usize * 10 + p.x as usize) * 19 + p.id as usize;
                     if self.lock_seen[slot] != self.mark {
@@ -371,14 +374,14 @@ impl ControllerSearch {
             i = self.nodes[i as usize].parent;
         }
         inputs.reverse();
-        if self.holds {
+        if self.holds && self.gravity.rows_per_drop == 1 {
             self.finish_with_soft_drop(&mut inputs, lock.piece);
         }
         inputs
     }
 
     fn finish_with_soft_drop(&self, inputs: &mut Vec<u8>, target: Piece) {
-        let (board, level) = (&self.board, self.level);
+        let (board, gravity) = (&self.board, self.gravity);
         let (mut ctl, mut pad) = self.start;
         let mut best: Option<(u8, usize, Vec<u8>)> = None;
         for (i, &held) in inputs.iter().enumerate() {
@@ -387,7 +390,7 @@ impl ControllerSearch {
                 let mut tail = Vec::new();
                 loop {
                     tail.push(DOWN);
-                    if c.step(board, level, DOWN & !p.held, DOWN) {
+                    if c.step(board, gravity, DOWN & !p.held, DOWN) {
                         break;
                     }
                     p = p.after(DOWN, self.period);
@@ -397,7 +400,7 @@ impl ControllerSearch {
                     best = Some((c.hold_down_points, i, tail));
                 }
             }
-            if ctl.step(board, level, held & !pad.held, held) {
+            if ctl.step(board, gravity, held & !pad.held, held) {
                 break;
             }
             pad = pad.after(held, self.period);
@@ -413,20 +416,36 @@ impl ControllerSearch {
 /// with the Control state at lock (holdDownPoints for the score), or None if it did not lock.
 pub fn execute(
     board: &Board,
-    level: u8,
+    gravity: Gravity,
     start: Control,
     prev_held: u8,
     inputs: &[u8],
 ) -> Option<Control> {
     let mut ctl = start;
-    let mut prev = prev_held;
+    let mut pad = Pad {
+        held: prev_held,
+        ..Pad::idle()
+    };
+    run(board, gravity, &mut ctl, &mut pad, 8, inputs).then_some(ctl)
+}
+
+/// Steps `ctl` and `pad` (tap ages capped at `period`) through per-frame inputs; true when the
+/// piece locked, on the last input run.
+pub fn run(
+    board: &Board,
+    gravity: Gravity,
+    ctl: &mut Control,
+    pad: &mut Pad,
+    period: u8,
+    inputs: &[u8],
+) -> bool {
     for &held in inputs {
-        if ctl.step(board, level, held & !prev, held) {
-            return Some(ctl);
+        if ctl.step(board, gravity, held & !pad.held, held) {
+            return true;
         }
-        prev = held;
+        *pad = pad.after(held, period);
     }
-    None
+    false
 }
 
 #[cfg(test)]
@@ -450,7 +469,8 @@ mod tests {
             {
                 for b in &boards {
                     for &id in &SPAWN_ID {
-                        s.search(b, 0, Control::spawned(id, 0), Pad::idle(), &mut locks);
+                        let gravity = Gravity::at(0, false);
+                        s.search(b, gravity, Control::spawned(id, 0), Pad::idle(), &mut locks);
                         let room = if s.holds { MAX_NODES } else { MAX_NODES_TAPS };
                         assert!(s.nodes.len() <= room, "{hz} Hz, {} nodes", s.nodes.len());
                         assert_eq!(s.nodes.capacity(), room);

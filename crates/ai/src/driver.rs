@@ -7,7 +7,7 @@
 use crate::controller::Pad;
 use crate::eval::Profile;
 use crate::planner::{Planner, SearchKind};
-use crate::rules::{buttons::*, Board, Control, Piece};
+use crate::rules::{buttons::*, Board, Control, Gravity, Piece};
 use nes::controller::Buttons;
 use nes::Console;
 use std::collections::VecDeque;
@@ -78,6 +78,11 @@ pub struct Driver {
     /// Frame starts in a row at which the game was still busy.
     lag_frames: u8,
     frame: u64,
+    /// Frames from a spawn until the preview is read (controller mode): before, the piece is
+    /// planned without it (`Planner::decide_unseen`); at that frame, again with it.
+    pub reaction: u8,
+    /// Inputs fed to the current piece.
+    piece_frames: u32,
     pub stats: DriverStats,
 }
 
@@ -104,6 +109,8 @@ impl Driver {
             pressed: Buttons::default(),
             lag_frames: 0,
             frame: 0,
+            reaction: 0,
+            piece_frames: 0,
             stats: DriverStats::default(),
         })
     }
@@ -239,13 +246,14 @@ impl Driver {
         }
         if prev != STATE_PLAYING {
             self.spawn(console);
-        } else if let Some(expected) = self.expected {
-            if read_control(console).piece != expected.piece
-                || console.peek(FALL_TIMER) != expected.fall_timer
-            {
-                self.stats.replans += 1;
-                self.replan(console);
-            }
+        } else if self.expected.is_some_and(|e| {
+            read_control(console).piece != e.piece || console.peek(FALL_TIMER) != e.fall_timer
+        }) {
+            self.stats.replans += 1;
+            self.replan(console);
+        } else if self.reaction > 0 && self.piece_frames == self.reaction as u32 {
+            // The preview is seen now: plan again from where the piece is.
+            self.replan(console);
         }
         self.next_input()
     }
@@ -253,21 +261,25 @@ impl Driver {
     fn spawn(&mut self, console: &mut Console) {
         self.stats.pieces += 1;
         self.board = read_board(console);
+        self.piece_frames = 0;
         self.replan(console);
     }
 
     fn replan(&mut self, console: &mut Console) {
         let current = read_control(console);
         self.planned_level = console.peek(LEVEL);
-        let next = Some(console.peek(NEXT_PIECE)).filter(|&n| n < 19);
         self.plan.clear();
         self.expected = None;
         self.target = None;
-        let pad = self.pad;
-        let Some(decision) =
-            self.planner
-                .decide(&self.board, self.planned_level, current, pad, next)
-        else {
+        let (board, level, pad) = (&self.board, self.planned_level, self.pad);
+        let unseen = self.mode != Mode::Teleport && self.piece_frames < self.reaction as u32;
+        let decision = if unseen {
+            self.planner.decide_unseen(board, level, current, pad)
+        } else {
+            let next = Some(console.peek(NEXT_PIECE)).filter(|&n| n < 19);
+            self.planner.decide(board, level, current, pad, next)
+        };
+        let Some(decision) = decision else {
             return;
         };
         self.target = Some(decision.target);
@@ -294,8 +306,11 @@ impl Driver {
     /// The next planned input, stepping the model's prediction with it.
     fn next_input(&mut self) -> u8 {
         let held = self.plan.pop_front().unwrap_or(0);
+        self.piece_frames += 1;
         if let Some(expected) = &mut self.expected {
-            expected.step(&self.board, self.planned_level, held & !self.pad.held, held);
+            // Quadfall has no double kill screen.
+            let gravity = Gravity::at(self.planned_level, false);
+            expected.step(&self.board, gravity, held & !self.pad.held, held);
         }
         held
     }

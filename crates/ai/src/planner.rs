@@ -10,7 +10,17 @@
 use crate::controller::{ControllerSearch, Lock, Pad};
 use crate::eval::{Placed, Profile};
 use crate::placement::PlacementSearch;
-use crate::rules::{buttons::DOWN, drop_speed, Board, Control, Picker, Piece, SPAWN_ID};
+use crate::rules::{buttons::DOWN, Board, Control, Gravity, Picker, Piece, SPAWN_ID, TYPE_OF};
+
+/// What the planner knows of the piece after the current one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Preview {
+    /// Left out: one piece deep.
+    Ignored,
+    Seen(u8),
+    /// Not seen yet (a reaction delay).
+    Unseen,
+}
 
 /// Frames per row from which the preview piece is rated with the placement search.
 const SLOW_GRAVITY: u8 = 6;
@@ -38,7 +48,9 @@ pub struct Planner {
     /// Keep only the best K first placements (rated one piece deep) for the second level.
     pub prune: Option<usize>,
     place: [PlacementSearch; 2],
-    ctrl: Option<[ControllerSearch; 2]>,
+    /// The current piece's search, the preview's (taps only), and the current piece's before
+    /// the preview is seen (taps only: a soft drop then would take time from the adjustment).
+    ctrl: Option<[ControllerSearch; 3]>,
     locks1: Vec<Piece>,
     locks2: Vec<Piece>,
     clocks1: Vec<Lock>,
@@ -48,6 +60,8 @@ pub struct Planner {
     /// Rate the best this many (current, preview) pairs with a third piece by expectation
     /// (levels below 29).
     pub expect_pairs: Option<usize>,
+    /// The standard format's double kill screen: two rows a frame from level 39.
+    pub double_kill_screen: bool,
 }
 
 /// A (current, preview) pair of placements and its two-deep value.
@@ -81,6 +95,7 @@ impl Planner {
             SearchKind::Controller { tap_hz } => Some([
                 ControllerSearch::new(tap_hz)?,
                 ControllerSearch::taps_only(tap_hz)?,
+                ControllerSearch::taps_only(tap_hz)?,
             ]),
         };
         let prune = match kind {
@@ -101,7 +116,18 @@ impl Planner {
             ranked: Vec::new(),
             pairs: Vec::new(),
             expect_pairs,
+            double_kill_screen: false,
         })
+    }
+
+    /// The gravity the plans are made for at `level`.
+    pub fn gravity(&self, level: u8) -> Gravity {
+        Gravity::at(level, self.double_kill_screen)
+    }
+
+    /// Frames between two presses of a button, for the controller search.
+    pub fn tap_period(&self) -> Option<u8> {
+        self.ctrl.as_ref().map(|[c, ..]| c.period)
     }
 
     /// Decides where the current piece goes. `current` is the piece's control state (a fresh
@@ -115,14 +141,44 @@ impl Planner {
         pad: Pad,
         next: Option<u8>,
     ) -> Option<Decision> {
+        let preview = next.map_or(Preview::Ignored, Preview::Seen);
+        self.decide_knowing(board, level, current, pad, preview)
+    }
+
+    /// Decides before the preview is seen (controller search): the current piece is moved with
+    /// taps only, and each of its best placements is rated by the mean, over the pieces the
+    /// preview can be (weighted by the picker's odds), of the best pair with it, the preview
+    /// placed gravity-free (cheaper than the taps-only controller search, and as good on 4
+    /// standard games up to level 39: README).
+    pub fn decide_unseen(
+        &mut self,
+        board: &Board,
+        level: u8,
+        current: Control,
+        pad: Pad,
+    ) -> Option<Decision> {
+        self.decide_knowing(board, level, current, pad, Preview::Unseen)
+    }
+
+    fn decide_knowing(
+        &mut self,
+        board: &Board,
+        level: u8,
+        current: Control,
+        pad: Pad,
+        preview: Preview,
+    ) -> Option<Decision> {
         let mut prefix = Vec::new();
+        let gravity = self.gravity(level);
+        let search = if preview == Preview::Unseen { 2 } else { 0 };
         match &mut self.ctrl {
             None => {
                 if !self.place[0].search(board, current.piece.id, &mut self.locks1) {
                     return None;
                 }
             }
-            Some([c, _]) => {
+            Some(searches) => {
+                let c = &mut searches[search];
                 let p = current.piece;
                 if !board.fits(p.id, p.x, p.y) {
                     return None;
@@ -132,14 +188,14 @@ impl Planner {
                     // The first piece hangs until Down is pressed: press it on the first frame.
                     prefix.push(DOWN);
                     pad = pad.after(DOWN, c.period);
-                    if start.step(board, level, DOWN, DOWN) {
+                    if start.step(board, gravity, DOWN, DOWN) {
                         return Some(Decision {
                             target: start.piece,
                             inputs: prefix,
                         });
                     }
                 }
-                c.search(board, level, start, pad, &mut self.clocks1);
+                c.search(board, gravity, start, pad, &mut self.clocks1);
                 self.locks1.clear();
                 self.locks1.extend(self.clocks1.iter().map(|l| l.piece));
             }
@@ -168,50 +224,20 @@ impl Planner {
             .iter()
             .min_by(|a, b| a.0.total_cmp(&b.0))
             .map(|&(_, i)| i)?;
-        if let Some(next_id) = next {
-            if let Some(k) = self.prune {
-                if self.ranked.len() > k {
-                    self.ranked
-                        .select_nth_unstable_by(k - 1, |a, b| a.0.total_cmp(&b.0));
-                    self.ranked.truncate(k);
-                }
-                // Keep the search order so ties resolve like the unpruned search.
-                self.ranked.sort_by_key(|&(_, i)| i);
+        if preview == Preview::Ignored {
+            return Some(self.decision(best, prefix, search));
+        }
+        if let Some(k) = self.prune {
+            if self.ranked.len() > k {
+                self.ranked
+                    .select_nth_unstable_by(k - 1, |a, b| a.0.total_cmp(&b.0));
+                self.ranked.truncate(k);
             }
-            self.pairs.clear();
-            for r in 0..self.ranked.len() {
-                let i = self.ranked[r].1;
-                let p1 = self.locks1[i];
-                let mut b1 = *board;
-                let lines1 = b1.lock(p1.id, p1.x, p1.y);
-                let first = Placed {
-                    piece: p1,
-                    lines: lines1,
-                    height_before: height,
-                };
-                if !self.preview_locks(&b1, level, next_id) {
-                    continue;
-                }
-                let h1 = stack_height(&b1);
-                for &p2 in &self.locks2 {
-                    let mut b2 = b1;
-                    let lines2 = b2.lock(p2.id, p2.x, p2.y);
-                    let placed = [
-                        first,
-                        Placed {
-                            piece: p2,
-                            lines: lines2,
-                            height_before: h1,
-                        },
-                    ];
-                    let v = self.profile.at(level, height).evaluate(level, &b2, &placed);
-                    self.pairs.push(Pair {
-                        value: v,
-                        first: i,
-                        placed,
-                    });
-                }
-            }
+            // Keep the search order so ties resolve like the unpruned search.
+            self.ranked.sort_by_key(|&(_, i)| i);
+        }
+        if let Preview::Seen(next_id) = preview {
+            self.rate_pairs(board, level, gravity, height, next_id, true);
             let best_pair = self.pairs.iter().min_by(|a, b| a.value.total_cmp(&b.value));
             if let Some(pair) = best_pair {
                 best = pair.first;
@@ -221,30 +247,106 @@ impl Planner {
                     best = first;
                 }
             }
+        } else {
+            let previous = SPAWN_ID[TYPE_OF[current.piece.id as usize] as usize];
+            let mut expected = vec![0.0; self.locks1.len()];
+            let mut pair_value = vec![0.0; self.locks1.len()];
+            for (&id, &odds) in SPAWN_ID.iter().zip(&Picker::odds_after(previous)) {
+                if odds == 0 {
+                    continue;
+                }
+                self.rate_pairs(board, level, gravity, height, id, false);
+                pair_value.fill(TOP_OUT);
+                for pair in &self.pairs {
+                    pair_value[pair.first] = pair_value[pair.first].min(pair.value);
+                }
+                for &(_, i) in &self.ranked {
+                    expected[i] += pair_value[i] * odds as f64 / 64.0;
+                }
+            }
+            best = self
+                .ranked
+                .iter()
+                .map(|&(_, i)| (expected[i], i))
+                .min_by(|a, b| a.0.total_cmp(&b.0))
+                .map_or(best, |(_, i)| i);
         }
+        Some(self.decision(best, prefix, search))
+    }
+
+    /// The decision for the first placement `best` of the last search.
+    fn decision(&self, best: usize, mut prefix: Vec<u8>, search: usize) -> Decision {
         let target = self.locks1[best];
         let inputs = match &self.ctrl {
             None => Vec::new(),
-            Some([c, _]) => {
-                prefix.extend(c.plan(&self.clocks1[best]));
+            Some(searches) => {
+                prefix.extend(searches[search].plan(&self.clocks1[best]));
                 prefix
             }
         };
-        Some(Decision { target, inputs })
+        Decision { target, inputs }
+    }
+
+    /// Rates every pair of a first placement in `ranked` and a lock position of the preview
+    /// piece `next_id` two deep, into `pairs` (`exact`: see `preview_locks`).
+    fn rate_pairs(
+        &mut self,
+        board: &Board,
+        level: u8,
+        gravity: Gravity,
+        height: u8,
+        next_id: u8,
+        exact: bool,
+    ) {
+        self.pairs.clear();
+        for r in 0..self.ranked.len() {
+            let i = self.ranked[r].1;
+            let p1 = self.locks1[i];
+            let mut b1 = *board;
+            let lines1 = b1.lock(p1.id, p1.x, p1.y);
+            let first = Placed {
+                piece: p1,
+                lines: lines1,
+                height_before: height,
+            };
+            if !self.preview_locks(&b1, gravity, next_id, exact) {
+                continue;
+            }
+            let h1 = stack_height(&b1);
+            for &p2 in &self.locks2 {
+                let mut b2 = b1;
+                let lines2 = b2.lock(p2.id, p2.x, p2.y);
+                let placed = [
+                    first,
+                    Placed {
+                        piece: p2,
+                        lines: lines2,
+                        height_before: h1,
+                    },
+                ];
+                let v = self.profile.at(level, height).evaluate(level, &b2, &placed);
+                self.pairs.push(Pair {
+                    value: v,
+                    first: i,
+                    placed,
+                });
+            }
+        }
     }
 
     /// Lock positions of the preview piece `id`, freshly spawned on `board`, into `locks2`;
-    /// false when it cannot spawn.
-    fn preview_locks(&mut self, board: &Board, level: u8, id: u8) -> bool {
+    /// false when it cannot spawn. Not `exact`: always gravity-free (the cheaper rating of the
+    /// pieces the preview may be, before it is seen).
+    fn preview_locks(&mut self, board: &Board, gravity: Gravity, id: u8, exact: bool) -> bool {
         match &mut self.ctrl {
             // At slow gravity nearly every lock position is reachable by the controller: the
             // cheaper gravity-free search stands in for it.
-            Some([_, c]) if drop_speed(level) < SLOW_GRAVITY => {
+            Some([_, c, _]) if exact && gravity.frames_per_row < SLOW_GRAVITY => {
                 let spawn = Control::spawned(id, 0);
                 if !board.fits(id, spawn.piece.x, spawn.piece.y) {
                     return false;
                 }
-                c.search(board, level, spawn, Pad::idle(), &mut self.clocks2);
+                c.search(board, gravity, spawn, Pad::idle(), &mut self.clocks2);
                 self.locks2.clear();
                 self.locks2.extend(self.clocks2.iter().map(|l| l.piece));
                 true

@@ -106,6 +106,29 @@ pub fn drop_speed(level: u8) -> u8 {
     }
 }
 
+/// The level from which the standard competition format's double kill screen drops the piece
+/// two rows every frame (330 lines from level 18).
+pub const DOUBLE_KILL_SCREEN_LEVEL: u8 = 39;
+
+/// How the piece falls: a row every `frames_per_row` frames, `rows_per_drop` rows at a time.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Gravity {
+    pub frames_per_row: u8,
+    pub rows_per_drop: u8,
+}
+
+impl Gravity {
+    /// The game's gravity at `level` or, with `double_kill_screen` (the standard competition
+    /// format, not the game), two rows every frame from level 39.
+    pub fn at(level: u8, double_kill_screen: bool) -> Gravity {
+        let double = double_kill_screen && level >= DOUBLE_KILL_SCREEN_LEVEL;
+        Gravity {
+            frames_per_row: drop_speed(level),
+            rows_per_drop: if double { 2 } else { 1 },
+        }
+    }
+}
+
 /// Per orientation: one 5-bit mask per row offset -2..=1 (bit dx+2), and the legal x range.
 #[derive(Clone, Copy)]
 struct Shape {
@@ -407,11 +430,17 @@ impl Control {
     /// One frame of play state 1: fallTimer++, then shift, rotate, drop. `pressed` are the
     /// buttons newly pressed this frame ($B5), `held` the buttons held ($B6).
     /// Returns true when the piece locked (the drop failed).
-    pub fn step(&mut self, board: &impl Collision, level: u8, pressed: u8, held: u8) -> bool {
+    pub fn step(
+        &mut self,
+        board: &impl Collision,
+        gravity: Gravity,
+        pressed: u8,
+        held: u8,
+    ) -> bool {
         self.fall_timer = self.fall_timer.wrapping_add(1);
         self.shift(board, pressed, held);
         self.rotate(board, pressed);
-        self.drop(board, level, pressed, held)
+        self.drop(board, gravity, pressed, held)
     }
 
     fn shift(&mut self, board: &impl Collision, pressed: u8, held: u8) {
@@ -459,7 +488,7 @@ impl Control {
         }
     }
 
-    fn drop(&mut self, board: &impl Collision, level: u8, pressed: u8, held: u8) -> bool {
+    fn drop(&mut self, board: &impl Collision, gravity: Gravity, pressed: u8, held: u8) -> bool {
         if (self.autorepeat_y as i8) < 0 {
             // Entry delay of the first piece: only a fresh Down press ends it.
             if pressed & DOWN == 0 {
@@ -467,6 +496,11 @@ impl Control {
                 return false;
             }
             self.autorepeat_y = 0;
+        }
+        if gravity.rows_per_drop == 2 {
+            // The double kill screen: each row checked in turn, a failed one locks; a soft
+            // drop is slower, so Down does nothing.
+            return self.move_down(board) || self.move_down(board);
         }
         if self.autorepeat_y == 0 {
             if held & (LEFT | RIGHT) == 0 && pressed & 0x0F == DOWN {
@@ -483,7 +517,7 @@ impl Control {
             self.autorepeat_y = 0;
             self.hold_down_points = 0;
         }
-        if (self.fall_timer.wrapping_sub(drop_speed(level)) as i8) >= 0 {
+        if (self.fall_timer.wrapping_sub(gravity.frames_per_row) as i8) >= 0 {
             return self.move_down(board);
         }
         false

@@ -1,9 +1,10 @@
 //! The fast simulator: whole games played by the planner on the rules model, without the
-//! emulator. Used by `ai-bench`, training and the tests.
+//! emulator, in a competition format (reaction delay, double kill screen, cap). Used by
+//! `ai-bench`, training and the tests.
 
-use crate::controller::{execute, Pad};
+use crate::controller::{execute, run, Pad};
 use crate::eval::Profile;
-use crate::planner::{Planner, SearchKind};
+use crate::planner::{Decision, Planner, SearchKind};
 use crate::rules::{Board, Control, Picker, Progress, FIRST_PIECE_DELAY, POINTS, SPAWN_ID};
 use std::time::Instant;
 
@@ -16,6 +17,46 @@ pub enum Pieces {
     Uniform,
 }
 
+/// The rules a competition format adds to the game's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Format {
+    /// Frames from a spawn until the new preview piece is seen; the inputs of those frames are
+    /// committed before it is known.
+    pub reaction: u8,
+    /// Two rows a frame from level 39.
+    pub double_kill_screen: bool,
+    /// The game ends when the level reaches this (it must be above the starting level).
+    pub cap_level: Option<u8>,
+}
+
+/// The most frames of reaction a format may have (a second).
+pub const MAX_REACTION: u8 = 60;
+
+impl Format {
+    /// The game as it is: the preview seen at the spawn, no double kill screen, no cap.
+    pub const ZERO: Format = Format {
+        reaction: 0,
+        double_kill_screen: false,
+        cap_level: None,
+    };
+    /// The standard competition format for NES Tetris bots (with level 18, 30 Hz taps, the
+    /// game's piece picker and the uncapped score): 300 ms (18 frames) of reaction, the double
+    /// kill screen from level 39, the game capped at level 49 (430 lines from level 18).
+    pub const STANDARD: Format = Format {
+        reaction: 18,
+        double_kill_screen: true,
+        cap_level: Some(49),
+    };
+
+    pub fn by_name(name: &str) -> Option<Format> {
+        match name {
+            "zero" => Some(Format::ZERO),
+            "standard" => Some(Format::STANDARD),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct GameConfig {
     pub level: u8,
@@ -25,8 +66,7 @@ pub struct GameConfig {
     pub seed: u64,
     /// Search the preview piece too.
     pub two_deep: bool,
-    /// End the game when the level reaches 29 (training for the score at the transition).
-    pub until_29: bool,
+    pub format: Format,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -39,14 +79,17 @@ pub struct GameResult {
     pub level: u8,
     pub pieces: u64,
     pub tetris_lines: u64,
-    /// Uncapped score when the level first reached 29, or the final score if it never did.
+    /// Uncapped score when the level first reached 19, 29 and 39, or the final score for a game
+    /// that never did or started there.
+    pub score_at_19: u64,
     pub score_at_29: u64,
-    pub reached_29: bool,
+    pub score_at_39: u64,
     pub full_clears: u64,
     /// Locks by the row of the piece's origin.
     pub lock_rows: [u64; 20],
-    /// Milliseconds spent deciding each placement.
-    pub placement_ms: Vec<f32>,
+    /// Milliseconds spent on each decision (two a piece with a reaction delay: at the spawn
+    /// and when the preview is seen).
+    pub decision_ms: Vec<f32>,
     /// Controller plans whose execution did not land where the search promised (must be 0).
     pub mispredictions: u64,
 }
@@ -110,6 +153,55 @@ impl Source {
     }
 }
 
+/// Plans the current piece as the format allows. Without a reaction delay it is planned at the
+/// spawn with the preview. Otherwise it is planned at the spawn before the preview is seen
+/// (`Planner::decide_unseen`), the first `reaction` frames of that plan are committed, and, if
+/// the piece is still falling, it is planned again from there with the preview. The decision's
+/// inputs run from the spawn; the time of each planning goes to `decision_ms`.
+pub fn decide_piece(
+    planner: &mut Planner,
+    board: &Board,
+    level: u8,
+    start: Control,
+    preview: Option<u8>,
+    reaction: u8,
+    decision_ms: &mut Vec<f32>,
+) -> Option<Decision> {
+    let mut timed = |decide: &mut dyn FnMut() -> Option<Decision>| {
+        let t0 = Instant::now();
+        let decision = decide();
+        decision_ms.push(t0.elapsed().as_secs_f32() * 1000.0);
+        decision
+    };
+    let reaction = reaction as usize;
+    let period = match planner.tap_period() {
+        Some(period) if reaction > 0 => period,
+        _ => return timed(&mut || planner.decide(board, level, start, Pad::idle(), preview)),
+    };
+    let first = timed(&mut || planner.decide_unseen(board, level, start, Pad::idle()))?;
+    if first.inputs.len() <= reaction {
+        return Some(first);
+    }
+    let committed = &first.inputs[..reaction];
+    let (mut ctl, mut pad) = (start, Pad::idle());
+    if run(
+        board,
+        planner.gravity(level),
+        &mut ctl,
+        &mut pad,
+        period,
+        committed,
+    ) {
+        // Locked before the plan's end: the caller counts the misprediction.
+        return Some(first);
+    }
+    let adjusted = timed(&mut || planner.decide(board, level, ctl, pad, preview))?;
+    Some(Decision {
+        target: adjusted.target,
+        inputs: [committed, &adjusted.inputs].concat(),
+    })
+}
+
 /// Plays one game to game over or `max_pieces`.
 pub fn play(profile: &Profile, cfg: &GameConfig) -> GameResult {
     play_counting(profile, cfg, &|| {})
@@ -119,6 +211,7 @@ pub fn play(profile: &Profile, cfg: &GameConfig) -> GameResult {
 pub fn play_counting(profile: &Profile, cfg: &GameConfig, placed: &dyn Fn()) -> GameResult {
     let mut planner =
         Planner::new(profile.clone(), cfg.kind).expect("tap rate checked by the caller");
+    planner.double_kill_screen = cfg.format.double_kill_screen;
     let mut source = Source::new(cfg.pieces, cfg.seed);
     let mut board = Board::default();
     let mut progress = Progress::new(cfg.level);
@@ -130,6 +223,7 @@ pub fn play_counting(profile: &Profile, cfg: &GameConfig, placed: &dyn Fn()) -> 
     let mut next = source.next(0);
     let mut first = true;
     let mut autorepeat_x = 0;
+    let (mut score_at_19, mut score_at_29, mut score_at_39) = (None, None, None);
     while cfg.max_pieces.is_none_or(|m| r.pieces < m) {
         let mut start = Control::spawned(current, autorepeat_x);
         if first {
@@ -139,17 +233,23 @@ pub fn play_counting(profile: &Profile, cfg: &GameConfig, placed: &dyn Fn()) -> 
         if !board.fits(current, start.piece.x, start.piece.y) {
             break;
         }
-        let t0 = Instant::now();
         let preview = cfg.two_deep.then_some(next);
-        let Some(decision) = planner.decide(&board, progress.level, start, Pad::idle(), preview)
-        else {
+        let Some(decision) = decide_piece(
+            &mut planner,
+            &board,
+            progress.level,
+            start,
+            preview,
+            cfg.format.reaction,
+            &mut r.decision_ms,
+        ) else {
             break;
         };
-        r.placement_ms.push(t0.elapsed().as_secs_f32() * 1000.0);
         let mut hold_down_points = 0;
         let mut frames = 10 + decision.inputs.len() as u64;
         if let SearchKind::Controller { .. } = cfg.kind {
-            match execute(&board, progress.level, start, 0, &decision.inputs) {
+            let gravity = planner.gravity(progress.level);
+            match execute(&board, gravity, start, 0, &decision.inputs) {
                 Some(end) if end.piece == decision.target => {
                     hold_down_points = end.hold_down_points;
                     autorepeat_x = end.autorepeat_x;
@@ -183,20 +283,110 @@ pub fn play_counting(profile: &Profile, cfg: &GameConfig, placed: &dyn Fn()) -> 
                 r.full_clears += 1;
             }
         }
-        if !r.reached_29 && progress.level >= 29 && cfg.level < 29 {
-            r.reached_29 = true;
-            r.score_at_29 = r.score;
-            if cfg.until_29 {
-                break;
+        for (level, score_at) in [
+            (19, &mut score_at_19),
+            (29, &mut score_at_29),
+            (39, &mut score_at_39),
+        ] {
+            if score_at.is_none() && progress.level >= level && cfg.level < level {
+                *score_at = Some(r.score);
             }
+        }
+        if cfg
+            .format
+            .cap_level
+            .is_some_and(|cap| progress.level >= cap)
+        {
+            break;
         }
         current = next;
         next = source.next(frames);
     }
-    if !r.reached_29 {
-        r.score_at_29 = r.score;
-    }
+    r.score_at_19 = score_at_19.unwrap_or(r.score);
+    r.score_at_29 = score_at_29.unwrap_or(r.score);
+    r.score_at_39 = score_at_39.unwrap_or(r.score);
     r.level = progress.level;
     r.game_score = progress.score_value();
     r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Gravity;
+
+    fn strong() -> Profile {
+        Profile::by_name("strong").unwrap()
+    }
+
+    fn config(level: u8, format: Format, max_pieces: u64, seed: u64) -> GameConfig {
+        GameConfig {
+            level,
+            kind: SearchKind::Controller { tap_hz: 30 },
+            pieces: Pieces::Nes,
+            max_pieces: Some(max_pieces),
+            seed,
+            two_deep: true,
+            format,
+        }
+    }
+
+    #[test]
+    fn a_plan_under_reaction_commits_its_first_frames_before_the_preview_is_seen() {
+        let mut planner = Planner::new(strong(), SearchKind::Controller { tap_hz: 30 }).unwrap();
+        let mut r = SplitMix(5);
+        let mut times = Vec::new();
+        for level in [18, 19, 29] {
+            let board = r.ragged_board(2..8, 6);
+            for &current in &SPAWN_ID {
+                let start = Control::spawned(current, 0);
+                let plans: Vec<Decision> = SPAWN_ID
+                    .iter()
+                    .map(|&preview| {
+                        let d = decide_piece(
+                            &mut planner,
+                            &board,
+                            level,
+                            start,
+                            Some(preview),
+                            18,
+                            &mut times,
+                        );
+                        d.unwrap()
+                    })
+                    .collect();
+                for d in &plans {
+                    let first = |d: &Decision| d.inputs[..18.min(d.inputs.len())].to_vec();
+                    assert_eq!(first(d), first(&plans[0]), "level {level}");
+                    let end = execute(&board, Gravity::at(level, false), start, 0, &d.inputs);
+                    assert_eq!(end.map(|c| c.piece), Some(d.target), "level {level}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_cap_ends_the_game_when_the_level_reaches_it() {
+        // From level 18 the level reaches 20 at 140 lines.
+        let format = Format {
+            cap_level: Some(20),
+            ..Format::STANDARD
+        };
+        let r = play(&strong(), &config(18, format, 1500, 1));
+        assert_eq!(r.level, 20);
+        assert!((140..144).contains(&r.lines), "{} lines", r.lines);
+        assert!(r.score_at_19 < r.score);
+        assert_eq!(r.score_at_29, r.score, "never reached: the final score");
+    }
+
+    #[test]
+    fn standard_format_plans_land_where_promised() {
+        // From 18 (re-plans at 3 and 2 frames a row), 29 (the piece has fallen 18 rows when
+        // the preview is seen) and 39 (double kill screen: locked before it is seen).
+        for (level, pieces) in [(18, 300), (29, 150), (39, 100)] {
+            let r = play(&strong(), &config(level, Format::STANDARD, pieces, 2));
+            assert_eq!(r.mispredictions, 0, "level {level}");
+            assert!(r.pieces >= 30, "level {level}: {} pieces", r.pieces);
+        }
+    }
 }

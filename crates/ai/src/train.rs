@@ -6,7 +6,7 @@
 
 use crate::eval::{Profile, Weights};
 use crate::planner::SearchKind;
-use crate::sim::{play, GameConfig, Pieces, SplitMix};
+use crate::sim::{play, Format, GameConfig, Pieces, SplitMix};
 use rayon::prelude::*;
 
 /// What a candidate is scored on.
@@ -63,7 +63,11 @@ pub fn fitness(w: &Weights, o: &TrainOptions, seed: u64) -> f64 {
                 max_pieces: Some(o.max_pieces),
                 seed: seed.wrapping_mul(7919).wrapping_add(g),
                 two_deep: true,
-                until_29: o.objective == Objective::Transition,
+                // The transition objective ends each game there.
+                format: Format {
+                    cap_level: (o.objective == Objective::Transition).then_some(29),
+                    ..Format::ZERO
+                },
             };
             let r = play(&profile, &cfg);
             match o.objective {

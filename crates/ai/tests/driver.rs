@@ -9,9 +9,10 @@ const ROM: &[u8] = include_bytes!(concat!(
     "/../../roms/quadfall.nes"
 ));
 
-fn play_200_lines(mode: Mode) {
+fn play_200_lines(mode: Mode, reaction: u8) {
     let mut console = nes::Console::from_ines(ROM).expect("roms/quadfall.nes loads");
     let mut driver = Driver::new(Profile::by_name("strong").unwrap(), mode, 19).unwrap();
+    driver.reaction = reaction;
     // 200 lines take about 500 pieces of at most ~60 frames each at level 19.
     for _ in 0..60_000 {
         driver.step(&mut console);
@@ -28,12 +29,19 @@ fn play_200_lines(mode: Mode) {
 
 #[test]
 fn controller_mode_plays_200_lines_at_level_19_without_replans() {
-    play_200_lines(Mode::Controller { tap_hz: 30 });
+    play_200_lines(Mode::Controller { tap_hz: 30 }, 0);
+}
+
+/// The standard format's reaction delay: each piece is planned without the preview, and again
+/// with it 18 frames after its spawn.
+#[test]
+fn controller_mode_with_18_frames_of_reaction_plays_200_lines_without_replans() {
+    play_200_lines(Mode::Controller { tap_hz: 30 }, 18);
 }
 
 #[test]
 fn teleport_mode_plays_200_lines_at_level_19() {
-    play_200_lines(Mode::Teleport);
+    play_200_lines(Mode::Teleport, 0);
 }
 
 #[test]

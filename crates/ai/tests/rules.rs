@@ -16,7 +16,7 @@ fn frames_until_moves(
         let held = inputs(f);
         let before = c.piece;
         assert!(
-            !c.step(&board, level, held & !prev, held),
+            !c.step(&board, Gravity::at(level, false), held & !prev, held),
             "locked at frame {f}"
         );
         if c.piece != before {
@@ -129,7 +129,12 @@ fn das_shifts_at_0_16_22_28() {
     let mut at = Vec::new();
     for f in 0..40 {
         let x = c.piece.x;
-        c.step(&board, 0, if f == 0 { RIGHT } else { 0 }, RIGHT);
+        c.step(
+            &board,
+            Gravity::at(0, false),
+            if f == 0 { RIGHT } else { 0 },
+            RIGHT,
+        );
         if c.piece.x != x {
             at.push(f);
         }
@@ -153,7 +158,7 @@ fn tapping_every_other_frame_shifts_every_two_frames() {
     for f in 0..12 {
         let held = if f % 2 == 0 { RIGHT } else { 0 };
         let x = c.piece.x;
-        c.step(&board, 0, held & !prev, held);
+        c.step(&board, Gravity::at(0, false), held & !prev, held);
         prev = held;
         if c.piece.x != x {
             at.push(f);
@@ -194,7 +199,7 @@ fn soft_drop_takes_three_frames_then_every_two_and_blocks_shifting() {
     let board = Board::default();
     let mut c = Control::spawned(0x12, 0);
     for _ in 0..10 {
-        c.step(&board, 0, 0, DOWN);
+        c.step(&board, Gravity::at(0, false), 0, DOWN);
     }
     assert_eq!(c.piece.y, 0);
 }
@@ -206,7 +211,7 @@ fn first_piece_hangs_96_frames_unless_down_is_pressed() {
     c.autorepeat_y = FIRST_PIECE_DELAY;
     let mut first_drop = None;
     for f in 0..200 {
-        c.step(&board, 0, 0, 0);
+        c.step(&board, Gravity::at(0, false), 0, 0);
         if c.piece.y > 0 {
             first_drop = Some(f);
             break;
@@ -216,7 +221,7 @@ fn first_piece_hangs_96_frames_unless_down_is_pressed() {
     assert_eq!(first_drop, Some(96));
     let mut c = Control::spawned(0x12, 0);
     c.autorepeat_y = FIRST_PIECE_DELAY;
-    c.step(&board, 0, DOWN, DOWN);
+    c.step(&board, Gravity::at(0, false), DOWN, DOWN);
     assert_eq!(c.autorepeat_y, 1);
 }
 
@@ -233,9 +238,9 @@ fn rotation_is_refused_when_blocked() {
         },
         ..Control::spawned(0x07, 0)
     };
-    c.step(&b, 0, A, A);
+    c.step(&b, Gravity::at(0, false), A, A);
     assert_eq!(c.piece.id, 0x07, "Jl would cover (4,4)");
-    c.step(&b, 0, B, B);
+    c.step(&b, Gravity::at(0, false), B, B);
     assert_eq!(c.piece.id, 0x06, "Jr is free");
 }
 
@@ -402,4 +407,33 @@ fn picker_odds_match_the_picks_after_each_piece() {
     }
     // A repeat is rare: only through the re-roll.
     assert_eq!(Picker::odds_after(SPAWN_ID[6])[6], 2);
+}
+
+#[test]
+fn the_double_kill_screen_drops_two_rows_every_frame_from_level_39() {
+    assert_eq!(Gravity::at(38, true), Gravity::at(38, false));
+    assert_eq!(Gravity::at(39, false).rows_per_drop, 1);
+    assert_eq!(Gravity::at(39, true).rows_per_drop, 2);
+    assert_eq!(Gravity::at(49, true).rows_per_drop, 2);
+    // An I from the spawn: rows 2, 4, ... on frames 0, 1, ...; Down held changes nothing.
+    for held in [0, DOWN] {
+        let board = Board::default();
+        let mut c = Control::spawned(0x12, 0);
+        let mut rows = Vec::new();
+        while !c.step(&board, Gravity::at(39, true), held, held) {
+            rows.push(c.piece.y);
+        }
+        assert_eq!(
+            rows,
+            (1..10).map(|f| 2 * f).collect::<Vec<_>>(),
+            "held {held:#x}"
+        );
+        assert_eq!(c.piece.y, 19, "it locks on the floor");
+    }
+    // Each row is checked: with the second row below blocked, the piece locks one row down.
+    let mut board = Board::default();
+    board.set(5, 2);
+    let mut c = Control::spawned(0x12, 0);
+    assert!(c.step(&board, Gravity::at(39, true), 0, 0));
+    assert_eq!(c.piece.y, 1);
 }

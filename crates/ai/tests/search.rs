@@ -65,7 +65,7 @@ fn placement_search_finds_tucks_and_spins() {
     assert!(s.path(l).contains(&Move::Clockwise) || s.path(l).contains(&Move::CounterClockwise));
 }
 
-fn check_plans(level: u8, hz: u32, boards: &[Board]) -> usize {
+fn check_plans(gravity: Gravity, hz: u32, boards: &[Board]) -> usize {
     let mut c = ControllerSearch::new(hz).unwrap();
     let period = c.period as usize;
     let mut p = PlacementSearch::default();
@@ -77,7 +77,7 @@ fn check_plans(level: u8, hz: u32, boards: &[Board]) -> usize {
             if !b.fits(id, SPAWN_X, SPAWN_Y) {
                 continue;
             }
-            c.search(b, level, start, Pad::idle(), &mut locks);
+            c.search(b, gravity, start, Pad::idle(), &mut locks);
             p.search(b, id, &mut placements);
             for l in &locks {
                 assert!(
@@ -85,11 +85,8 @@ fn check_plans(level: u8, hz: u32, boards: &[Board]) -> usize {
                     "controller locks are placement locks"
                 );
                 let inputs = c.plan(l);
-                let end = execute(b, level, start, 0, &inputs).expect("the plan locks");
-                assert_eq!(
-                    end.piece, l.piece,
-                    "level {level}: plan lands where promised"
-                );
+                let end = execute(b, gravity, start, 0, &inputs).expect("the plan locks");
+                assert_eq!(end.piece, l.piece, "{gravity:?}: plan lands where promised");
                 // Tap rate: presses (not holds) of the d-pad and of A/B at least `period`
                 // frames apart.
                 for group in [LEFT | RIGHT | DOWN, A | B] {
@@ -128,7 +125,13 @@ fn controller_plans_land_where_promised_at_every_speed() {
         (19, 10),
         (29, 15),
     ] {
-        assert!(check_plans(level, hz, &bs) > 0);
+        assert!(check_plans(Gravity::at(level, false), hz, &bs) > 0);
+    }
+    // The standard format's double kill screen: two rows a frame.
+    for (level, hz) in [(39, 30), (45, 10)] {
+        let gravity = Gravity::at(level, true);
+        assert_eq!(gravity.rows_per_drop, 2);
+        assert!(check_plans(gravity, hz, &bs) > 0);
     }
 }
 
@@ -139,7 +142,13 @@ fn kill_screen_gravity_limits_reach_at_low_tap_rates() {
     let reach = |hz| {
         let mut c = ControllerSearch::new(hz).unwrap();
         let mut locks = Vec::new();
-        c.search(&b, 29, Control::spawned(0x12, 0), Pad::idle(), &mut locks);
+        c.search(
+            &b,
+            Gravity::at(29, false),
+            Control::spawned(0x12, 0),
+            Pad::idle(),
+            &mut locks,
+        );
         locks
             .iter()
             .map(|l| l.piece.x)
@@ -157,7 +166,7 @@ fn plans(level: u8, hz: u32, id: u8) -> Vec<(Piece, Vec<u8>)> {
     let mut locks = Vec::new();
     c.search(
         &Board::default(),
-        level,
+        Gravity::at(level, false),
         Control::spawned(id, 0),
         Pad::idle(),
         &mut locks,
@@ -173,7 +182,15 @@ fn soft_drop_is_held_where_it_is_faster_than_gravity() {
         let held_down = inputs.iter().filter(|&&h| h & DOWN != 0).count();
         assert!(held_down > 10, "{piece:?}: {inputs:?}");
         assert!(inputs.len() < 18 * 3, "{piece:?}: {}", inputs.len());
-        let end = execute(&Board::default(), 18, Control::spawned(0x0A, 0), 0, &inputs).unwrap();
+        let gravity = Gravity::at(18, false);
+        let end = execute(
+            &Board::default(),
+            gravity,
+            Control::spawned(0x0A, 0),
+            0,
+            &inputs,
+        )
+        .unwrap();
         assert!(
             end.hold_down_points > 10,
             "soft-drop points are earned: {piece:?} {inputs:?} {end:?}"
@@ -191,7 +208,13 @@ fn a_charged_das_shifts_without_a_press() {
         let mut c = ControllerSearch::new(12).unwrap();
         let mut locks = Vec::new();
         let start = Control::spawned(0x07, 16);
-        c.search(&Board::default(), 29, start, pad, &mut locks);
+        c.search(
+            &Board::default(),
+            Gravity::at(29, false),
+            start,
+            pad,
+            &mut locks,
+        );
         locks
             .iter()
             .map(|l| (l.piece, c.plan(l)))
@@ -210,7 +233,14 @@ fn a_charged_das_shifts_without_a_press() {
         .unwrap();
     assert_eq!(inputs[0] & LEFT, LEFT, "{inputs:?}");
     let start = Control::spawned(0x07, 16);
-    let end = execute(&Board::default(), 29, start, LEFT, inputs).unwrap();
+    let end = execute(
+        &Board::default(),
+        Gravity::at(29, false),
+        start,
+        LEFT,
+        inputs,
+    )
+    .unwrap();
     assert_eq!(end.piece, *piece);
 }
 

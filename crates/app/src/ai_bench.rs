@@ -5,6 +5,17 @@ use std::process::ExitCode;
 
 #[derive(clap::Args)]
 pub struct Args {
+    /// The competition format: zero (the game as it is: no reaction delay, no double kill
+    /// screen, no cap) or standard (18 frames of reaction, two rows a frame from level 39, the
+    /// game capped at level 49 = 430 lines from 18).
+    #[arg(long, default_value = "zero")]
+    format: String,
+    /// Frames from a spawn until the preview is seen, instead of the format's (0-60).
+    #[arg(long)]
+    reaction: Option<u32>,
+    /// The game ends when the level reaches this, instead of the format's cap (0: no cap).
+    #[arg(long)]
+    cap_level: Option<u8>,
     /// Number of games, played in parallel.
     #[arg(long, default_value_t = 10)]
     games: u64,
@@ -37,6 +48,9 @@ pub struct Args {
 
 pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
     let o = ai::bench::BenchOptions {
+        format: a.format.clone(),
+        reaction: a.reaction,
+        cap_level: a.cap_level,
         games: a.games,
         level: a.level,
         profile: a.profile.clone(),

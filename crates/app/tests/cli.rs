@@ -378,6 +378,65 @@ fn ai_bench_defaults_are_bounded() {
     assert_eq!(pieces, 1500.0, "{report}");
 }
 
+/// `ai-bench --format standard --json` states its format and reports the pre-19/29/39 scores
+/// and the decision time.
+#[test]
+fn ai_bench_reports_the_standard_format() {
+    let out = Command::new(env!("CARGO_BIN_EXE_nestor"))
+        .args([
+            "ai-bench",
+            "--format",
+            "standard",
+            "--games",
+            "1",
+            "--max-pieces",
+            "40",
+        ])
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let format = &report["format"];
+    assert_eq!(format["reaction"], 18, "{report}");
+    assert_eq!(format["double_kill_screen"], true, "{report}");
+    assert_eq!(format["cap_level"], 49, "{report}");
+    for key in ["score", "score_at_19", "score_at_29", "score_at_39"] {
+        for stat in ["mean", "median", "p1", "p10"] {
+            assert!(report[key][stat].is_f64(), "{key}.{stat}: {report}");
+        }
+    }
+    assert!(
+        report["decision_ms"]["p99"].as_f64().unwrap() > 0.0,
+        "{report}"
+    );
+    assert!(report["decision_ms"]["median"].is_f64(), "{report}");
+}
+
+/// `ai-bench`'s format options refuse bad values in one line, before any game is played.
+#[test]
+fn ai_bench_bad_formats_are_one_line_errors() {
+    for (args, problem) in [
+        (&["--format", "blitz"][..], "unknown format 'blitz'"),
+        (
+            &["--format", "standard", "--reaction", "61"],
+            "reaction of 61 frames",
+        ),
+        (
+            &["--cap-level", "17"],
+            "cap level 17 is not above the starting level 18",
+        ),
+        (&["--format", "standard", "--level", "49"], "cap level 49"),
+    ] {
+        let (code, stderr) = run(&[&["ai-bench"], args].concat());
+        assert_one_line(code, &stderr, problem);
+    }
+}
+
 /// A file far larger than any ROM (here endless) is refused after 64 MiB, not read until memory
 /// runs out.
 #[cfg(unix)]

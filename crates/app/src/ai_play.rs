@@ -29,6 +29,10 @@ pub struct AiArgs {
     /// The AI's maximum tap rate in Hz: 30, 20, 15, 12 or 10.
     #[arg(long, default_value_t = 30)]
     pub tap_hz: u32,
+    /// Frames after each spawn before the AI looks at the preview piece (0-60; 18 is the
+    /// standard competition format's 300 ms; controller mode).
+    #[arg(long, value_name = "FRAMES", default_value_t = 0)]
+    pub reaction: u8,
 }
 
 impl AiArgs {
@@ -36,8 +40,17 @@ impl AiArgs {
     /// is one line.
     pub fn driver(&self) -> anyhow::Result<Driver> {
         let profile = self.ai.as_deref().unwrap_or("strong");
-        Driver::from_options(profile, &self.ai_mode, self.level, self.tap_hz)
-            .map_err(anyhow::Error::msg)
+        if self.reaction > ai::sim::MAX_REACTION {
+            anyhow::bail!(
+                "reaction of {} frames is over {} (a second)",
+                self.reaction,
+                ai::sim::MAX_REACTION
+            );
+        }
+        let mut driver = Driver::from_options(profile, &self.ai_mode, self.level, self.tap_hz)
+            .map_err(anyhow::Error::msg)?;
+        driver.reaction = self.reaction;
+        Ok(driver)
     }
 }
 

@@ -20,14 +20,17 @@ fn summary(out: &Output) -> serde_json::Value {
 #[test]
 fn headless_ai_clears_lines_without_replans() {
     // From power-on through the menus to level 18, then about 50 pieces.
-    let s = summary(&nestor(&[
-        "run",
-        "--ai",
-        "--headless",
-        "--frames",
-        "3000",
-        "--json",
-    ]));
+    headless_ai_plays(&[]);
+}
+
+#[test]
+fn headless_ai_with_the_standard_reaction_time_clears_lines_without_replans() {
+    headless_ai_plays(&["--reaction", "18"]);
+}
+
+fn headless_ai_plays(extra: &[&str]) {
+    let args = ["run", "--ai", "--headless", "--frames", "3000", "--json"];
+    let s = summary(&nestor(&[&args[..], extra].concat()));
     assert_eq!(s["frames"], 3000, "{s}");
     assert_eq!(s["games"], 1, "{s}");
     assert!(s["pieces"].as_u64().unwrap() > 0, "{s}");
@@ -63,6 +66,10 @@ fn bad_ai_options_are_one_line_errors() {
     );
     assert_one_line_error(&with(&["--ai", "--level", "25"]), "level 25");
     assert_one_line_error(&with(&["--ai", "--tap-hz", "7"]), "tap rate 7 Hz");
+    assert_one_line_error(
+        &with(&["--ai", "--reaction", "61"]),
+        "reaction of 61 frames",
+    );
 }
 
 #[test]

@@ -17,6 +17,6 @@ pub mod trace;
 mod xorshift;
 
 pub use cartridge::{BatteryError, Cartridge, RomError};
-pub use console::Console;
+pub use console::{Console, PowerOnRam};
 pub use controller::Buttons;
 pub use state::StateError;

@@ -69,6 +69,8 @@ pub struct Session {
     player_on: bool,
     /// The user's pads.
     pads: [u8; 2],
+    /// The user's reset or power cycle for the start of the next frame (`movie` command bits).
+    commands: u8,
     /// Frames run, the index of the next movie line.
     frames: u64,
     /// The last frame's sound.
@@ -95,6 +97,7 @@ impl Session {
             player: None,
             player_on: false,
             pads: [0; 2],
+            commands: 0,
             frames: 0,
             samples: Vec::new(),
             rewind: None,
@@ -114,6 +117,14 @@ impl Session {
     /// Runs one frame with every source in its place (see the module's description).
     pub fn frame(&mut self) {
         let mut pads = self.pads;
+        let commands = std::mem::take(&mut self.commands);
+        // A movie being played has its own resets.
+        let commands = if self.movies.playing() { 0 } else { commands };
+        if commands & movie::POWER != 0 {
+            self.console.power_cycle();
+        } else if commands & movie::SOFT_RESET != 0 {
+            self.console.reset();
+        }
         if let Some(movie) = self.movies.play(self.frames, &mut self.console) {
             pads = movie;
         }
@@ -134,7 +145,7 @@ impl Session {
                 self.console.run_frame();
             }
         }
-        self.movies.log(&self.console);
+        self.movies.log(&self.console, commands);
         self.battery.tick(&self.console);
         self.samples.clear();
         self.console.take_samples(&mut self.samples);
@@ -266,6 +277,18 @@ impl Session {
 
     pub fn console_mut(&mut self) -> &mut Console {
         &mut self.console
+    }
+
+    /// Presses the reset button at the start of the next frame (where FCEUX takes it too), so
+    /// that a recording logs it.
+    pub fn reset(&mut self) {
+        self.commands |= movie::SOFT_RESET;
+    }
+
+    /// Turns the machine off and on at the start of the next frame (RAM all $00), so that a
+    /// recording logs it.
+    pub fn power_cycle(&mut self) {
+        self.commands |= movie::POWER;
     }
 
     /// The user's pads for the next frames (bits as in [`Buttons`]).

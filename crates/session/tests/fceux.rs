@@ -103,15 +103,10 @@ fn pads(frame: u32) -> u8 {
     }
 }
 
+/// A session records a game with a reset; nestor plays the movie back to the same RAM, and so
+/// does FCEUX when it is installed.
 #[test]
 fn a_nestor_movie_replays_in_fceux_to_nestors_ram() {
-    let (Some(fceux), Some(xvfb_run)) = (find_program("fceux"), find_program("xvfb-run")) else {
-        println!(
-            "skipped: this test plays a movie in FCEUX and needs `fceux` and `xvfb-run` \
-             (Debian: apt-get install fceux xvfb), which are not installed"
-        );
-        return;
-    };
     let dir = dir();
     let (movie, rom, out) = (
         dir.join("nestor.fm2"),
@@ -119,11 +114,12 @@ fn a_nestor_movie_replays_in_fceux_to_nestors_ram() {
         dir.join("nestor.ram"),
     );
     const FRAMES: u32 = 660;
+    const RESET: usize = 400;
     let mut session = Session::new(Console::from_ines(ROM).unwrap());
     let movies = Movies::open(None, Some(&movie), "quadfall", session.console()).unwrap();
     session.set_movies(movies);
     for frame in 0..FRAMES {
-        if frame == 400 {
+        if frame as usize == RESET {
             session.reset();
         }
         session.set_pads([pads(frame), 0]);
@@ -131,13 +127,21 @@ fn a_nestor_movie_replays_in_fceux_to_nestors_ram() {
     }
     session.finish(true).unwrap();
     let nestor = ram(session.console());
-    let lines = std::fs::read_to_string(&movie)
-        .unwrap()
-        .lines()
-        .filter(|line| line.starts_with('|'))
-        .count();
-    assert_eq!(lines, FRAMES as usize + 2 * movie::DEAD_FRAMES);
+    let recorded = movie::Movie::parse(&std::fs::read_to_string(&movie).unwrap()).unwrap();
+    let dead = movie::DEAD_FRAMES;
+    let lines = recorded.frames.len();
+    assert_eq!(lines, FRAMES as usize + 2 * dead);
+    assert_eq!(recorded.frames[dead + RESET].commands, movie::SOFT_RESET);
+    assert_eq!(recorded.ram_init, Some(nes::PowerOnRam::Zero));
+    assert!(play(&movie) == nestor, "nestor's own replay differs");
 
+    let (Some(fceux), Some(xvfb_run)) = (find_program("fceux"), find_program("xvfb-run")) else {
+        println!(
+            "skipped: playing the movie in FCEUX needs `fceux` and `xvfb-run` \
+             (Debian: apt-get install fceux xvfb), which are not installed"
+        );
+        return;
+    };
     // FCEUX plays the movie and dumps its RAM after the last line. HOME is the scratch folder,
     // where FCEUX keeps its settings.
     std::fs::write(&rom, ROM).unwrap();

@@ -1,6 +1,7 @@
 //! FM2 movies carry over between nestor and FCEUX 2.6: a movie FCEUX recorded (with a reset in
-//! it) replays in nestor to the RAM FCEUX ended with, and a movie nestor records (with a reset)
-//! replays in FCEUX to nestor's RAM, when `fceux` and `xvfb-run` are installed.
+//! it) replays in nestor to the RAM FCEUX ended with, and a movie nestor records (with a reset
+//! and a power cycle) replays in FCEUX to nestor's RAM, when `fceux` and `xvfb-run` are
+//! installed.
 
 use nes::{Buttons, Console};
 use session::movies::Movies;
@@ -103,8 +104,8 @@ fn pads(frame: u32) -> u8 {
     }
 }
 
-/// A session records a game with a reset; nestor plays the movie back to the same RAM, and so
-/// does FCEUX when it is installed.
+/// A session records a game with a reset and a power cycle; nestor plays the movie back to the
+/// same RAM, and so does FCEUX when it is installed.
 #[test]
 fn a_nestor_movie_replays_in_fceux_to_nestors_ram() {
     let dir = dir();
@@ -115,12 +116,16 @@ fn a_nestor_movie_replays_in_fceux_to_nestors_ram() {
     );
     const FRAMES: u32 = 660;
     const RESET: usize = 400;
+    const POWER: usize = 560;
     let mut session = Session::new(Console::from_ines(ROM).unwrap());
     let movies = Movies::open(None, Some(&movie), "quadfall", session.console()).unwrap();
     session.set_movies(movies);
     for frame in 0..FRAMES {
         if frame as usize == RESET {
             session.reset();
+        }
+        if frame as usize == POWER {
+            session.power_cycle();
         }
         session.set_pads([pads(frame), 0]);
         session.frame();
@@ -130,8 +135,9 @@ fn a_nestor_movie_replays_in_fceux_to_nestors_ram() {
     let recorded = movie::Movie::parse(&std::fs::read_to_string(&movie).unwrap()).unwrap();
     let dead = movie::DEAD_FRAMES;
     let lines = recorded.frames.len();
-    assert_eq!(lines, FRAMES as usize + 2 * dead);
+    assert_eq!(lines, FRAMES as usize + 3 * dead);
     assert_eq!(recorded.frames[dead + RESET].commands, movie::SOFT_RESET);
+    assert_eq!(recorded.frames[2 * dead + POWER].commands, movie::POWER);
     assert_eq!(recorded.ram_init, Some(nes::PowerOnRam::Zero));
     assert!(play(&movie) == nestor, "nestor's own replay differs");
 

@@ -4,10 +4,12 @@
 //! all call [`Session::frame`]; none of them runs the machine any other way.
 //!
 //! A frame is the host's frame, `Console::run_frame` (FCEUX's: it starts when the PPU enters
-//! line 240). At its start the sources are layered, each replacing what the one before chose:
+//! line 240; FCEUX's two dead frames after power-on and resets are not frames here, see
+//! [`movies`]). At its start the sources are layered, each replacing what the one before chose:
 //!
-//! 1. the user's pads (keyboard, gamepad, an input script), from [`Session::set_pads`];
-//! 2. the movie being played back;
+//! 1. the user's pads (keyboard, gamepad, an input script), from [`Session::set_pads`], and
+//!    a reset or power cycle from [`Session::reset`] or [`Session::power_cycle`];
+//! 2. the movie being played back (its resets replace the user's);
 //! 3. the automatic [`Player`] (the Tetris AI), on controller 1, while it is switched on;
 //! 4. the scripts' `joypad.set`, inside the Lua frame (so a script can read the AI's buttons
 //!    with `joypad.get` and override them, as it can override a movie in FCEUX).

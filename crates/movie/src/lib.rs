@@ -17,7 +17,7 @@ pub mod play;
 use std::fmt::{self, Write as _};
 
 pub use nes::PowerOnRam;
-pub use play::{rom_checksum, Playback, Recorder};
+pub use play::{apply_commands, rom_checksum, Playback, Recorder};
 
 /// `commands` bits: what happens at the start of a frame, before its input is latched.
 pub const SOFT_RESET: u8 = 1;

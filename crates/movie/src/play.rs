@@ -17,15 +17,20 @@ pub fn rom_checksum(cart: &nes::Cartridge) -> [u8; 16] {
     crate::md5::digest(&[&cart.prg_rom[..], chr].concat())
 }
 
+/// Applies `commands` at the start of a frame: power (with RAM all $00), or else reset.
+pub fn apply_commands(commands: u8, console: &mut Console) {
+    if commands & POWER != 0 {
+        console.power_cycle();
+    } else if commands & SOFT_RESET != 0 {
+        console.reset();
+    }
+}
+
 impl Frame {
-    /// Applies the frame's commands (power, with RAM all $00, or else reset) and presses its
-    /// pads 1 and 2: call at the start of the frame, before it runs.
+    /// Applies the frame's commands ([`apply_commands`]) and presses its pads 1 and 2: call at
+    /// the start of the frame, before it runs.
     pub fn apply(&self, console: &mut Console) {
-        if self.commands & POWER != 0 {
-            console.power_cycle();
-        } else if self.commands & SOFT_RESET != 0 {
-            console.reset();
-        }
+        apply_commands(self.commands, console);
         for port in 0..2 {
             console.set_buttons(port, Buttons(self.pads[port]));
         }

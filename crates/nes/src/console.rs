@@ -62,7 +62,7 @@ pub enum PowerOnRam {
 
 impl PowerOnRam {
     /// The byte at `addr` in RAM.
-    pub fn byte(self, addr: usize) -> u8 {
+    fn byte(self, addr: usize) -> u8 {
         match self {
             PowerOnRam::Zero => 0x00,
             PowerOnRam::Ff => 0xFF,

@@ -73,7 +73,7 @@ pub struct Session {
     pads: [u8; 2],
     /// The user's reset or power cycle for the start of the next frame (`movie` command bits).
     commands: u8,
-    /// Frames run, the index of the next movie line.
+    /// Frames run, the index of the played movie's next host frame.
     frames: u64,
     /// The last frame's sound.
     samples: Vec<i16>,
@@ -122,11 +122,7 @@ impl Session {
         let commands = std::mem::take(&mut self.commands);
         // A movie being played has its own resets.
         let commands = if self.movies.playing() { 0 } else { commands };
-        if commands & movie::POWER != 0 {
-            self.console.power_cycle();
-        } else if commands & movie::SOFT_RESET != 0 {
-            self.console.reset();
-        }
+        movie::apply_commands(commands, &mut self.console);
         if let Some(movie) = self.movies.play(self.frames, &mut self.console) {
             pads = movie;
         }

@@ -54,7 +54,9 @@ fn recorded_run_plays_back_to_the_same_frame() {
     let (movie, recorded) = record("replay");
     let text = std::fs::read_to_string(&movie).unwrap();
     assert!(text.starts_with("version 3\n"));
-    assert_eq!(text.lines().filter(|l| l.starts_with('|')).count(), 400);
+    // FCEUX's two dead frames after power-on, then one line per frame run.
+    assert_eq!(text.lines().filter(|l| l.starts_with('|')).count(), 402);
+    assert!(text.contains("\nRAMInitOption 2\n"), "{text}");
     assert!(
         text.contains("|0|....T...|........||"),
         "Start was not recorded"

@@ -502,11 +502,11 @@ impl App {
             KeyCode::Backspace => self.rewinding = true,
             KeyCode::KeyT => self.speed = (self.speed + 1) % SPEEDS.len(),
             KeyCode::KeyR if shift => {
-                self.session.console_mut().power_cycle();
+                self.session.power_cycle();
                 self.show("power cycled".into());
             }
             KeyCode::KeyR => {
-                self.session.console_mut().reset();
+                self.session.reset();
                 self.show("reset".into());
             }
             KeyCode::KeyI if self.session.has_player() => {

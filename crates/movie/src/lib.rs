@@ -3,13 +3,21 @@
 //! (resets) and each port's buttons, a letter for a pressed button and `.` for a released one.
 //! This crate parses and writes the text, and records and plays input on a `nes::Console`
 //! frame by frame, in the host's frames (`Console::run_frame`). No I/O.
+//!
+//! FCEUX's frames are not quite the host's: after power-on and after every reset or power
+//! command FCEUX runs [`DEAD_FRAMES`] frames in which its PPU raises no VBlank (so the game sees
+//! no NMI and reads no input), and a movie has an input line for each. The machine has no such
+//! frames (hardware has none either), so the translation is done here, between a movie's lines
+//! and the host's frames ([`Movie::host_frames`], [`Movie::set_host_frames`]), and every frame
+//! the host runs is a frame the game sees in both emulators.
 
 pub mod md5;
 pub mod play;
 
 use std::fmt::{self, Write as _};
 
-pub use play::{rom_checksum, Recorder};
+pub use nes::PowerOnRam;
+pub use play::{apply_commands, rom_checksum, Playback, Recorder};
 
 /// `commands` bits: what happens at the start of a frame, before its input is latched.
 pub const SOFT_RESET: u8 = 1;
@@ -20,6 +28,13 @@ pub const VS_COIN: u8 = 16;
 
 /// The file format version this crate reads and writes (the only one FCEUX has).
 pub const VERSION: i32 = 3;
+
+/// Frames FCEUX runs with no VBlank after power-on and after each reset or power command
+/// (checked against FCEUX 2.6.5: a movie syncs only with them).
+pub const DEAD_FRAMES: usize = 2;
+
+/// How a comment of nestor's recordings begins (see [`Movie::fceux_frames`]).
+pub const NESTOR_COMMENT: &str = "recorded by nestor";
 
 /// Pad letters as an input line lists them, from bit 7 (Right) down to bit 0 (A): the same bit
 /// order as `nes::Buttons`.
@@ -38,6 +53,8 @@ pub struct Movie {
     /// MD5 of the ROM's PRG and CHR data (see `play::rom_checksum`).
     pub rom_checksum: [u8; 16],
     pub guid: String,
+    /// FCEUX's `RAMInitOption`: the power-on RAM the movie was recorded with, when it says.
+    pub ram_init: Option<PowerOnRam>,
     /// Other keys (`comment`, `subtitle`, `NewPPU`, `FDS`...) in file order, written back as read.
     pub extra: Vec<(String, String)>,
     pub frames: Vec<Frame>,
@@ -94,20 +111,92 @@ impl Movie {
             rom_filename: rom_filename.to_string(),
             rom_checksum,
             guid,
+            ram_init: None,
             extra: Vec::new(),
             frames: Vec::new(),
         }
     }
 
-    /// A movie about to be recorded now: its GUID comes from the time and the ROM's checksum,
-    /// so two recordings differ (all FCEUX asks of it).
+    /// A movie about to be recorded now, from the machine's power-on (RAM all $00): its GUID
+    /// comes from the time and the ROM's checksum, so two recordings differ (all FCEUX asks of
+    /// it).
     pub fn recording(rom_filename: &str, rom_checksum: [u8; 16]) -> Movie {
         let time = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap_or_default()
             .as_nanos();
         let guid = guid(&[&time.to_le_bytes()[..], &rom_checksum].concat());
-        Movie::new(rom_filename, rom_checksum, guid)
+        Movie {
+            ram_init: Some(PowerOnRam::Zero),
+            ..Movie::new(rom_filename, rom_checksum, guid)
+        }
+    }
+
+    /// Whether the input log has FCEUX's dead frames: every movie but those nestor recorded
+    /// before it wrote them, known by `emuVersion 0`, a `recorded by nestor` comment and no
+    /// `RAMInitOption` (which nestor's recordings have had since).
+    pub fn fceux_frames(&self) -> bool {
+        let nestor = self
+            .extra
+            .iter()
+            .any(|(key, value)| key == "comment" && value.starts_with(NESTOR_COMMENT));
+        !(nestor && self.emu_version == 0 && self.ram_init.is_none())
+    }
+
+    /// The RAM the movie's power-ons start with: its `RAMInitOption`, FCEUX's default pattern
+    /// when it has none (as FCEUX 2.6 plays it), zeros for nestor's old recordings.
+    pub fn power_on_ram(&self) -> PowerOnRam {
+        match self.ram_init {
+            Some(ram) => ram,
+            None if self.fceux_frames() => PowerOnRam::Fceux,
+            None => PowerOnRam::Zero,
+        }
+    }
+
+    /// The input of each frame the host runs: the input log without FCEUX's dead frames, a
+    /// reset or power command moved to the first frame after them (where the host applies it,
+    /// with the PPU as FCEUX's is then: about to raise its first VBlank).
+    pub fn host_frames(&self) -> Vec<Frame> {
+        if !self.fceux_frames() {
+            return self.frames.clone();
+        }
+        let mut frames = Vec::with_capacity(self.frames.len());
+        let (mut dead, mut commands) = (DEAD_FRAMES, 0);
+        for line in &self.frames {
+            if line.commands & (POWER | SOFT_RESET) != 0 {
+                (dead, commands) = (DEAD_FRAMES, commands | line.commands);
+            }
+            if dead > 0 {
+                dead -= 1;
+                continue;
+            }
+            frames.push(Frame {
+                commands: line.commands | commands,
+                ..*line
+            });
+            commands = 0;
+        }
+        frames
+    }
+
+    /// Sets the input log to the host's `frames` from power-on, each reset or power command
+    /// followed by FCEUX's dead frames (the inverse of [`Movie::host_frames`]).
+    pub fn set_host_frames(&mut self, frames: &[Frame]) {
+        let dead = |commands| Frame {
+            commands,
+            pads: [0; 4],
+        };
+        self.frames = vec![dead(0); DEAD_FRAMES];
+        for frame in frames {
+            if frame.commands & (POWER | SOFT_RESET) != 0 {
+                self.frames.push(dead(frame.commands));
+                self.frames.extend((1..DEAD_FRAMES).map(|_| dead(0)));
+            }
+            self.frames.push(Frame {
+                commands: 0,
+                ..*frame
+            });
+        }
     }
 
     pub fn parse(text: &str) -> Result<Movie, Error> {
@@ -196,6 +285,17 @@ impl Movie {
             "romFilename" => self.rom_filename = value.to_string(),
             "romChecksum" => self.rom_checksum = parse_checksum(value)?,
             "guid" => self.guid = value.to_string(),
+            "RAMInitOption" => {
+                self.ram_init = Some(match int()? {
+                    0 => PowerOnRam::Fceux,
+                    1 => PowerOnRam::Ff,
+                    2 => PowerOnRam::Zero,
+                    3 => {
+                        return Err("RAMInitOption 3 (random power-on RAM) is not supported".into())
+                    }
+                    n => return Err(format!("RAMInitOption: unknown power-on RAM {n}")),
+                })
+            }
             "" => return Err("a header line with no key".into()),
             _ => self.extra.push((key.to_string(), value.to_string())),
         }
@@ -280,6 +380,14 @@ impl Movie {
             );
         }
         out.push_str("port2 0\n");
+        if let Some(ram) = self.ram_init {
+            let option = match ram {
+                PowerOnRam::Fceux => 0,
+                PowerOnRam::Ff => 1,
+                PowerOnRam::Zero => 2,
+            };
+            let _ = writeln!(out, "RAMInitOption {option}");
+        }
         for (key, value) in &self.extra {
             let _ = writeln!(out, "{key} {value}");
         }
@@ -455,6 +563,98 @@ mod tests {
         assert_eq!(guid.len(), 36);
         assert_eq!(guid.matches('-').count(), 4);
         assert_eq!(guid.find('-'), Some(8));
+    }
+
+    fn line(commands: u8, pad: u8) -> Frame {
+        Frame {
+            commands,
+            pads: [pad, 0, 0, 0],
+        }
+    }
+
+    #[test]
+    fn ram_init_option_is_read_and_written() {
+        for (option, ram) in [
+            (0, PowerOnRam::Fceux),
+            (1, PowerOnRam::Ff),
+            (2, PowerOnRam::Zero),
+        ] {
+            let text = format!("{HEADER}RAMInitOption {option}\n|0|........|........||\n");
+            let movie = Movie::parse(&text).unwrap();
+            assert_eq!(movie.ram_init, Some(ram));
+            assert_eq!(movie.power_on_ram(), ram);
+            assert_eq!(movie.to_fm2(), text);
+        }
+        assert_eq!(
+            parse_err(&format!("{HEADER}RAMInitOption 3\n")),
+            "line 12: RAMInitOption 3 (random power-on RAM) is not supported"
+        );
+        assert_eq!(
+            parse_err(&format!("{HEADER}RAMInitOption 7\n")),
+            "line 12: RAMInitOption: unknown power-on RAM 7"
+        );
+    }
+
+    #[test]
+    fn dead_frames_after_power_on_and_resets_are_not_host_frames() {
+        let mut movie = Movie::parse(HEADER).unwrap();
+        movie.frames = vec![
+            line(0, 1),
+            line(0, 2),
+            line(0, 3),
+            line(0, 4),
+            line(SOFT_RESET, 5),
+            line(0, 6),
+            line(0, 7),
+            line(POWER, 8),
+            line(0, 9),
+            line(SOFT_RESET, 10),
+            line(0, 11),
+            line(0, 12),
+        ];
+        assert!(movie.fceux_frames());
+        assert_eq!(movie.power_on_ram(), PowerOnRam::Fceux);
+        // A reset within the dead frames of another starts them again.
+        let host = [
+            line(0, 3),
+            line(0, 4),
+            line(SOFT_RESET, 7),
+            line(POWER | SOFT_RESET, 12),
+        ];
+        assert_eq!(movie.host_frames(), host);
+
+        let mut written = Movie::parse(HEADER).unwrap();
+        written.set_host_frames(&host);
+        assert_eq!(written.frames.len(), host.len() + 3 * DEAD_FRAMES);
+        assert_eq!(written.frames[..3], [line(0, 0), line(0, 0), line(0, 3)]);
+        assert_eq!(
+            written.frames[4..7],
+            [line(SOFT_RESET, 0), line(0, 0), line(0, 7)]
+        );
+        assert_eq!(written.host_frames(), host);
+    }
+
+    #[test]
+    fn nestor_recordings_without_ram_init_option_have_no_dead_frames() {
+        let mut old = Movie::parse(HEADER).unwrap();
+        old.emu_version = 0;
+        old.extra = vec![("comment".into(), "recorded by nestor 0.1.0".into())];
+        old.frames = vec![line(0, 1), line(SOFT_RESET, 2), line(0, 3)];
+        assert!(!old.fceux_frames());
+        assert_eq!(old.host_frames(), old.frames);
+        assert_eq!(old.power_on_ram(), PowerOnRam::Zero);
+
+        let mut new = Movie::recording("quadfall", [0; 16]);
+        new.extra = old.extra.clone();
+        let new = Movie::parse(&new.to_fm2()).unwrap();
+        assert!(new.fceux_frames());
+        assert_eq!(new.power_on_ram(), PowerOnRam::Zero);
+        // FCEUX's own movies, whatever their comments.
+        let fceux = Movie {
+            emu_version: 20605,
+            ..old
+        };
+        assert!(fceux.fceux_frames());
     }
 
     #[test]

@@ -1,9 +1,10 @@
 //! Movies on the machine, in the host's frames (`Console::run_frame`, FCEUX's convention: a
 //! frame begins when the PPU enters the post-render line, and its input is latched before its
-//! first instruction). One input line is one such frame.
+//! first instruction). One input line is one such frame, but for FCEUX's dead frames (see the
+//! crate's description).
 
 use crate::{Frame, Movie, POWER, SOFT_RESET};
-use nes::{Buttons, Console};
+use nes::{Buttons, Console, PowerOnRam};
 
 /// The ROM's MD5 as FCEUX computes it for `romChecksum`: PRG ROM then CHR ROM, without the
 /// header and the trainer.
@@ -16,32 +17,71 @@ pub fn rom_checksum(cart: &nes::Cartridge) -> [u8; 16] {
     crate::md5::digest(&[&cart.prg_rom[..], chr].concat())
 }
 
+/// Applies `commands` at the start of a frame: power (with RAM all $00), or else reset.
+pub fn apply_commands(commands: u8, console: &mut Console) {
+    if commands & POWER != 0 {
+        console.power_cycle();
+    } else if commands & SOFT_RESET != 0 {
+        console.reset();
+    }
+}
+
 impl Frame {
-    /// Applies the frame's commands (power, then reset) and presses its pads 1 and 2: call at
+    /// Applies the frame's commands ([`apply_commands`]) and presses its pads 1 and 2: call at
     /// the start of the frame, before it runs.
     pub fn apply(&self, console: &mut Console) {
-        if self.commands & POWER != 0 {
-            console.power_cycle();
-        } else if self.commands & SOFT_RESET != 0 {
-            console.reset();
-        }
+        apply_commands(self.commands, console);
         for port in 0..2 {
             console.set_buttons(port, Buttons(self.pads[port]));
         }
     }
 }
 
-/// Logs a run's controller input, one line per frame.
+/// A movie played on the machine from power-on, frame by frame.
+pub struct Playback {
+    frames: Vec<Frame>,
+    ram: PowerOnRam,
+}
+
+impl Playback {
+    pub fn new(movie: &Movie) -> Playback {
+        Playback {
+            frames: movie.host_frames(),
+            ram: movie.power_on_ram(),
+        }
+    }
+
+    /// The host frames the movie drives.
+    pub fn frames(&self) -> usize {
+        self.frames.len()
+    }
+
+    /// At the start of host frame `frame`: powers on (the first frame, and at power commands)
+    /// with the movie's power-on RAM, resets, presses the pads; returns pads 1 and 2, or None
+    /// once the movie is over.
+    pub fn start_frame(&self, frame: usize, console: &mut Console) -> Option<[u8; 2]> {
+        let mut line = *self.frames.get(frame)?;
+        if frame == 0 || line.commands & POWER != 0 {
+            console.power_cycle_with(self.ram);
+            line.commands = 0;
+        }
+        line.apply(console);
+        Some([line.pads[0], line.pads[1]])
+    }
+}
+
+/// Logs a run's controller input and resets, one entry per host frame from power-on.
 #[derive(Default)]
 pub struct Recorder {
     frames: Vec<Frame>,
 }
 
 impl Recorder {
-    /// Logs the pads the frame just run latched (call once after each frame).
-    pub fn log(&mut self, console: &Console) {
+    /// Logs the frame just run: the commands applied at its start and the pads it latched
+    /// (call once after each frame).
+    pub fn log(&mut self, console: &Console, commands: u8) {
         self.frames.push(Frame {
-            commands: 0,
+            commands,
             pads: [console.buttons(0).0, console.buttons(1).0, 0, 0],
         });
     }
@@ -50,11 +90,11 @@ impl Recorder {
         self.frames.len()
     }
 
-    /// The movie of the frames logged so far, with `header`'s other fields.
+    /// The movie of the frames logged so far, with FCEUX's dead frames, and `header`'s other
+    /// fields.
     pub fn movie(&self, header: &Movie) -> Movie {
-        Movie {
-            frames: self.frames.clone(),
-            ..header.clone()
-        }
+        let mut movie = header.clone();
+        movie.set_host_frames(&self.frames);
+        movie
     }
 }

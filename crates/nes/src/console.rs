@@ -47,6 +47,32 @@ fn cycles_to_frame_start(ppu: &Ppu) -> u64 {
     (lines * u64::from(DOTS_PER_LINE)).saturating_sub(u64::from(ppu.dot) + 1) / 3
 }
 
+/// What the 2 KiB of work RAM holds at power-on. On hardware it is indeterminate: each chip
+/// settles to a pattern of its own, mostly but not always the same from one power-on to the
+/// next, so games must not rely on it; emulators pick one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PowerOnRam {
+    /// All $00: nestor's choice (and FCEUX's "fill $00").
+    #[default]
+    Zero,
+    /// All $FF: FCEUX's "fill $FF".
+    Ff,
+    /// `00 00 00 00 FF FF FF FF` repeated: FCEUX's default.
+    Fceux,
+}
+
+impl PowerOnRam {
+    /// The byte at `addr` in RAM.
+    fn byte(self, addr: usize) -> u8 {
+        match self {
+            PowerOnRam::Zero => 0x00,
+            PowerOnRam::Ff => 0xFF,
+            PowerOnRam::Fceux if addr & 4 == 0 => 0x00,
+            PowerOnRam::Fceux => 0xFF,
+        }
+    }
+}
+
 /// The CPU's state when it last went back to an earlier address, the start of a loop.
 struct LoopStart {
     registers: [u8; 5],
@@ -79,13 +105,21 @@ impl Console {
     }
 
     /// Turns the console off and on: RAM, CPU, PPU, APU and mapper registers start afresh;
-    /// the cartridge's memory (battery RAM, CHR RAM) is kept.
+    /// the cartridge's memory (battery RAM, CHR RAM) is kept. RAM powers on to zeros.
     pub fn power_cycle(&mut self) {
+        self.power_cycle_with(PowerOnRam::Zero);
+    }
+
+    /// [`Console::power_cycle`] with RAM powering on to `ram`.
+    pub fn power_cycle_with(&mut self, ram: PowerOnRam) {
         let mut cart = self.bus.cart.clone();
         cart.power_on_mapper();
         let fast_forward = self.bus.fast_forward;
         *self = Console::new(cart);
         self.bus.fast_forward = fast_forward;
+        for (addr, byte) in self.bus.ram.iter_mut().enumerate() {
+            *byte = ram.byte(addr);
+        }
     }
 
     /// Presses the reset button: RAM is kept, the CPU runs its reset sequence.

@@ -18,7 +18,7 @@ pub mod trace;
 mod xorshift;
 
 pub use cartridge::{BatteryError, Cartridge, RomError};
-pub use console::Console;
+pub use console::{Console, PowerOnRam};
 pub use controller::Buttons;
 pub use game_genie::GameGenie;
 pub use state::StateError;

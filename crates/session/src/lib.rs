@@ -4,10 +4,12 @@
 //! all call [`Session::frame`]; none of them runs the machine any other way.
 //!
 //! A frame is the host's frame, `Console::run_frame` (FCEUX's: it starts when the PPU enters
-//! line 240). At its start the sources are layered, each replacing what the one before chose:
+//! line 240; FCEUX's two dead frames after power-on and resets are not frames here, see
+//! [`movies`]). At its start the sources are layered, each replacing what the one before chose:
 //!
-//! 1. the user's pads (keyboard, gamepad, an input script), from [`Session::set_pads`];
-//! 2. the movie being played back;
+//! 1. the user's pads (keyboard, gamepad, an input script), from [`Session::set_pads`], and
+//!    a reset or power cycle from [`Session::reset`] or [`Session::power_cycle`];
+//! 2. the movie being played back (its resets replace the user's);
 //! 3. the automatic [`Player`] (the Tetris AI), on controller 1, while it is switched on;
 //! 4. the scripts' `joypad.set`, inside the Lua frame (so a script can read the AI's buttons
 //!    with `joypad.get` and override them, as it can override a movie in FCEUX).
@@ -70,7 +72,9 @@ pub struct Session {
     player_on: bool,
     /// The user's pads.
     pads: [u8; 2],
-    /// Frames run, the index of the next movie line.
+    /// The user's reset or power cycle for the start of the next frame (`movie` command bits).
+    commands: u8,
+    /// Frames run, the index of the played movie's next host frame.
     frames: u64,
     /// The last frame's sound.
     samples: Vec<i16>,
@@ -100,6 +104,7 @@ impl Session {
             player: None,
             player_on: false,
             pads: [0; 2],
+            commands: 0,
             frames: 0,
             samples: Vec::new(),
             rewind: None,
@@ -121,6 +126,14 @@ impl Session {
     /// Runs one frame with every source in its place (see the module's description).
     pub fn frame(&mut self) {
         let mut pads = self.pads;
+        let commands = std::mem::take(&mut self.commands);
+        // A movie being played has its own resets.
+        let commands = if self.movies.playing() { 0 } else { commands };
+        if commands != 0 {
+            // The frames run ahead had no reset.
+            self.drop_ahead();
+            movie::apply_commands(commands, &mut self.console);
+        }
         if let Some(movie) = self.movies.play(self.frames, &mut self.console) {
             pads = movie;
         }
@@ -147,7 +160,7 @@ impl Session {
             }
             self.console.run_frame();
         }
-        self.movies.log(&self.console);
+        self.movies.log(&self.console, commands);
         self.battery.tick(&self.console);
         self.samples.clear();
         self.console.take_samples(&mut self.samples);
@@ -296,6 +309,18 @@ impl Session {
         for console in self.ahead.iter_mut().chain([&mut self.console]) {
             console.set_sample_rate(rate);
         }
+    }
+
+    /// Presses the reset button at the start of the next frame (where FCEUX takes it too), so
+    /// that a recording logs it.
+    pub fn reset(&mut self) {
+        self.commands |= movie::SOFT_RESET;
+    }
+
+    /// Turns the machine off and on at the start of the next frame (RAM all $00), so that a
+    /// recording logs it.
+    pub fn power_cycle(&mut self) {
+        self.commands |= movie::POWER;
     }
 
     /// The user's pads for the next frames (bits as in [`Buttons`]).

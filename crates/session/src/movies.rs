@@ -1,6 +1,8 @@
 //! FCEUX movies in a session: one being played back (its input replaces the user's), one being
-//! recorded (what the game latched each frame, whatever source pressed it). One movie line is
-//! one host frame (`Console::run_frame`).
+//! recorded (what the game latched each frame, whatever source pressed it, and the resets and
+//! power cycles). One movie line is one host frame (`Console::run_frame`), but for the two dead
+//! frames FCEUX runs after power-on and each reset (see the `movie` crate): the session's frames
+//! are the host's, a movie's lines FCEUX's.
 //!
 //! A movie for a ROM of another checksum, or one whose frames run out before the run ends, is a
 //! desync: reported in one line (stderr, and the window's title), and the game goes on, with no
@@ -8,7 +10,7 @@
 
 use crate::files;
 use anyhow::{bail, Context};
-use movie::{Movie, Recorder};
+use movie::{Movie, Playback, Recorder};
 use nes::Console;
 use std::path::{Path, PathBuf};
 
@@ -31,6 +33,7 @@ pub struct Movies {
 
 struct Playing {
     movie: Movie,
+    playback: Playback,
     path: PathBuf,
 }
 
@@ -89,6 +92,7 @@ impl Movies {
                 ));
             }
             movies.playing = Some(Playing {
+                playback: Playback::new(&movie),
                 movie,
                 path: path.to_path_buf(),
             });
@@ -97,7 +101,7 @@ impl Movies {
             let mut movie = Movie::recording(rom_stem, checksum);
             movie.extra.push((
                 "comment".into(),
-                format!("recorded by nestor {}", env!("CARGO_PKG_VERSION")),
+                format!("{} {}", movie::NESTOR_COMMENT, env!("CARGO_PKG_VERSION")),
             ));
             movies.recording = Some(Recording {
                 recorder: Recorder::default(),
@@ -114,16 +118,21 @@ impl Movies {
         self.playing.is_some() || self.recording.is_some()
     }
 
-    /// The played movie's length in frames.
+    /// The played movie's length in host frames.
     pub fn length(&self) -> Option<u64> {
-        self.playing.as_ref().map(|p| p.movie.frames.len() as u64)
+        self.playing.as_ref().map(|p| p.playback.frames() as u64)
+    }
+
+    /// A movie is being played: its commands replace the user's.
+    pub fn playing(&self) -> bool {
+        self.playing.is_some()
     }
 
     /// What Lua's `movie.*` functions report while `frame` runs (a movie being played first).
     pub fn status(&self, frame: u64) -> Option<lua::MovieStatus> {
         let (mode, path, movie, length) = match (&self.playing, &self.recording) {
             (Some(p), _) => {
-                let length = p.movie.frames.len();
+                let length = p.playback.frames();
                 let mode = if frame < length as u64 {
                     lua::MovieMode::Playback
                 } else {
@@ -147,12 +156,13 @@ impl Movies {
         })
     }
 
-    /// At the start of `frame`: applies the played movie's commands and returns its pads; once
-    /// the movie has run out, reports it and lets go of the buttons.
+    /// At the start of `frame`: applies the played movie's commands (its first frame powers
+    /// the machine on) and returns its pads; once the movie has run out, reports it and lets
+    /// go of the buttons.
     pub fn play(&mut self, frame: u64, console: &mut Console) -> Option<[u8; 2]> {
         let playing = self.playing.as_ref()?;
-        let Some(line) = playing.movie.frames.get(frame as usize).copied() else {
-            if frame == playing.movie.frames.len() as u64 {
+        let Some(pads) = playing.playback.start_frame(frame as usize, console) else {
+            if frame == playing.playback.frames() as u64 {
                 let message = format!(
                     "{}: the movie's {frame} frames ran out; the game goes on with no input",
                     playing.path.display()
@@ -161,17 +171,16 @@ impl Movies {
             }
             return Some([0, 0]);
         };
-        line.apply(console);
-        Some([line.pads[0], line.pads[1]])
+        Some(pads)
     }
 
-    /// After a frame: the recording logs the pads it latched (and is written every
-    /// [`CHECKPOINT_FRAMES`]).
-    pub fn log(&mut self, console: &Console) {
+    /// After a frame: the recording logs the `commands` applied at its start and the pads it
+    /// latched (and is written every [`CHECKPOINT_FRAMES`]).
+    pub fn log(&mut self, console: &Console, commands: u8) {
         let Some(r) = &mut self.recording else {
             return;
         };
-        r.recorder.log(console);
+        r.recorder.log(console, commands);
         if r.recorder.frames() % CHECKPOINT_FRAMES == 0 && !r.failed {
             if let Err(err) = r.write() {
                 r.failed = true;

@@ -180,10 +180,16 @@ fn changing_the_machine_throws_the_frames_run_ahead_away() {
     let mut ahead = Session::new(Console::from_ines(&quadfall()).unwrap());
     let mut plain = Session::new(Console::from_ines(&quadfall()).unwrap());
     ahead.set_run_ahead(2).unwrap();
-    for frame in 0..300 {
+    for frame in 0..400 {
         for session in [&mut ahead, &mut plain] {
             if frame == 150 {
                 session.console_mut().reset();
+            }
+            if frame == 200 {
+                session.reset();
+            }
+            if frame == 250 {
+                session.power_cycle();
             }
             session.frame();
         }

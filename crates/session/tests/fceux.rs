@@ -52,7 +52,11 @@ fn play(movie: &Path) -> Vec<u8> {
     for _ in 0..frames {
         session.frame();
     }
-    assert_eq!(session.finish(true).unwrap(), None, "desync");
+    assert_eq!(
+        session.finish(true).unwrap(),
+        None,
+        "desync (after a change to roms/quadfall.nes, record the fixture again: tests/fceux/record.lua says how)"
+    );
     ram(session.console())
 }
 

@@ -1,4 +1,4 @@
-//! FCEUX-compatible Lua scripting for the `nes` machine (Lua 5.1: LuaJIT's interpreter through mlua).
+//! FCEUX-compatible Lua scripting for the `nes` machine (PUC Lua 5.1, as FCEUX has it, through mlua).
 //!
 //! The host owns the [`Console`] and calls [`Scripts::run_frame`] instead of
 //! `Console::run_frame` while scripts are loaded. A frame follows FCEUX's order: resume the
@@ -10,12 +10,12 @@
 mod api;
 mod bitops;
 mod colour;
-mod cstack;
 mod fm2;
 mod format;
 mod luasav;
 mod overlay;
 mod script;
+mod scriptdir;
 mod state;
 mod watch;
 mod watchdog;

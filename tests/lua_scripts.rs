@@ -261,6 +261,15 @@ fn relative_file_names_resolve_beside_the_script_and_the_working_directory_stays
 }
 
 #[test]
+fn readonly_taseditor_and_port_reads_as_in_fceux() {
+    let mut s = check("api_details", 5);
+    assert_eq!(
+        s.scripts.take_messages(),
+        ["Movie is now Read+Write.", "Movie is now Read-Only."]
+    );
+}
+
+#[test]
 fn lua_5_1_semantics_as_in_fceux() {
     check("lua51", 0);
 }

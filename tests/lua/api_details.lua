@@ -24,3 +24,5 @@ end)
 joypad.set(1, {A = true, right = true})
 emu.frameadvance()
 print("pad read by the game", string.format("%02X", memory.readbyte(0x20)))
+-- FCEUX's wording for a wrong argument.
+print(pcall(emu.speedmode, "fast"))

@@ -8,9 +8,8 @@
 //!
 //! Once the error is raised the script is finished for good: the hook raises again at the next
 //! instruction whatever catches the error (`pcall`, `xpcall`, a coroutine), `debug.sethook` and
-//! `emu.exec_count` put it back, and the host stops the script when its entry returns ([`Watchdog::fired`]).
-//!
-//! The same hook counts `emu.exec_count`'s instructions.
+//! `emu.exec_count` put it back, and the host stops the script when its entry returns
+//! ([`Watchdog::fired`]). The same hook counts `emu.exec_count`'s instructions.
 
 use mlua::{ffi, Lua};
 use std::cell::Cell;

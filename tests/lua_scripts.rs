@@ -249,6 +249,32 @@ fn require_finds_modules_next_to_the_script() {
 }
 
 #[test]
+fn relative_file_names_resolve_beside_the_script_and_the_working_directory_stays() {
+    let cwd = std::env::current_dir().expect("working directory");
+    let mut s = Session::new();
+    s.load_path("lua/sub/relative.lua");
+    // The host's own relative paths still resolve from the directory it was started in.
+    s.load("survivor");
+    s.frames(1);
+    assert_eq!(std::env::current_dir().expect("working directory"), cwd);
+    expect("sub/relative", &s.output());
+}
+
+#[test]
+fn readonly_taseditor_and_port_reads_as_in_fceux() {
+    let mut s = check("api_details", 5);
+    assert_eq!(
+        s.scripts.take_messages(),
+        ["Movie is now Read+Write.", "Movie is now Read-Only."]
+    );
+}
+
+#[test]
+fn lua_5_1_semantics_as_in_fceux() {
+    check("lua51", 0);
+}
+
+#[test]
 fn gui_drawing_is_composited_over_the_picture() {
     let s = check("gui", 2);
     let mut rgb = vec![0u8; 256 * 240 * 3];

@@ -1,6 +1,6 @@
 -- Run with a 0.2 s limit: a frame callback that loops under pcall and ends by returning what
--- pcall returned (no instruction of its own runs after the catch) is stopped all the same, and
--- its other callbacks and memory hooks with it.
+-- pcall returned is stopped all the same (at its return), and its other callbacks and memory
+-- hooks with it.
 emu.registerafter(function()
   memory.registerwrite(0x10, function() print("write hook ran") end)
   return pcall(function() while true do end end)

@@ -191,10 +191,15 @@ impl Formatter {
     }
 }
 
-/// An mlua error's own message, without mlua's wrapping.
+/// An mlua error's own message, without mlua's wrapping: a Lua error raised through one of
+/// the host's calls into Lua (a `__tostring` called by `tostring`) has the traceback mlua's
+/// error handler added, which a script catching the error doesn't see in FCEUX.
 pub fn error_message(e: &mlua::Error) -> String {
     match e {
-        mlua::Error::RuntimeError(s) => s.clone(),
+        mlua::Error::RuntimeError(s) | mlua::Error::MemoryError(s) => s
+            .split_once("\nstack traceback:")
+            .map_or(s.as_str(), |(message, _)| message)
+            .to_string(),
         mlua::Error::CallbackError { cause, .. } => error_message(cause),
         other => other.to_string(),
     }

@@ -1,4 +1,4 @@
-//! FCEUX-compatible Lua scripting for the `nes` machine (Lua 5.1: LuaJIT's interpreter through mlua).
+//! FCEUX-compatible Lua scripting for the `nes` machine (PUC Lua 5.1, as FCEUX has it, through mlua).
 //!
 //! The host owns the [`Console`] and calls [`Scripts::run_frame`] instead of
 //! `Console::run_frame` while scripts are loaded. A frame follows FCEUX's order: resume the
@@ -10,12 +10,12 @@
 mod api;
 mod bitops;
 mod colour;
-mod cstack;
 mod fm2;
 mod format;
 mod luasav;
 mod overlay;
 mod script;
+mod scriptdir;
 mod state;
 mod watch;
 mod watchdog;
@@ -58,6 +58,22 @@ fn pause_for_movie(s: &mut Shared) {
 /// The registers a script can see and change.
 fn registers(cpu: &nes::cpu::Cpu) -> (u8, u8, u8, u8, u8, u16) {
     (cpu.a, cpu.x, cpu.y, cpu.s, cpu.p, cpu.pc)
+}
+
+/// The PC a write hook reports, as FCEUX's CPU has it when it writes: past the bytes of the
+/// instruction it has read (JSR and BRK push with PC two bytes on), or, for an interrupt, the
+/// address it returns to. `fetch_from` is where the opcode comes from when an exec hook moved PC.
+fn write_pc(console: &Console, fetch_from: Option<u16>) -> u16 {
+    let pc = console.cpu.pc;
+    if console.cpu.interrupt_due() {
+        return pc;
+    }
+    let (op, mode) = nes::cpu::OPCODES[usize::from(console.peek(fetch_from.unwrap_or(pc)))];
+    let len = match op {
+        nes::cpu::Op::JSR | nes::cpu::Op::BRK => 2,
+        _ => mode.instruction_len(),
+    };
+    pc.wrapping_add(len)
 }
 
 impl Scripts {
@@ -380,12 +396,21 @@ impl Scripts {
         // changes them (setregister, savestate.load, a reset) leaves its CPU in place of the
         // rest of the instruction's.
         let before = registers(&console.cpu);
+        let write_pc = write_pc(console, fetch_from);
         let mut cpu = console.cpu.clone();
         let (scripts, shared, instructions) = (&self.scripts, &self.shared, &mut self.instructions);
         let mut hook = |console: &mut Console, access: Access| {
             shared.borrow_mut().instructions += std::mem::take(instructions);
+            // Write hooks see FCEUX's PC, unless an earlier hook moved it.
+            let moved = access.kind == Kind::Write && console.cpu.pc == before.5;
+            if moved {
+                console.cpu.pc = write_pc;
+            }
             for script in scripts {
                 script.hook(console, access.kind, access.addr, access.value);
+            }
+            if moved && console.cpu.pc == write_pc {
+                console.cpu.pc = before.5;
             }
         };
         let mut bus = Watched {

@@ -24,25 +24,6 @@ pub const LOAD: &str = "nestor.registerload";
 /// The original `debug.traceback`, kept in case a script replaces `debug`.
 const TRACEBACK: &str = "nestor.traceback";
 
-/// The main coroutine's body: runs the chunk and, if it fails with a message, returns false and
-/// the message with the traceback down to the chunk (the last two frames, xpcall's and this
-/// function's, are the host's). Other error values (`os.exit`'s) are raised again. Returns the
-/// body and the handler, which the watchdog lets run on to report a runaway script.
-const MAIN: &str = r#"
-local chunk = ...
-local traceback, error, xpcall, type, gsub = debug.traceback, error, xpcall, type, string.gsub
-local function handler(e)
-  if type(e) ~= "string" then return e end
-  return (gsub(traceback(e, 2), "\n[^\n]*\n[^\n]*$", ""))
-end
-return function()
-  local ok, e = xpcall(chunk, handler)
-  if ok then return end
-  if type(e) == "string" then return false, e end
-  error(e, 0)
-end, handler
-"#;
-
 /// Raised by `os.exit` to unwind the script; the host ends the program with the status.
 #[derive(Debug)]
 pub struct ExitRequest;
@@ -83,12 +64,13 @@ fn message_with_traceback(e: &Error) -> String {
             format!("{}\n{}", message(cause), traceback)
         }
         Error::CallbackError { cause, .. } => message_with_traceback(cause),
+        // Raised through one of the host's calls into Lua: mlua added the traceback.
+        Error::RuntimeError(text) => text.clone(),
         other => message(other),
     }
 }
 
 pub struct Script {
-    /// Declared before `lua`: it must let go of the state before the state closes.
     watchdog: Watchdog,
     pub lua: Lua,
     /// The file's name, which keys its `registersave` values in a slot's `.luasav` file.
@@ -110,8 +92,7 @@ impl Script {
         let source =
             std::fs::read(path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
         // SAFETY: FCEUX scripts expect the debug library; nothing else of mlua's safety net is
-        // needed (the state never runs untrusted C modules we load ourselves). LuaJIT's FFI is
-        // left out: FCEUX's Lua 5.1 has none, and it could write anywhere in the process.
+        // needed (the state never runs untrusted C modules we load ourselves).
         let lua = unsafe {
             Lua::unsafe_new_with(StdLib::ALL_SAFE | StdLib::DEBUG, LuaOptions::default())
         };
@@ -141,19 +122,9 @@ impl Script {
             .set_name(format!("@{}", path.display()))
             .into_function()
             .map_err(|e| format!("Failed to compile file: {}", message(&e)))?;
-        // The chunk runs under xpcall so that the traceback is taken where the error happened:
-        // LuaJIT no longer knows the erring line once the error has left the coroutine.
-        let (body, handler): (Function, Function) = lua
-            .load(MAIN)
-            .set_name("=nestor")
-            .call(chunk)
-            .map_err(|e| format!("setting up Lua: {e}"))?;
-        // Both stay alive with the main coroutine's body.
-        watchdog.spare(&body);
-        watchdog.spare(&handler);
-        // After MAIN took the unguarded gsub: its handler runs where the stack ran out.
-        crate::cstack::install(&lua).map_err(|e| format!("setting up Lua: {e}"))?;
-        let main = lua.create_thread(body).map_err(|e| e.to_string())?;
+        // PUC Lua keeps a coroutine's stack after an error in it, so the traceback is taken from
+        // the dead coroutine (as FCEUX does) and the chunk needs no wrapper.
+        let main = lua.create_thread(chunk).map_err(|e| e.to_string())?;
         let name = path.file_name().map_or_else(
             || path.display().to_string(),
             |n| n.to_string_lossy().into(),
@@ -213,17 +184,7 @@ impl Script {
             return true;
         };
         state(&self.lua, |s| s.advancing = false);
-        // The chunk's error is turned into one inside the entry, which keeps it (traceback
-        // and all) over the watchdog's plainer one.
-        let result = self.enter(console, || {
-            main.resume::<MultiValue>(())
-                .and_then(|values| match (values.front(), values.get(1)) {
-                    (Some(Value::Boolean(false)), Some(Value::String(text))) => {
-                        Err(Error::RuntimeError(text.to_string_lossy()))
-                    }
-                    _ => Ok(()),
-                })
-        });
+        let result = self.enter(console, || main.resume::<MultiValue>(()).map(|_| ()));
         match result {
             Ok(())
                 if main.status() == ThreadStatus::Resumable

@@ -20,15 +20,29 @@ thread_local! {
     static LENT: Cell<Option<NonNull<Console>>> = const { Cell::new(None) };
 }
 
-/// Reads CPU memory like `Console::inspect`; 0 when no console is lent (Lua running outside an
-/// emulation call).
+/// Reads CPU memory as FCEUX's `memory.readbyte` does (its debugger read, `GetMem`); 0 when no
+/// console is lent (Lua running outside an emulation call).
 pub fn peek_lent(addr: u16) -> u8 {
     match LENT.get() {
         // SAFETY: the pointer comes from the `&mut Console` that `lend` holds for as long as it
         // is set, and no other reference to the console is live while Lua code runs (`machine`
         // takes it out).
-        Some(mut console) => unsafe { console.as_mut() }.inspect(addr),
+        Some(mut console) => fceux_peek(unsafe { console.as_mut() }, addr),
         None => 0,
+    }
+}
+
+/// FCEUX shows the last writes for the controller and frame counter ports instead of reading
+/// them (a read would clock the pads' shift registers): $4016 the last write (bit 0, OUT0, is
+/// all the machine keeps; games write $00 and $01), $4017 the frame counter's mode bits of the
+/// last write (bits 7-6 as bits 1-0), and $FF for $4018-$4FFF. The rest reads like
+/// `Console::inspect`, without side effects.
+fn fceux_peek(console: &mut Console, addr: u16) -> u8 {
+    match addr {
+        0x4016 => u8::from(console.bus.joypad_out()),
+        0x4017 => console.bus.apu.last_4017() >> 6,
+        0x4018..=0x4FFF => 0xFF,
+        _ => console.inspect(addr),
     }
 }
 
@@ -174,7 +188,7 @@ impl Shared {
             hooks_changed: false,
             screenshots: Vec::new(),
             render_planes: (true, true),
-            readonly: false,
+            readonly: true,
             movie: None,
             script_movie: None,
             rerecord_counting: true,

@@ -1,125 +1,125 @@
-//! Stops a script that keeps the emulator waiting. An instruction-count hook would cost LuaJIT's
-//! interpreter a check on every bytecode, so none is set while scripts behave: a thread watches
-//! the host's entries into Lua and sets a hook only on an entry that has lasted longer than the
-//! limit. The hook counts [`RUNAWAY_INSTRUCTIONS`] more Lua instructions before it raises the
-//! error (which the host reports like any other), so a script that was waiting in a C function
-//! (a pipe to another program) and then returns is left alone. The `socket` module's waits
-//! count as running instead: they call [`check_wait`] as they wait. (LuaJIT's JIT compiler
-//! stays off: a compiled loop never looks at hooks.)
+//! Stops a script that keeps the emulator waiting. Every coroutine of the script carries a count
+//! hook that runs every [`STEP`] Lua instructions (PUC Lua keeps one hook per coroutine, and a
+//! new coroutine inherits its creator's, so the one set on the main state reaches them all). The
+//! hook looks at the clock: once the host's entry into Lua has lasted longer than the limit, the
+//! entry may run [`RUNAWAY_INSTRUCTIONS`] more Lua instructions before the hook raises the error
+//! (which the host reports like any other), so a script that was waiting in a C function (a
+//! pipe to another program) and then returns is left alone; the `socket` module's waits count
+//! as running instead: they call [`check_wait`] as they wait.
 //!
-//! Once the error is raised the script is finished for good: the hook stays, raising again at
-//! the next instruction whatever catches the error (`pcall`, `xpcall`, a coroutine), only the
-//! host's own code (registered with [`spare`]) runs on, `debug.sethook` and `emu.exec_count`
-//! put it back, and the host stops the script when its entry returns ([`Watchdog::fired`]).
+//! Once the error is raised the script is finished for good: the hook raises again at the next
+//! instruction whatever catches the error (`pcall`, `xpcall`, a coroutine), `debug.sethook` and
+//! `emu.exec_count` put it back, and the host stops the script when its entry returns
+//! ([`Watchdog::fired`]). The same hook counts `emu.exec_count`'s instructions.
 
 use mlua::{ffi, Lua};
 use std::cell::Cell;
 use std::ffi::{c_int, CStr};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
-use std::thread::JoinHandle;
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
+/// Lua instructions between two looks at the clock.
+const STEP: u32 = 10_000;
+
 /// Lua instructions an entry that has outlasted the limit may still run before it is stopped
-/// (a fraction of a second).
-const RUNAWAY_INSTRUCTIONS: c_int = 20_000_000;
+/// (a fraction of a second, with the hook called at each).
+const RUNAWAY_INSTRUCTIONS: u32 = 1_000_000;
 
 /// Registry key of the pointer to a state's [`Watch`], for the hook.
 const WATCH_KEY: &CStr = c"nestor.watchdog";
-/// Registry key of the coroutine the watching thread sets the hook through.
-const THREAD_KEY: &CStr = c"nestor.watchdog.thread";
 
-/// What the host thread and the watching thread share.
+/// What the hook reads and the host updates (both on the host's thread).
 struct Watch {
-    /// Odd while the host is inside Lua: bumped when it enters and when it leaves.
-    entries: AtomicU64,
-    /// The entry the hook was set for.
-    tripped: AtomicU64,
-    /// The error was raised: the script is finished.
-    fired: AtomicBool,
-    /// Addresses of the host's Lua functions that run on once the hook has fired (kept out of
-    /// the script's reach, unlike its registry).
-    spared: Mutex<Vec<usize>>,
     limit: Duration,
-    /// Serialises `lua_sethook` between the threads; true once the watching thread must end.
-    stop: Mutex<bool>,
-    wake: Condvar,
+    /// When the host's running entry into Lua began (None: the host is not in Lua).
+    entered: Cell<Option<Instant>>,
+    /// Instructions the running entry may still run, once it has outlasted the limit.
+    grace: Cell<Option<u32>>,
+    /// The error was raised: the script is finished.
+    fired: Cell<bool>,
+    /// Instructions left to the function `emu.exec_count` runs (None: no count running).
+    budget: Cell<Option<u32>>,
 }
 
 impl Watch {
-    fn lock(&self) -> MutexGuard<'_, bool> {
-        self.stop.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// The running entry has outlasted the limit, or an earlier one did.
-    fn runaway(&self) -> bool {
-        self.fired.load(Ordering::Acquire)
-            || self.entries.load(Ordering::Acquire) == self.tripped.load(Ordering::Acquire)
-    }
-
     fn message(&self) -> String {
         format!(
             "script ran {:.1} s without yielding (infinite loop?)",
             self.limit.as_secs_f64()
         )
     }
+
+    /// Instructions until the hook must look again: one at a time once the entry has outlasted
+    /// the limit, as re-setting the hook (`debug.sethook`, `emu.exec_count` in a loop) restarts
+    /// its count.
+    fn interval(&self) -> u32 {
+        if self.fired.get() || self.grace.get().is_some() {
+            return 1;
+        }
+        self.budget.get().map_or(STEP, |left| left.clamp(1, STEP))
+    }
+
+    /// Counts `ran` instructions against the grace and the budget, and starts the grace once
+    /// the entry has outlasted the limit. Returns the error to raise, if any.
+    fn count(&self, ran: u32) -> Option<String> {
+        if self.fired.get() {
+            return Some(self.message());
+        }
+        match self.grace.get() {
+            Some(left) => {
+                let left = left.saturating_sub(ran);
+                self.grace.set(Some(left));
+                if left == 0 {
+                    self.fired.set(true);
+                    return Some(self.message());
+                }
+            }
+            None if self
+                .entered
+                .get()
+                .is_some_and(|t| t.elapsed() >= self.limit) =>
+            {
+                self.grace.set(Some(RUNAWAY_INSTRUCTIONS));
+            }
+            None => {}
+        }
+        let left = self.budget.get()?.saturating_sub(ran);
+        self.budget.set(Some(left));
+        (left == 0).then(|| "instruction limit reached".into())
+    }
 }
 
-/// The Lua state's pointer, handed to the watching thread.
-struct State(*mut ffi::lua_State);
-
-// SAFETY: the watching thread only calls `lua_sethook`, which LuaJIT allows from outside the
-// running thread (its own command-line interpreter does it from a signal handler), under the
-// `Watch` lock, and `Watchdog::drop` joins the thread before the state can close.
-unsafe impl Send for State {}
-
 pub struct Watchdog {
-    watch: Arc<Watch>,
-    state: *mut ffi::lua_State,
-    thread: Option<JoinHandle<()>>,
+    watch: Rc<Watch>,
     /// Nested entries (Lua calling back into the host that enters Lua again) count once.
     depth: Cell<u32>,
 }
 
 impl Watchdog {
-    /// Watches `lua`, which must outlive the returned watchdog.
+    /// Watches `lua`; must be called before the script creates coroutines.
     pub fn new(lua: &Lua, limit: Duration) -> mlua::Result<Watchdog> {
-        let watch = Arc::new(Watch {
-            entries: AtomicU64::new(0),
-            tripped: AtomicU64::new(u64::MAX),
-            fired: AtomicBool::new(false),
-            spared: Mutex::new(Vec::new()),
+        let watch = Rc::new(Watch {
             limit,
-            stop: Mutex::new(false),
-            wake: Condvar::new(),
+            entered: Cell::new(None),
+            grace: Cell::new(None),
+            fired: Cell::new(false),
+            budget: Cell::new(None),
         });
-        let pointer = Arc::as_ptr(&watch).cast_mut().cast();
-        let mut state = std::ptr::null_mut();
-        // SAFETY: the registry keeps a plain pointer; `Watchdog` holds the `Watch` alive and
-        // clears the hook (the pointer's only reader) before it lets go of it. The watching
-        // thread gets a coroutine of its own that the registry anchors: hooks are per state in
-        // LuaJIT, so setting one on it reaches whichever coroutine runs.
+        let pointer = Rc::as_ptr(&watch);
+        // The state's app data keeps the `Watch` alive: mlua drops it after closing the state,
+        // whose `__gc` metamethods may still run Lua, and so the hook.
+        lua.set_app_data(watch.clone());
+        // SAFETY: the registry keeps a plain pointer to the `Watch`, alive as long as the state.
         unsafe {
             lua.exec_raw::<()>((), |raw| {
-                ffi::lua_pushlightuserdata(raw, pointer);
+                ffi::lua_pushlightuserdata(raw, pointer.cast_mut().cast());
                 ffi::lua_setfield(raw, ffi::LUA_REGISTRYINDEX, WATCH_KEY.as_ptr());
-                state = ffi::lua_newthread(raw);
-                ffi::lua_setfield(raw, ffi::LUA_REGISTRYINDEX, THREAD_KEY.as_ptr());
+                rearm(raw, &watch);
             })?;
         }
         guard_sethook(lua)?;
-        let thread = {
-            let watch = watch.clone();
-            let state = State(state);
-            std::thread::Builder::new()
-                .name("lua watchdog".into())
-                .spawn(move || run(&watch, &state))
-                .map_err(mlua::Error::external)?
-        };
         Ok(Watchdog {
             watch,
-            state,
-            thread: Some(thread),
             depth: Cell::new(0),
         })
     }
@@ -140,17 +140,7 @@ impl Watchdog {
 
     /// The script ran away and was stopped: it must not run again.
     pub fn fired(&self) -> bool {
-        self.watch.fired.load(Ordering::Acquire)
-    }
-
-    /// Lets the host's function `f` (the main chunk's error handler) run after the hook has
-    /// fired; `f` must stay alive as long as the state.
-    pub fn spare(&self, f: &mlua::Function) {
-        self.watch
-            .spared
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(f.to_pointer() as usize);
+        self.watch.fired.get()
     }
 
     /// The error a stopped script's entry ends with.
@@ -162,56 +152,8 @@ impl Watchdog {
         let depth = self.depth.get().wrapping_add_signed(by);
         self.depth.set(depth);
         if depth == u32::from(by > 0) {
-            // Only this thread writes the counter.
-            let entries = &self.watch.entries;
-            entries.store(entries.load(Ordering::Relaxed) + 1, Ordering::Release);
-        }
-    }
-}
-
-impl Drop for Watchdog {
-    fn drop(&mut self) {
-        *self.watch.lock() = true;
-        self.watch.wake.notify_one();
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
-        // SAFETY: the state is alive (it outlives the watchdog) and no other thread touches it.
-        unsafe { ffi::lua_sethook(self.state, None, 0, 0) };
-    }
-}
-
-/// The watching thread: sets the hook when one entry has lasted `limit`, and again after each
-/// further `limit` while it goes on (a script may catch the error, or still be waiting).
-fn run(watch: &Watch, state: &State) {
-    let period = (watch.limit / 4).clamp(Duration::from_millis(1), Duration::from_millis(100));
-    let mut seen = (watch.entries.load(Ordering::Acquire), Instant::now());
-    let mut stop = watch.lock();
-    while !*stop {
-        stop = watch
-            .wake
-            .wait_timeout(stop, period)
-            .unwrap_or_else(PoisonError::into_inner)
-            .0;
-        let entry = watch.entries.load(Ordering::Acquire);
-        if entry != seen.0 {
-            seen = (entry, Instant::now());
-        } else if !*stop
-            && entry % 2 == 1
-            && seen.1.elapsed() >= watch.limit
-            && !watch.fired.load(Ordering::Acquire)
-        {
-            watch.tripped.store(entry, Ordering::Release);
-            // SAFETY: see `State`; the lock is held.
-            unsafe {
-                ffi::lua_sethook(
-                    state.0,
-                    Some(on_hook),
-                    ffi::LUA_MASKCOUNT,
-                    RUNAWAY_INSTRUCTIONS,
-                )
-            };
-            seen.1 = Instant::now();
+            self.watch.entered.set((by > 0).then(Instant::now));
+            self.watch.grace.set(None);
         }
     }
 }
@@ -219,7 +161,7 @@ fn run(watch: &Watch, state: &State) {
 /// Reads the `Watch` a state's watchdog registered.
 ///
 /// # Safety
-/// `state` must be a live state that a [`Watchdog`] watches.
+/// `state` must be a live state (or coroutine of one) that a [`Watchdog`] watches.
 unsafe fn watch_of<'a>(state: *mut ffi::lua_State) -> &'a Watch {
     ffi::lua_getfield(state, ffi::LUA_REGISTRYINDEX, WATCH_KEY.as_ptr());
     let watch = ffi::lua_touserdata(state, -1).cast::<Watch>();
@@ -227,144 +169,117 @@ unsafe fn watch_of<'a>(state: *mut ffi::lua_State) -> &'a Watch {
     &*watch
 }
 
-/// Sets the state's hook, or, once the entry has run away, the hook that raises at the next
-/// instruction. The caller holds the watchdog's lock.
+/// Sets the watchdog's hook on the coroutine `state`, due after the watch's next interval.
 ///
 /// # Safety
 /// As [`watch_of`].
-unsafe fn set_or_rearm(
-    state: *mut ffi::lua_State,
-    watch: &Watch,
-    hook: Option<ffi::lua_Hook>,
-    count: c_int,
-) {
-    if watch.runaway() {
-        ffi::lua_sethook(state, Some(on_hook), ffi::LUA_MASKCOUNT, 1);
-    } else if let Some(hook) = hook {
-        ffi::lua_sethook(state, Some(hook), ffi::LUA_MASKCOUNT, count);
-    } else {
-        ffi::lua_sethook(state, None, 0, 0);
-    }
+unsafe fn rearm(state: *mut ffi::lua_State, watch: &Watch) {
+    ffi::lua_sethook(
+        state,
+        Some(on_hook),
+        ffi::LUA_MASKCOUNT,
+        watch.interval() as c_int,
+    );
 }
 
-/// The running function is one of the host's that [`Watchdog::spare`] registered.
-///
-/// # Safety
-/// `state` and `ar` as a hook receives them.
-unsafe fn spared(watch: &Watch, state: *mut ffi::lua_State, ar: *mut ffi::lua_Debug) -> bool {
-    if ffi::lua_getinfo(state, c"f".as_ptr(), ar) == 0 {
-        return false;
-    }
-    let running = ffi::lua_topointer(state, -1) as usize;
-    ffi::lua_pop(state, 1);
-    watch
-        .spared
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .contains(&running)
-}
-
-/// The hook the watching thread sets: if the entry it was set for is still running Lua, marks
-/// the script finished and raises the error, at every instruction from then on; otherwise
-/// removes itself.
-unsafe extern "C-unwind" fn on_hook(state: *mut ffi::lua_State, ar: *mut ffi::lua_Debug) {
+/// Counts the instructions run since the last call, raises the watchdog's or `exec_count`'s
+/// error when one is due, and sets itself again.
+unsafe extern "C-unwind" fn on_hook(state: *mut ffi::lua_State, _: *mut ffi::lua_Debug) {
     let watch = watch_of(state);
-    let lock = watch.lock();
-    if !watch.runaway() {
-        ffi::lua_sethook(state, None, 0, 0);
-        return;
-    }
-    watch.fired.store(true, Ordering::Release);
-    set_or_rearm(state, watch, None, 0);
-    drop(lock);
-    if spared(watch, state, ar) {
-        return;
-    }
-    let message = watch.message();
+    let error = watch.count(ffi::lua_gethookcount(state).max(1) as u32);
+    rearm(state, watch);
+    let Some(message) = error else { return };
     ffi::lua_pushlstring(state, message.as_ptr().cast(), message.len());
     // The error unwinds through this frame: nothing may be left to drop.
     drop(message);
     ffi::lua_error(state);
 }
 
-/// Replaces `debug.sethook` with one that, once the script has run away, puts the watchdog's
-/// hook back (a script could otherwise clear it in a loop), and that sets hooks under the
-/// watchdog's lock.
+/// Replaces `debug.sethook` with one that puts the watchdog's hook back when a script clears
+/// its hook, and always once the script has run away (a script could otherwise clear it in a
+/// loop). A script's own hook replaces the watchdog's on that coroutine while it is set.
 fn guard_sethook(lua: &Lua) -> mlua::Result<()> {
     let debug: mlua::Table = lua.globals().get("debug")?;
     let sethook: mlua::Function = debug.get("sethook")?;
     let guarded = lua.create_function(move |lua, args: mlua::MultiValue| {
-        let mut state = std::ptr::null_mut();
-        // SAFETY: the script's state is watched for as long as its API can be called.
-        unsafe { lua.exec_raw::<()>((), |raw| state = raw) }?;
-        let watch = unsafe { watch_of(state) };
-        let _lock = watch.lock();
+        let target = match args.front() {
+            Some(mlua::Value::Thread(t)) => Some(t.clone()),
+            _ => None,
+        };
         sethook.call::<()>(args)?;
-        if watch.runaway() {
-            // SAFETY: as above; the lock is held.
-            unsafe { set_or_rearm(state, watch, None, 0) };
+        // SAFETY: the script's state is watched for as long as its API can be called; a
+        // thread argument is a coroutine of it.
+        unsafe {
+            lua.exec_raw::<()>((), |raw| {
+                let state = target
+                    .as_ref()
+                    .map_or(raw, |t| t.to_pointer().cast_mut().cast());
+                let watch = watch_of(raw);
+                // The count restarts here: look at the clock now.
+                watch.count(0);
+                if watch.fired.get() || ffi::lua_gethook(state).is_none() {
+                    rearm(state, watch);
+                }
+            })
         }
-        Ok(())
     })?;
     debug.set("sethook", guarded)
-}
-
-/// For a host function that waits on the outside world (the `socket` module), to call while it
-/// waits: once the call into Lua it runs in has outlasted the limit, stops the script as the
-/// hook does (its error, raised again at every instruction) instead of leaving it waiting.
-pub fn check_wait(lua: &Lua) -> mlua::Result<()> {
-    let mut message = None;
-    // SAFETY: the script's state is watched for as long as its API can be called.
-    unsafe {
-        lua.exec_raw::<()>((), |state| {
-            let watch = watch_of(state);
-            let _lock = watch.lock();
-            if watch.runaway() {
-                watch.fired.store(true, Ordering::Release);
-                set_or_rearm(state, watch, None, 0);
-                message = Some(watch.message());
-            }
-        })
-    }?;
-    message.map_or(Ok(()), |m| Err(mlua::Error::runtime(m)))
 }
 
 /// Runs `f` under an instruction-count limit (`emu.exec_count`): an error is raised in it after
 /// `count` Lua instructions. True if `f` completed.
 pub fn with_instruction_limit(lua: &Lua, count: u32, f: impl FnOnce() -> bool) -> bool {
-    /// Removes the count hook even if `f` unwinds.
-    struct Clear<'a>(&'a Lua);
-    impl Drop for Clear<'_> {
+    /// Puts the budget of an enclosing count back even if `f` unwinds.
+    struct Restore<'a>(&'a Lua, Option<u32>);
+    impl Drop for Restore<'_> {
         fn drop(&mut self) {
-            set_hook(self.0, None, 0);
+            set_budget(self.0, self.1);
         }
     }
     if count == 0 {
         // As in FCEUX, where a zero count never reaches the hook.
         return f();
     }
-    set_hook(lua, Some(on_count), count);
-    let _clear = Clear(lua);
+    let outer = set_budget(lua, Some(count));
+    let _restore = Restore(lua, outer);
     f()
 }
 
-/// Sets or clears the state's hook (LuaJIT keeps one for all of a state's coroutines) under the
-/// watchdog's lock.
-fn set_hook(lua: &Lua, hook: Option<ffi::lua_Hook>, count: u32) {
+/// Sets `emu.exec_count`'s budget and the running coroutine's hook to match; returns the
+/// previous budget.
+fn set_budget(lua: &Lua, budget: Option<u32>) -> Option<u32> {
+    let mut previous = None;
     // SAFETY: the script's state is watched for as long as its API can be called.
     let _ = unsafe {
         lua.exec_raw::<()>((), |state| {
             let watch = watch_of(state);
-            let _lock = watch.lock();
-            set_or_rearm(state, watch, hook, count as c_int);
+            watch.count(0);
+            previous = watch.budget.replace(budget);
+            rearm(state, watch);
         })
     };
+    previous
 }
 
-unsafe extern "C-unwind" fn on_count(state: *mut ffi::lua_State, _: *mut ffi::lua_Debug) {
-    let watch = watch_of(state);
-    let lock = watch.lock();
-    set_or_rearm(state, watch, None, 0);
-    drop(lock);
-    ffi::luaL_error(state, c"instruction limit reached".as_ptr());
+/// For a host function that waits on the outside world (the `socket` module), to call while it
+/// waits: once the call into Lua it runs in has outlasted the limit, the script is stopped as
+/// the hook stops it (its error, raised again at every instruction) instead of left waiting.
+pub fn check_wait(lua: &Lua) -> mlua::Result<()> {
+    let mut message = None;
+    // SAFETY: the script's state is watched for as long as its API can be called.
+    unsafe {
+        lua.exec_raw::<()>((), |state| {
+            let watch = watch_of(state);
+            let outlasted = watch
+                .entered
+                .get()
+                .is_some_and(|t| t.elapsed() >= watch.limit);
+            if watch.fired.get() || outlasted {
+                watch.fired.set(true);
+                rearm(state, watch);
+                message = Some(watch.message());
+            }
+        })
+    }?;
+    message.map_or(Ok(()), |m| Err(mlua::Error::runtime(m)))
 }

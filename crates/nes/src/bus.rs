@@ -420,6 +420,11 @@ impl Bus {
         }
     }
 
+    /// OUT0, bit 0 of the last $4016 write (the pads' strobe).
+    pub fn joypad_out(&self) -> bool {
+        self.joypad_out
+    }
+
     /// What a CPU read would return, with no side effect on any device.
     #[inline]
     pub fn peek(&self, addr: u16) -> u8 {

@@ -151,6 +151,8 @@ pub fn install(
     ] {
         add(lua, &cdlog, &[name], |_, _: MultiValue| Ok(0))?;
     }
+    // What FCEUX's TAS Editor functions return when it is not engaged (the Qt build returns 0
+    // instead of -1 until its TAS Editor window has been opened once).
     let taseditor = library("taseditor")?;
     for (names, value) in [
         (&["engaged", "markedframe"][..], Value::Boolean(false)),
@@ -165,7 +167,7 @@ pub fn install(
                 "getinput",
                 "applyinputchanges",
             ][..],
-            Value::Integer(0),
+            Value::Integer(-1),
         ),
         (
             &["getnote", "getrecordermode"][..],

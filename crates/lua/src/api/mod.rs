@@ -52,7 +52,7 @@ pub fn report(lua: &Lua, text: &str) {
     shared(lua, |s| s.print(Stream::Err, text));
 }
 
-/// Adds a function to `table` under each of `names`, counted as a level of nesting.
+/// Adds a function to `table` under each of `names`.
 pub fn add<A, R>(
     lua: &Lua,
     table: &Table,
@@ -63,8 +63,7 @@ where
     A: FromLuaMulti,
     R: IntoLuaMulti,
 {
-    // Any of them may call back into Lua (a table argument's `__index`, `emu.exec_count`).
-    let f = lua.create_function(move |lua, args| crate::cstack::nested(|| f(lua, args)))?;
+    let f = lua.create_function(f)?;
     for name in names {
         table.set(*name, f.clone())?;
     }
@@ -121,7 +120,7 @@ pub fn install(lua: &Lua, dir: &Path) -> Result<()> {
         let tostring: Value = lua.globals().get("tostring")?;
         let ours: Value = lua.named_registry_value("nestor.tostring")?;
         let text = if tostring == ours {
-            crate::cstack::nested(|| format::join(&values))?
+            format::join(&values)?
         } else {
             // The script replaced tostring: FCEUX's print then calls it.
             let tostring = match tostring {
@@ -133,31 +132,23 @@ pub fn install(lua: &Lua, dir: &Path) -> Result<()> {
                     )))
                 }
             };
-            let parts: Vec<String> = crate::cstack::nested(|| {
-                values
-                    .into_iter()
-                    .map(|v| tostring.call::<String>(v))
-                    .collect::<Result<_>>()
-            })?;
+            let parts: Vec<String> = values
+                .into_iter()
+                .map(|v| tostring.call::<String>(v))
+                .collect::<Result<_>>()?;
             parts.join(" ")
         };
         shared(lua, |s| s.print(Stream::Out, &text));
         Ok(())
     })?;
-    let tostring =
-        lua.create_function(|_, v: Value| crate::cstack::nested(|| format::to_string(&v)))?;
+    let tostring = lua.create_function(|_, v: Value| format::to_string(&v))?;
     lua.set_named_registry_value("nestor.tostring", tostring.clone())?;
     globals.set("print", print.clone())?;
     globals.set("tostring", tostring)?;
     emu_table.set("print", print.clone())?;
     fceu.set("print", print)?;
 
-    // `require` finds modules next to the script (FCEUX chdirs there; several scripts share
-    // one process here, so the directory goes into package.path instead).
-    let package: Table = globals.get("package")?;
-    let path: String = package.get("path")?;
-    let dir = dir.display().to_string().replace('\\', "/");
-    package.set("path", format!("{dir}/?.lua;{dir}/?/init.lua;{path}"))?;
+    crate::scriptdir::install(lua, dir)?;
 
     // emu.frameadvance yields the main coroutine; the flag tells the host that the yield was a
     // frame advance, not the end of the script. The yield is captured now in case a script
@@ -172,17 +163,5 @@ pub fn install(lua: &Lua, dir: &Path) -> Result<()> {
     .call::<()>(lua.create_function(|lua, ()| {
         crate::state::state(lua, |s| s.advancing = true);
         Ok(())
-    })?)?;
-
-    // Lua 5.1's compatibility functions that LuaJIT leaves out (FCEUX's Lua has them), and
-    // LuaJIT's compiler off: the watchdog's hook never reaches a compiled loop.
-    lua.load(
-        r#"
-        math.mod, string.gfind, loadlib = math.fmod, string.gmatch, package.loadlib
-        function table.setn() error("'setn' is obsolete", 2) end
-        jit.off()
-        jit, package.loaded.jit = nil, nil
-        "#,
-    )
-    .exec()
+    })?)
 }

@@ -37,6 +37,9 @@ fn start(lua: &Lua, movie: ScriptMovie) -> bool {
         s.framecount = 0;
         s.lagcount = 0;
         s.lagged = false;
+        if movie.recording {
+            s.readonly = false;
+        }
         s.script_movie = Some(movie);
     });
     true
@@ -52,11 +55,18 @@ fn read_movie(path: &Path) -> std::result::Result<Movie, String> {
     Ok(movie)
 }
 
-/// The movie's read-only flag, which `emu` and `movie` both expose.
+/// The movie's read-only toggle, which `emu` and `movie` both expose: FCEUX's, on from the
+/// start, set by `movie.play`, off when a recording starts; setting it shows FCEUX's message.
 pub fn add_readonly(lua: &Lua, t: &Table, getter: &[&str]) -> Result<()> {
     add(lua, t, getter, |lua, ()| Ok(shared(lua, |s| s.readonly)))?;
-    add(lua, t, &["setreadonly"], |lua, on: bool| {
-        shared(lua, |s| s.readonly = on);
+    add(lua, t, &["setreadonly"], |lua, on: Value| {
+        let on = !matches!(on, Value::Nil | Value::Boolean(false));
+        shared(lua, |s| {
+            let now = if s.readonly == on { "" } else { "now " };
+            let mode = if on { "Read-Only" } else { "Read+Write" };
+            s.messages.push(format!("Movie is {now}{mode}."));
+            s.readonly = on;
+        });
         Ok(())
     })
 }

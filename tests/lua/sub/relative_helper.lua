@@ -1,0 +1,1 @@
+return "helper beside the script"

@@ -383,6 +383,7 @@ impl Cartridge {
             trainer: _,
             vertical_mirroring,
             four_screen,
+            one_screen,
         } = self.header;
         let mut hash = Fnv1a::default();
         for size in [
@@ -399,7 +400,8 @@ impl Cartridge {
             submapper,
             battery.into(),
             vertical_mirroring.into(),
-            four_screen.into(),
+            // Header bit 3 as before mapper 30's one-screen pad was told apart: old states stay valid.
+            (four_screen || one_screen).into(),
         ]);
         hash.write(&self.prg_rom);
         if !self.chr_writable {

@@ -55,6 +55,15 @@ impl Field for Mirroring {
 }
 
 impl Mirroring {
+    /// One-screen mirroring on CIRAM page 1 if `high`, else page 0.
+    pub fn one_screen(high: bool) -> Mirroring {
+        if high {
+            Mirroring::SingleHigh
+        } else {
+            Mirroring::SingleLow
+        }
+    }
+
     /// The solder-pad setting of boards without mirroring control.
     pub fn hardwired(header: &Header) -> Mirroring {
         if header.vertical_mirroring {
@@ -63,6 +72,34 @@ impl Mirroring {
             Mirroring::Horizontal
         }
     }
+}
+
+/// The offset of `addr` in bank `bank` of `size` bytes (a power of two).
+fn banked(bank: usize, size: usize, addr: u16) -> usize {
+    bank * size + (usize::from(addr) & (size - 1))
+}
+
+/// UxROM's PRG layout: a switchable 16 KiB bank at $8000, the last bank fixed at $C000, nothing
+/// at $6000-$7FFF.
+fn prg_16k_last_fixed(addr: u16, bank: usize, last: usize) -> CpuTarget {
+    match addr {
+        0x8000..=0xBFFF => CpuTarget::PrgRom(banked(bank, 0x4000, addr)),
+        0xC000..=0xFFFF => CpuTarget::PrgRom(banked(last, 0x4000, addr)),
+        _ => CpuTarget::None,
+    }
+}
+
+/// The number of the last PRG-ROM bank of `size` bytes.
+fn last_bank(header: &Header, size: usize) -> usize {
+    (header.prg_rom_size / size).max(1) - 1
+}
+
+/// The error for a submapper the board does not know.
+fn unknown_submapper<T>(header: &Header) -> Result<T, RomError> {
+    Err(RomError::UnsupportedMapper {
+        mapper: header.mapper,
+        submapper: header.submapper,
+    })
 }
 
 /// What a board needs from the machine besides address translation. The bus and the PPU leave
@@ -244,9 +281,13 @@ boards! {
     mmc3::Mmc3: 4 | 118;
     axrom::Axrom: 7;
     mmc2::Mmc2: 9 | 10;
+    gxrom::Gxrom: 11 | 66 | 87 | 140 | 184;
+    cprom::Cprom: 13;
     action53::Action53: 28;
+    unrom512::Unrom512: 30;
     bnrom::Bnrom: 34;
-    gxrom::Gxrom: 66;
     fme7::Fme7: 69;
+    bandai152::Bandai152: 70 | 152;
+    camerica::Camerica: 71;
     irem78::Irem78: 78;
 }

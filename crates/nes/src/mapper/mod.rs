@@ -289,5 +289,6 @@ boards! {
     fme7::Fme7: 69;
     bandai152::Bandai152: 70 | 152;
     camerica::Camerica: 71;
+    namco108::Namco108: 76 | 88 | 95 | 154 | 206;
     irem78::Irem78: 78;
 }

@@ -64,6 +64,17 @@ impl Mirroring {
         }
     }
 
+    /// The two-bit mirroring register of FME-7, VRC4 and others: vertical, horizontal, then
+    /// one screen on page 0 or 1.
+    pub fn from_two_bits(val: u8) -> Mirroring {
+        match val & 3 {
+            0 => Mirroring::Vertical,
+            1 => Mirroring::Horizontal,
+            2 => Mirroring::SingleLow,
+            _ => Mirroring::SingleHigh,
+        }
+    }
+
     /// The solder-pad setting of boards without mirroring control.
     pub fn hardwired(header: &Header) -> Mirroring {
         if header.vertical_mirroring {
@@ -87,6 +98,23 @@ fn prg_16k_last_fixed(addr: u16, bank: usize, last: usize) -> CpuTarget {
         0xC000..=0xFFFF => CpuTarget::PrgRom(banked(last, 0x4000, addr)),
         _ => CpuTarget::None,
     }
+}
+
+/// The PRG layout of VRC4, G-101, H3001 and their kind: two switchable 8 KiB banks at $8000
+/// and $A000, the second-last bank at $C000 and the last at $E000; `swapped` trades the places
+/// of $8000 and $C000. PRG-RAM at $6000.
+fn prg_8k_swappable(addr: u16, banks: [u8; 2], swapped: bool, second_last: usize) -> CpuTarget {
+    let bank = match addr {
+        0x6000..=0x7FFF => return CpuTarget::PrgRam(usize::from(addr - 0x6000)),
+        0x8000..=0x9FFF if swapped => second_last,
+        0xC000..=0xDFFF if swapped => usize::from(banks[0]),
+        0x8000..=0x9FFF => usize::from(banks[0]),
+        0xA000..=0xBFFF => usize::from(banks[1]),
+        0xC000..=0xDFFF => second_last,
+        0xE000..=0xFFFF => second_last + 1,
+        _ => return CpuTarget::None,
+    };
+    CpuTarget::PrgRom(banked(bank, 0x2000, addr))
 }
 
 /// The number of the last PRG-ROM bank of `size` bytes.
@@ -286,7 +314,9 @@ boards! {
     vrc4::Vrc4: 21 | 22 | 23 | 25;
     action53::Action53: 28;
     unrom512::Unrom512: 30;
+    g101::G101: 32;
     bnrom::Bnrom: 34;
+    h3001::H3001: 65;
     fme7::Fme7: 69;
     bandai152::Bandai152: 70 | 152;
     camerica::Camerica: 71;

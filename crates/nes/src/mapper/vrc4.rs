@@ -7,7 +7,7 @@
 //! banks are the register value halved. VRC4's WRAM-enable bit is not emulated (the RAM is
 //! always on); neither is VRC2's one-bit latch in $6000-$6FFF without RAM.
 
-use super::{banked, unknown_submapper, Board, CpuTarget, Mirroring, Needs};
+use super::{banked, prg_8k_swappable, unknown_submapper, Board, CpuTarget, Mirroring, Needs};
 use crate::header::{Header, RomError};
 use crate::state::{fields, Field, StateIo};
 
@@ -108,18 +108,8 @@ impl Board for Vrc4 {
     }
 
     fn map_cpu(&self, addr: u16) -> CpuTarget {
-        let swapped = self.prg_mode & 0x02 != 0;
-        let bank = match addr {
-            0x6000..=0x7FFF => return CpuTarget::PrgRam(usize::from(addr - 0x6000)),
-            0x8000..=0x9FFF if swapped => self.second_last,
-            0xC000..=0xDFFF if swapped => usize::from(self.prg_banks[0] & 0x1F),
-            0x8000..=0x9FFF => usize::from(self.prg_banks[0] & 0x1F),
-            0xA000..=0xBFFF => usize::from(self.prg_banks[1] & 0x1F),
-            0xC000..=0xDFFF => self.second_last,
-            0xE000..=0xFFFF => self.second_last + 1,
-            _ => return CpuTarget::None,
-        };
-        CpuTarget::PrgRom(banked(bank, 0x2000, addr))
+        let banks = self.prg_banks.map(|bank| bank & 0x1F);
+        prg_8k_swappable(addr, banks, self.prg_mode & 0x02 != 0, self.second_last)
     }
 
     fn map_chr(&self, addr: u16) -> usize {
@@ -138,8 +128,8 @@ impl Board for Vrc4 {
         match (addr & 0xF000, reg) {
             (0x8000, _) => self.prg_banks[0] = val,
             (0xA000, _) => self.prg_banks[1] = val,
-            (0x9000, _) if self.vrc2 => self.set_mirroring(val & 1),
-            (0x9000, 0 | 1) => self.set_mirroring(val & 3),
+            (0x9000, _) if self.vrc2 => self.mirroring = Mirroring::from_two_bits(val & 1),
+            (0x9000, 0 | 1) => self.mirroring = Mirroring::from_two_bits(val),
             (0x9000, _) => self.prg_mode = val,
             (0xB000..=0xE000, _) => {
                 // Two banks per page, the low nibble at even registers, the high at odd ones.
@@ -191,17 +181,6 @@ impl Board for Vrc4 {
 
     fn irq(&self) -> bool {
         self.irq
-    }
-}
-
-impl Vrc4 {
-    fn set_mirroring(&mut self, val: u8) {
-        self.mirroring = match val {
-            0 => Mirroring::Vertical,
-            1 => Mirroring::Horizontal,
-            2 => Mirroring::SingleLow,
-            _ => Mirroring::SingleHigh,
-        };
     }
 }
 

@@ -311,6 +311,7 @@ boards! {
     mmc2::Mmc2: 9 | 10;
     gxrom::Gxrom: 11 | 66 | 87 | 140 | 184;
     cprom::Cprom: 13;
+    ss88006::Ss88006: 18;
     vrc4::Vrc4: 21 | 22 | 23 | 25;
     action53::Action53: 28;
     unrom512::Unrom512: 30;

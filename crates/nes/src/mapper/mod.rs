@@ -139,7 +139,8 @@ pub struct Needs {
     pub cpu_clock: bool,
     /// Drives the /IRQ line: [`Board::irq`] is asked.
     pub irq: bool,
-    /// Has registers in $4020-$7FFF: [`Board::write_low`] sees the writes there.
+    /// Has registers in $4020-$7FFF: [`Board::write_low`] sees the writes there, and reads of
+    /// $6000-$7FFF ask [`Board::map_cpu`] address by address.
     pub low_registers: bool,
     /// May follow the PPU's address bus: [`Board::ppu_address`] sees the PPU's addresses, every
     /// dot as it happens while [`Board::watches_ppu_bus`].
@@ -316,6 +317,7 @@ boards! {
     action53::Action53: 28;
     unrom512::Unrom512: 30;
     g101::G101: 32;
+    tc0190::Tc0190: 33;
     bnrom::Bnrom: 34;
     h3001::H3001: 65;
     fme7::Fme7: 69;
@@ -323,4 +325,5 @@ boards! {
     camerica::Camerica: 71;
     namco108::Namco108: 76 | 88 | 95 | 154 | 206;
     irem78::Irem78: 78;
+    x1005::X1005: 80;
 }

@@ -312,6 +312,7 @@ boards! {
     mmc2::Mmc2: 9 | 10;
     gxrom::Gxrom: 11 | 66 | 87 | 140 | 184;
     cprom::Cprom: 13;
+    bandai_fcg::BandaiFcg: 16 | 159;
     ss88006::Ss88006: 18;
     vrc4::Vrc4: 21 | 22 | 23 | 25;
     action53::Action53: 28;
@@ -320,6 +321,7 @@ boards! {
     tc0190::Tc0190: 33;
     bnrom::Bnrom: 34;
     h3001::H3001: 65;
+    sunsoft3::Sunsoft3: 67;
     fme7::Fme7: 69;
     bandai152::Bandai152: 70 | 152;
     camerica::Camerica: 71;

@@ -277,7 +277,7 @@ fn round_trips_match(
 
 /// A program for any board: every 8 KiB of PRG-ROM holds the same code, so bank switches do
 /// not disturb it. With rendering on, it writes ever-changing values to $6000-$60FF,
-/// $7F00-$7FFF and the first 256 bytes of each 4 KiB page of $8000-$FFFF, reaching every
+/// $7E00-$7FFF and the first 256 bytes of each 2 KiB of $8000-$FFFF, reaching every
 /// register of the boards without a test ROM. Its IRQ handler acknowledges the APU and writes
 /// 0 to $F000-$F0FF, which stops and acknowledges the VRC4 counter whatever the board's
 /// register lines, so the counters' state decides the program's path. CHR-ROM holds
@@ -306,7 +306,10 @@ fn board_exerciser(mapper: u16, submapper: u8, chr_rom: bool) -> Vec<u8> {
     ];
     let top = code.len();
     code.extend([0xE8, 0x8A, 0x45, 0x00, 0x85, 0x00]); // INX, TXA, EOR $00, STA $00
-    for page in [0x60, 0x7F, 0x80, 0x90, 0xA0, 0xB0, 0xC0, 0xD0, 0xE0, 0xF0] {
+    for page in [
+        0x60, 0x7E, 0x7F, 0x80, 0x88, 0x90, 0x98, 0xA0, 0xA8, 0xB0, 0xB8, 0xC0, 0xC8, 0xD0, 0xD8,
+        0xE0, 0xE8, 0xF0, 0xF8,
+    ] {
         code.extend([0x9D, 0x00, page]); // STA page*$100,X
     }
     code.push(0xB8); // CLV
@@ -341,19 +344,28 @@ fn states_cover_every_board() {
     for (mapper, submapper, chr_rom) in [
         (11, 0, true),
         (13, 0, false),
+        (16, 4, true),
+        (16, 5, true),
+        (18, 0, true),
         (21, 1, true),
         (23, 3, true),
         (25, 2, true),
         (30, 0, false),
+        (32, 0, true),
+        (33, 0, true),
+        (65, 0, true),
+        (67, 0, true),
         (70, 0, true),
         (71, 1, false),
         (76, 0, true),
+        (80, 0, true),
         (87, 0, true),
         (88, 0, true),
         (95, 0, true),
         (140, 0, true),
         (152, 0, true),
         (154, 0, true),
+        (159, 0, true),
         (184, 0, true),
         (206, 0, true),
     ] {

@@ -359,6 +359,7 @@ fn states_cover_every_board() {
         (71, 1, false),
         (76, 0, true),
         (80, 0, true),
+        (82, 0, true),
         (87, 0, true),
         (88, 0, true),
         (95, 0, true),

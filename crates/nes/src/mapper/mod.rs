@@ -117,6 +117,18 @@ fn prg_8k_swappable(addr: u16, banks: [u8; 2], swapped: bool, second_last: usize
     CpuTarget::PrgRom(banked(bank, 0x2000, addr))
 }
 
+/// The CHR layout of Namco 108, MMC3 and Taito's X1 chips: two 2 KiB banks at $0000 and $0800
+/// then four 1 KiB ones at $1000-$1C00, or the other way round if `inverted`. Bank numbers count
+/// 1 KiB; a 2 KiB bank ignores its bit 0.
+fn chr_two_2k_four_1k(addr: u16, banks: [u8; 6], inverted: bool) -> usize {
+    let slot = (usize::from(addr >> 10) & 7) ^ if inverted { 4 } else { 0 };
+    let bank = match slot {
+        0..=3 => banks[slot / 2] & !1 | (slot as u8 & 1),
+        _ => banks[slot - 2],
+    };
+    banked(usize::from(bank), 0x400, addr)
+}
+
 /// The number of the last PRG-ROM bank of `size` bytes.
 fn last_bank(header: &Header, size: usize) -> usize {
     (header.prg_rom_size / size).max(1) - 1
@@ -328,4 +340,5 @@ boards! {
     namco108::Namco108: 76 | 88 | 95 | 154 | 206;
     irem78::Irem78: 78;
     x1005::X1005: 80;
+    x1017::X1017: 82;
 }

@@ -11,7 +11,7 @@
 //! - NAMCOT-3425 (95): bit 5 of R0 and R1 drives CIRAM A10 for $2000-$27FF and $2800-$2FFF
 //!   ("INES Mapper 095").
 
-use super::{banked, Board, CpuTarget, Mirroring};
+use super::{banked, chr_two_2k_four_1k, Board, CpuTarget, Mirroring};
 use crate::header::{Header, RomError};
 use crate::state::{fields, Field, StateIo};
 
@@ -80,20 +80,17 @@ impl Board for Namco108 {
     }
 
     fn map_chr(&self, addr: u16) -> usize {
-        let slot = usize::from(addr >> 10) & 7;
         if self.wiring == Wiring::Namcot3446 {
-            let bank = self.banks[2 + slot / 2] & 0x3F;
+            let bank = self.banks[2 + (usize::from(addr >> 11) & 3)] & 0x3F;
             return banked(usize::from(bank), 0x800, addr);
         }
-        let bank = match slot {
-            0..=3 => self.banks[slot / 2] & 0x3E | (slot as u8 & 1),
-            _ => self.banks[slot - 2],
-        } & 0x3F;
-        let a16 = match self.wiring {
-            Wiring::Namcot3443 | Wiring::Namcot3453 if slot >= 4 => 0x40,
-            _ => 0,
-        };
-        banked(usize::from(bank | a16), 0x400, addr)
+        let banks = std::array::from_fn(|i| self.banks[i] & 0x3F);
+        let offset = chr_two_2k_four_1k(addr, banks, false);
+        // NAMCOT-3443/3453: CHR A16 is PPU A12.
+        match self.wiring {
+            Wiring::Namcot3443 | Wiring::Namcot3453 if addr & 0x1000 != 0 => offset | 0x10000,
+            _ => offset,
+        }
     }
 
     fn mirroring(&self) -> Mirroring {

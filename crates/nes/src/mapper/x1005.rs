@@ -3,7 +3,7 @@
 //! ($7EFA-$7EFF in pairs; the last fixed at $E000), and 128 bytes of RAM at $7F00-$7FFF
 //! (mirrored once) that answer only after $A3 was written to $7EF8/9 ("INES Mapper 080").
 
-use super::{banked, Board, CpuTarget, Mirroring, Needs};
+use super::{banked, chr_two_2k_four_1k, Board, CpuTarget, Mirroring, Needs};
 use crate::header::{Header, RomError};
 use crate::state::{fields, Field, StateIo};
 
@@ -64,12 +64,7 @@ impl Board for X1005 {
     }
 
     fn map_chr(&self, addr: u16) -> usize {
-        let slot = usize::from(addr >> 10) & 7;
-        let bank = match slot {
-            0..=3 => self.chr_banks[slot / 2] & 0xFE | (slot as u8 & 1),
-            _ => self.chr_banks[slot - 2],
-        };
-        banked(usize::from(bank), 0x400, addr)
+        chr_two_2k_four_1k(addr, self.chr_banks, false)
     }
 
     fn mirroring(&self) -> Mirroring {

@@ -49,3 +49,40 @@ fn holy_diver_batman_on_snrom_and_sxrom() {
         assert_eq!(result.verdict, Verdict::Passed, "{board}: {result:?}");
     }
 }
+
+/// m22chrbankingtest steps the register of CHR bank 1 ($0400) through 0-255 every 8 frames,
+/// written through VRC2a's swapped lines ($B001 low nibble, $B003 high). VRC2a ignores the
+/// value's bit 0, so each 1 KiB bank must stay 16 frames, in order; the ROM draws the bank's
+/// number, which then shows twice as its readme asks.
+#[test]
+fn vrc2a_halves_the_chr_bank_number() {
+    let rom = std::fs::read(testrom::location::path("m22chrbankingtest/0-127.nes"))
+        .expect("test ROM present");
+    let chr = &rom[16 + 16 * 1024..];
+    let mut console = nes::Console::from_ines(&rom).unwrap();
+    // (bank, frames it stayed)
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for _ in 0..600 {
+        console.run_frame();
+        let window = console
+            .bus
+            .cart
+            .ppu_window(0x0400)
+            .expect("whole 1 KiB window");
+        let bank = chr
+            .chunks_exact(0x400)
+            .position(|b| b == window)
+            .expect("a CHR-ROM bank at $0400");
+        match runs.last_mut() {
+            Some((last, frames)) if *last == bank => *frames += 1,
+            _ => runs.push((bank, 1)),
+        }
+    }
+    assert!(runs.len() > 30, "{runs:?}");
+    for (i, pair) in runs.windows(2).enumerate() {
+        assert_eq!(pair[1].0, pair[0].0 + 1, "banks in order: {runs:?}");
+        if i > 0 {
+            assert_eq!(pair[0].1, 16, "16 frames per bank: {runs:?}");
+        }
+    }
+}

@@ -213,6 +213,15 @@ impl Cartridge {
     pub fn cpu_peek(&self, addr: u16) -> Option<u8> {
         match addr {
             0x8000..=0xFFFF => Some(self.prg_rom_byte(addr)),
+            // Boards with registers there may divide the window finer than 8 KiB (X1-005's
+            // 128 bytes of RAM at $7F00): ask them.
+            0x6000..=0x7FFF if self.needs.low_registers => match self.mapper.map_cpu(addr) {
+                CpuTarget::PrgRam(off) if !self.prg_ram.is_empty() => {
+                    Some(self.prg_ram[wrap(off, self.prg_ram.len())])
+                }
+                CpuTarget::PrgRom(off) => Some(self.prg_rom[wrap(off, self.prg_rom.len())]),
+                _ => None,
+            },
             0x6000..=0x7FFF => match self.banks.low {
                 LowWindow::Ram(bank) => {
                     Some(self.prg_ram[wrap(bank + usize::from(addr & 0x1FFF), self.prg_ram.len())])
@@ -432,6 +441,7 @@ impl Cartridge {
             trainer: _,
             vertical_mirroring,
             four_screen,
+            one_screen,
         } = self.header;
         let mut hash = Fnv1a::default();
         for size in [
@@ -448,7 +458,8 @@ impl Cartridge {
             submapper,
             battery.into(),
             vertical_mirroring.into(),
-            four_screen.into(),
+            // Header bit 3 as before mapper 30's one-screen pad was told apart: old states stay valid.
+            (four_screen || one_screen).into(),
         ]);
         hash.write(&self.prg_rom);
         if !self.chr_writable {
@@ -566,6 +577,20 @@ mod tests {
         assert_eq!(cart.ppu_read(0x2C00), 9);
         cart.cpu_write(0x8000, 0x03, 0);
         assert_ne!(cart.ppu_read(0x2C00), 9);
+    }
+
+    #[test]
+    fn x1005_ram_answers_only_at_7f00_once_enabled() {
+        let mut img = image(8, 16, 0x02);
+        img[7] = 0x50; // mapper 80
+        let mut cart = Cartridge::from_ines(&img).unwrap();
+        cart.cpu_write(0x7F05, 0x42, 0);
+        assert_eq!(cart.cpu_read(0x7F05), None, "RAM off");
+        cart.cpu_write(0x7EF8, 0xA3, 0);
+        cart.cpu_write(0x7F05, 0x42, 0);
+        assert_eq!(cart.cpu_read(0x7F85), Some(0x42), "128 bytes, mirrored");
+        assert_eq!(cart.cpu_read(0x7E00), None);
+        assert_eq!(cart.cpu_read(0x6005), None);
     }
 
     #[test]

@@ -63,6 +63,9 @@ pub struct Header {
     /// Hard-wired mirroring: true = vertical (horizontal arrangement), false = horizontal.
     pub vertical_mirroring: bool,
     pub four_screen: bool,
+    /// The board's one-screen solder pad: on UNROM 512 (mapper 30) byte 6's four-screen bit
+    /// without the vertical bit ("UNROM 512", nametable configuration).
+    pub one_screen: bool,
 }
 
 impl Header {
@@ -104,7 +107,13 @@ impl Header {
             prg_rom_size = usize::from(h[4]) * PRG_BANK;
             chr_rom_size = usize::from(h[5]) * CHR_BANK;
             if chr_rom_size == 0 {
-                chr_ram_size = CHR_BANK;
+                // The boards' CHR-RAM, which iNES 1.0 cannot state: CPROM has 16 KiB, UNROM
+                // 512 32 KiB.
+                chr_ram_size = match mapper {
+                    13 => 2 * CHR_BANK,
+                    30 => 4 * CHR_BANK,
+                    _ => CHR_BANK,
+                };
             }
         }
         if prg_rom_size == 0 {
@@ -115,6 +124,11 @@ impl Header {
             // iNES 1.0 marks Holy Diver's H/V board (78.3) with the four-screen bit; without
             // it the image is Cosmo Carrier's one-screen board (78.1).
             submapper = if four_screen { 3 } else { 1 };
+            four_screen = false;
+        }
+        let mut one_screen = false;
+        if mapper == 30 && four_screen && h[6] & 0x01 == 0 {
+            one_screen = true;
             four_screen = false;
         }
         Ok(Header {
@@ -130,6 +144,7 @@ impl Header {
             trainer: h[6] & 0x04 != 0,
             vertical_mirroring: h[6] & 0x01 != 0,
             four_screen,
+            one_screen,
         })
     }
 }

@@ -123,14 +123,7 @@ impl Fme7 {
             0..=7 => self.chr_banks[usize::from(self.command)] = val,
             8 => self.low_bank = val,
             9..=0x0B => self.prg_banks[usize::from(self.command - 9)] = val,
-            0x0C => {
-                self.mirroring = match val & 3 {
-                    0 => Mirroring::Vertical,
-                    1 => Mirroring::Horizontal,
-                    2 => Mirroring::SingleLow,
-                    _ => Mirroring::SingleHigh,
-                }
-            }
+            0x0C => self.mirroring = Mirroring::from_two_bits(val),
             0x0D => {
                 // Any write acknowledges.
                 self.irq_control = val;

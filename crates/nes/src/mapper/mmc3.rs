@@ -3,7 +3,7 @@
 //! (mapper 118) wires CHR A17 to CIRAM A10 instead: each nametable takes its page from bit 7
 //! of the CHR bank that the same slot of $0000-$0FFF uses.
 
-use super::{Board, CpuTarget, Mirroring, Needs};
+use super::{chr_two_2k_four_1k, Board, CpuTarget, Mirroring, Needs};
 use crate::header::{Header, RomError};
 use crate::state::{fields, Field, StateIo};
 
@@ -129,15 +129,8 @@ impl Board for Mmc3 {
     }
 
     fn map_chr(&self, addr: u16) -> usize {
-        let mut slot = usize::from(addr >> 10) & 7;
-        if self.bank_select & 0x80 != 0 {
-            slot ^= 4;
-        }
-        let bank = match slot {
-            0..=3 => (self.banks[slot / 2] & !1) | (slot as u8 & 1),
-            _ => self.banks[slot - 2],
-        };
-        usize::from(bank) * 0x400 + usize::from(addr & 0x3FF)
+        let banks = std::array::from_fn(|i| self.banks[i]);
+        chr_two_2k_four_1k(addr, banks, self.bank_select & 0x80 != 0)
     }
 
     fn write_register(&mut self, addr: u16, val: u8, _cpu_cycle: u64) {

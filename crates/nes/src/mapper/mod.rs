@@ -55,6 +55,26 @@ impl Field for Mirroring {
 }
 
 impl Mirroring {
+    /// One-screen mirroring on CIRAM page 1 if `high`, else page 0.
+    pub fn one_screen(high: bool) -> Mirroring {
+        if high {
+            Mirroring::SingleHigh
+        } else {
+            Mirroring::SingleLow
+        }
+    }
+
+    /// The two-bit mirroring register of FME-7, VRC4 and others: vertical, horizontal, then
+    /// one screen on page 0 or 1.
+    pub fn from_two_bits(val: u8) -> Mirroring {
+        match val & 3 {
+            0 => Mirroring::Vertical,
+            1 => Mirroring::Horizontal,
+            2 => Mirroring::SingleLow,
+            _ => Mirroring::SingleHigh,
+        }
+    }
+
     /// The solder-pad setting of boards without mirroring control.
     pub fn hardwired(header: &Header) -> Mirroring {
         if header.vertical_mirroring {
@@ -63,6 +83,63 @@ impl Mirroring {
             Mirroring::Horizontal
         }
     }
+}
+
+/// The offset of `addr` in bank `bank` of `size` bytes (a power of two).
+fn banked(bank: usize, size: usize, addr: u16) -> usize {
+    bank * size + (usize::from(addr) & (size - 1))
+}
+
+/// UxROM's PRG layout: a switchable 16 KiB bank at $8000, the last bank fixed at $C000, nothing
+/// at $6000-$7FFF.
+fn prg_16k_last_fixed(addr: u16, bank: usize, last: usize) -> CpuTarget {
+    match addr {
+        0x8000..=0xBFFF => CpuTarget::PrgRom(banked(bank, 0x4000, addr)),
+        0xC000..=0xFFFF => CpuTarget::PrgRom(banked(last, 0x4000, addr)),
+        _ => CpuTarget::None,
+    }
+}
+
+/// The PRG layout of VRC4, G-101, H3001 and their kind: two switchable 8 KiB banks at $8000
+/// and $A000, the second-last bank at $C000 and the last at $E000; `swapped` trades the places
+/// of $8000 and $C000. PRG-RAM at $6000.
+fn prg_8k_swappable(addr: u16, banks: [u8; 2], swapped: bool, second_last: usize) -> CpuTarget {
+    let bank = match addr {
+        0x6000..=0x7FFF => return CpuTarget::PrgRam(usize::from(addr - 0x6000)),
+        0x8000..=0x9FFF if swapped => second_last,
+        0xC000..=0xDFFF if swapped => usize::from(banks[0]),
+        0x8000..=0x9FFF => usize::from(banks[0]),
+        0xA000..=0xBFFF => usize::from(banks[1]),
+        0xC000..=0xDFFF => second_last,
+        0xE000..=0xFFFF => second_last + 1,
+        _ => return CpuTarget::None,
+    };
+    CpuTarget::PrgRom(banked(bank, 0x2000, addr))
+}
+
+/// The CHR layout of Namco 108, MMC3 and Taito's X1 chips: two 2 KiB banks at $0000 and $0800
+/// then four 1 KiB ones at $1000-$1C00, or the other way round if `inverted`. Bank numbers count
+/// 1 KiB; a 2 KiB bank ignores its bit 0.
+fn chr_two_2k_four_1k(addr: u16, banks: [u8; 6], inverted: bool) -> usize {
+    let slot = (usize::from(addr >> 10) & 7) ^ if inverted { 4 } else { 0 };
+    let bank = match slot {
+        0..=3 => banks[slot / 2] & !1 | (slot as u8 & 1),
+        _ => banks[slot - 2],
+    };
+    banked(usize::from(bank), 0x400, addr)
+}
+
+/// The number of the last PRG-ROM bank of `size` bytes.
+fn last_bank(header: &Header, size: usize) -> usize {
+    (header.prg_rom_size / size).max(1) - 1
+}
+
+/// The error for a submapper the board does not know.
+fn unknown_submapper<T>(header: &Header) -> Result<T, RomError> {
+    Err(RomError::UnsupportedMapper {
+        mapper: header.mapper,
+        submapper: header.submapper,
+    })
 }
 
 /// What a board needs from the machine besides address translation. The bus and the PPU leave
@@ -74,7 +151,8 @@ pub struct Needs {
     pub cpu_clock: bool,
     /// Drives the /IRQ line: [`Board::irq`] is asked.
     pub irq: bool,
-    /// Has registers in $4020-$7FFF: [`Board::write_low`] sees the writes there.
+    /// Has registers in $4020-$7FFF: [`Board::write_low`] sees the writes there, and reads of
+    /// $6000-$7FFF ask [`Board::map_cpu`] address by address.
     pub low_registers: bool,
     /// May follow the PPU's address bus: [`Board::ppu_address`] sees the PPU's addresses, every
     /// dot as it happens while [`Board::watches_ppu_bus`].
@@ -244,9 +322,23 @@ boards! {
     mmc3::Mmc3: 4 | 118;
     axrom::Axrom: 7;
     mmc2::Mmc2: 9 | 10;
+    gxrom::Gxrom: 11 | 66 | 87 | 140 | 184;
+    cprom::Cprom: 13;
+    bandai_fcg::BandaiFcg: 16 | 159;
+    ss88006::Ss88006: 18;
+    vrc4::Vrc4: 21 | 22 | 23 | 25;
     action53::Action53: 28;
+    unrom512::Unrom512: 30;
+    g101::G101: 32;
+    tc0190::Tc0190: 33;
     bnrom::Bnrom: 34;
-    gxrom::Gxrom: 66;
+    h3001::H3001: 65;
+    sunsoft3::Sunsoft3: 67;
     fme7::Fme7: 69;
+    bandai152::Bandai152: 70 | 152;
+    camerica::Camerica: 71;
+    namco108::Namco108: 76 | 88 | 95 | 154 | 206;
     irem78::Irem78: 78;
+    x1005::X1005: 80;
+    x1017::X1017: 82;
 }

@@ -18,3 +18,11 @@ LEFT = 0x40
 RIGHT = 0x80
 
 __all__ = ["Console", "Ram", "VecConsole", "A", "B", "SELECT", "START", "UP", "DOWN", "LEFT", "RIGHT"]
+
+# The environments register themselves with Gymnasium when it is installed.
+try:
+    import gymnasium  # noqa: F401
+except ImportError:
+    pass
+else:
+    from . import envs  # noqa: F401

@@ -1,0 +1,73 @@
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import nestor
+from nestor.envs import NesEnv, TetrisEnv, TETRIS_ACTIONS
+
+
+def test_tetris_is_registered_and_starts_a_game():
+    env = gym.make("nestor/Tetris-v0")
+    obs, info = env.reset(seed=1)
+    assert obs["board"].shape == (20, 10) and obs["board"].sum() == 0, "empty playfield"
+    x, y, piece = obs["piece"]
+    assert (x, y) == (5, 0) and piece < 0x13, "a piece at the spawn point"
+    assert obs["level"] == 0 and obs["lines"] == 0 and obs["score"] == 0
+    env.close()
+
+
+def test_check_env_passes_on_ram_and_pixel_observations():
+    check_env(TetrisEnv().unwrapped, skip_render_check=True)
+    check_env(TetrisEnv(obs_type="rgb", render_mode="rgb_array"))
+    check_env(NesEnv(frame_skip=2))
+    check_env(NesEnv(obs_type="ram"))
+
+
+def test_seeds_choose_the_pieces_reproducibly():
+    env = TetrisEnv()
+    starts = {}
+    for seed in range(6):
+        obs, _ = env.reset(seed=seed)
+        starts[seed] = (int(obs["piece"][2]), obs["next"], bytes(env.console.ram))
+    assert env.reset(seed=3)[0]["next"] == starts[3][1]
+    assert bytes(env.console.ram) == starts[3][2]
+    assert len({ram for _, _, ram in starts.values()}) > 1, "different seeds, different games"
+
+
+def test_dropping_pieces_tops_out_with_a_score_reward():
+    env = TetrisEnv(level=18, actions=TETRIS_ACTIONS)
+    obs, _ = env.reset(seed=0)
+    assert obs["level"] == 18
+    down = TETRIS_ACTIONS.index(nestor.DOWN)
+    total, steps, terminated = 0.0, 0, False
+    # Soft drop every piece straight down; Down must be released for the next piece to drop.
+    while not terminated and steps < 5000:
+        obs, reward, terminated, truncated, info = env.step(down if steps % 40 else 0)
+        total += reward
+        steps += 1
+    assert terminated, "stacking in the middle tops out"
+    assert total == info["score"] > 0, "soft-drop points are the rewards"
+    assert obs["board"].sum() > 0
+
+
+def test_bad_env_arguments_raise():
+    with pytest.raises(ValueError):
+        TetrisEnv(level=20)
+    with pytest.raises(ValueError):
+        NesEnv(actions=[0, 256])
+    with pytest.raises(ValueError):
+        NesEnv(obs_type="depth")
+    env = NesEnv()
+    env.reset()
+    with pytest.raises(ValueError):
+        env.step(len(env.actions))
+
+
+def test_all_masks_action_set_is_the_mask_itself():
+    env = NesEnv(actions="all", obs_type="ram")
+    assert env.action_space.n == 256
+    env.reset()
+    env.step(nestor.START)
+    assert env.console.frame_count == 1
+    assert isinstance(env.observation_space.sample(), np.ndarray)

@@ -19,7 +19,7 @@ def test_tetris_is_registered_and_starts_a_game():
 
 def test_check_env_passes_on_ram_and_pixel_observations():
     check_env(TetrisEnv().unwrapped, skip_render_check=True)
-    check_env(TetrisEnv(obs_type="rgb", render_mode="rgb_array"))
+    check_env(gym.make("nestor/Tetris-v0", obs_type="rgb", render_mode="rgb_array").unwrapped)
     check_env(NesEnv(frame_skip=2))
     check_env(NesEnv(obs_type="ram"))
 

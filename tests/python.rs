@@ -46,11 +46,9 @@ fn python_package_builds_installs_and_passes_pytest() {
             .args(REQUIREMENTS),
     );
     // The build backend runs the venv's maturin executable by name.
-    let path = std::env::join_paths(
-        std::iter::once(venv.join("bin")).chain(std::env::split_paths(
-            &std::env::var_os("PATH").unwrap_or_default(),
-        )),
-    )
+    let path = std::env::join_paths(std::iter::once(venv.join("bin")).chain(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+    ))
     .expect("PATH joins");
     let package = Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/python");
     run(

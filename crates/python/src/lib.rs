@@ -214,7 +214,9 @@ fn ram_range(index: &Bound<'_, PyAny>) -> PyResult<(usize, isize, usize)> {
         .map_err(|_| PyTypeError::new_err("RAM indices are integers or slices"))?;
     let at = if i < 0 { i + RAM_SIZE as isize } else { i };
     if !(0..RAM_SIZE as isize).contains(&at) {
-        return Err(PyIndexError::new_err(format!("RAM index {i} is not in 0-0x7FF")));
+        return Err(PyIndexError::new_err(format!(
+            "RAM index {i} is not in 0-0x7FF"
+        )));
     }
     Ok((at as usize, 1, 1))
 }
@@ -280,7 +282,9 @@ impl Ram {
         copy: Option<bool>,
     ) -> PyResult<Bound<'py, PyAny>> {
         if copy == Some(false) {
-            return Err(PyValueError::new_err("console.ram cannot be viewed without a copy"));
+            return Err(PyValueError::new_err(
+                "console.ram cannot be viewed without a copy",
+            ));
         }
         let array = PyArray1::from_slice(py, &self.console.borrow(py).inner.bus.ram).into_any();
         match dtype {
@@ -305,14 +309,12 @@ fn step_batch(
     frames: u32,
     threads: usize,
     ram: &mut [u8],
-    mut pixels: Option<&mut [u8]>,
+    pixels: Option<&mut [u8]>,
 ) {
     let per_thread = consoles.len().div_ceil(threads.max(1)).max(1);
     let frame_bytes = WIDTH * HEIGHT * 3;
     std::thread::scope(|scope| {
-        let mut pixel_chunks = pixels
-            .as_deref_mut()
-            .map(|p| p.chunks_mut(per_thread * frame_bytes));
+        let mut pixel_chunks = pixels.map(|p| p.chunks_mut(per_thread * frame_bytes));
         for ((group, pads), ram) in consoles
             .chunks_mut(per_thread)
             .zip(buttons.chunks(per_thread))
@@ -356,7 +358,9 @@ impl VecConsole {
     #[pyo3(signature = (n, rom=None, threads=None))]
     fn new(n: usize, rom: Option<&Bound<'_, PyAny>>, threads: Option<usize>) -> PyResult<Self> {
         if n == 0 {
-            return Err(PyValueError::new_err("a VecConsole needs at least one console"));
+            return Err(PyValueError::new_err(
+                "a VecConsole needs at least one console",
+            ));
         }
         let cart = load_cartridge(rom)?;
         let cores = std::thread::available_parallelism().map_or(1, |c| c.get());

@@ -450,8 +450,15 @@ impl VecConsole {
     }
 }
 
+/// The iNES image of Quadfall, the built-in game (to save or hand to other emulators).
+#[pyfunction]
+fn quadfall_rom(py: Python<'_>) -> Bound<'_, PyBytes> {
+    PyBytes::new(py, QUADFALL)
+}
+
 #[pymodule]
 fn _nestor(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(quadfall_rom, m)?)?;
     m.add_class::<Console>()?;
     m.add_class::<Ram>()?;
     m.add_class::<VecConsole>()?;

@@ -165,3 +165,7 @@ def test_vec_console_bad_input_raises():
     state = v.save_state(1)
     v.load_state(0, state)
     assert v.read(0, 0x17) == v.read(1, 0x17)
+
+
+def test_the_built_in_rom_is_quadfall():
+    assert nestor.quadfall_rom() == QUADFALL_ROM.read_bytes()

@@ -5,7 +5,7 @@ given); `VecConsole` steps many at once on threads. Gymnasium environments are i
 `nestor.envs` (registered as "nestor/Nes-v0" and "nestor/Tetris-v0" on import of nestor).
 """
 
-from ._nestor import Console, Ram, VecConsole
+from ._nestor import Console, Ram, VecConsole, quadfall_rom
 
 # Button bits of a controller mask, in the controller's own order.
 A = 0x01
@@ -17,7 +17,7 @@ DOWN = 0x20
 LEFT = 0x40
 RIGHT = 0x80
 
-__all__ = ["Console", "Ram", "VecConsole", "A", "B", "SELECT", "START", "UP", "DOWN", "LEFT", "RIGHT"]
+__all__ = ["Console", "Ram", "VecConsole", "quadfall_rom", "A", "B", "SELECT", "START", "UP", "DOWN", "LEFT", "RIGHT"]
 
 # The environments register themselves with Gymnasium when it is installed.
 try:

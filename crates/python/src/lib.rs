@@ -2,6 +2,10 @@
 //! stepped on threads with the GIL released. The Gymnasium environments are Python, in
 //! `python/nestor`.
 
+use ai::controller::Pad;
+use ai::eval::Profile;
+use ai::planner::{Planner, SearchKind};
+use ai::rules::{Board, Control};
 use nes::ppu::palette::Palette;
 use nes::ppu::{HEIGHT, WIDTH};
 use nes::{Buttons, Cartridge};
@@ -450,6 +454,45 @@ impl VecConsole {
     }
 }
 
+/// Where the native AI puts `piece` (an orientation ID, 0-18, searched from its spawn point)
+/// on `board` (20 rows of 10 cells, nonzero = filled), rating the preview piece `next` too when
+/// given: (x, y, orientation ID) of the lock position, or None when the piece has no place.
+#[pyfunction]
+#[pyo3(signature = (board, piece, next=None, level=0, profile="strong"))]
+fn best_placement(
+    py: Python<'_>,
+    board: Vec<Vec<i64>>,
+    piece: u8,
+    next: Option<u8>,
+    level: u8,
+    profile: &str,
+) -> PyResult<Option<(i8, i8, u8)>> {
+    const ORIENTATIONS: u8 = 19;
+    if board.len() != 20 || board.iter().any(|row| row.len() != 10) {
+        return Err(PyValueError::new_err("board must be 20 rows of 10 cells"));
+    }
+    if piece >= ORIENTATIONS || next.is_some_and(|n| n >= ORIENTATIONS) {
+        return Err(PyValueError::new_err("orientation IDs are 0-18"));
+    }
+    let profile = Profile::by_name(profile).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "profile {profile:?} is not \"strong\" or \"classic\""
+        ))
+    })?;
+    let mut cells = Board::default();
+    for (y, row) in (0..).zip(&board) {
+        for (x, &cell) in (0..).zip(row) {
+            if cell != 0 {
+                cells.set(x, y);
+            }
+        }
+    }
+    let mut planner = Planner::new(profile, SearchKind::Placement).expect("no tap rate to check");
+    let decision =
+        py.detach(|| planner.decide(&cells, level, Control::spawned(piece, 0), Pad::idle(), next));
+    Ok(decision.map(|d| (d.target.x, d.target.y, d.target.id)))
+}
+
 /// The iNES image of Quadfall, the built-in game (to save or hand to other emulators).
 #[pyfunction]
 fn quadfall_rom(py: Python<'_>) -> Bound<'_, PyBytes> {
@@ -459,6 +502,7 @@ fn quadfall_rom(py: Python<'_>) -> Bound<'_, PyBytes> {
 #[pymodule]
 fn _nestor(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(quadfall_rom, m)?)?;
+    m.add_function(wrap_pyfunction!(best_placement, m)?)?;
     m.add_class::<Console>()?;
     m.add_class::<Ram>()?;
     m.add_class::<VecConsole>()?;

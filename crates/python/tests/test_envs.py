@@ -4,6 +4,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import nestor
+import nestor.ai
 from nestor.envs import NesEnv, TetrisEnv, TETRIS_ACTIONS
 
 
@@ -71,3 +72,37 @@ def test_all_masks_action_set_is_the_mask_itself():
     env.step(nestor.START)
     assert env.console.frame_count == 1
     assert isinstance(env.observation_space.sample(), np.ndarray)
+
+
+def test_native_ai_places_pieces_on_the_floor_and_refuses_bad_input():
+    empty = np.zeros((20, 10), np.uint8)
+    x, y, piece = nestor.ai.best_placement(empty, 0x12)  # I, horizontal
+    assert piece in (0x11, 0x12) and (piece != 0x12 or y == 19)
+    full = np.ones((20, 10), np.uint8)
+    assert nestor.ai.best_placement(full, 0x02) is None, "no place: game over"
+    with pytest.raises(ValueError):
+        nestor.ai.best_placement(empty[:19], 0x02)
+    with pytest.raises(ValueError):
+        nestor.ai.best_placement(empty, 19)
+    with pytest.raises(ValueError):
+        nestor.ai.best_placement(empty, 2, profile="random")
+
+
+def test_native_ai_clears_lines_in_the_environment():
+    """The AI's placements written into RAM (teleport mode) clear lines and score."""
+    env = TetrisEnv(level=18)
+    obs, info = env.reset(seed=0)
+    ram, last_spawn, pieces, total = env.console.ram, None, 0, 0.0
+    while pieces < 100:
+        if ram[0x48] == 1 and ram[0x1A] != last_spawn:
+            last_spawn = ram[0x1A]
+            target = nestor.ai.best_placement(obs["board"], int(obs["piece"][2]), obs["next"], 18)
+            assert target is not None, "the AI tops out in 100 pieces"
+            for base in (0x40, 0x60):
+                ram[base:base + 3] = [target[0], target[1] & 0xFF, target[2]]
+            pieces += 1
+        obs, reward, terminated, _, info = env.step(0)
+        total += reward
+        assert not terminated
+    assert info["lines"] >= 20, f"100 pieces (400 cells) should clear lines: {info}"
+    assert total == info["score"] > 0

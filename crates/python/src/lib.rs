@@ -77,9 +77,15 @@ fn byte(value: i64) -> PyResult<u8> {
         .map_err(|_| PyValueError::new_err(format!("value {value} is not a byte (0-255)")))
 }
 
-/// The frame as RGB bytes, row after row.
-fn rgb(console: &nes::Console, out: &mut Vec<u8>) {
-    palette().to_rgb(console.frame_buffer(), out);
+/// Size of a picture as RGB bytes.
+const RGB_BYTES: usize = WIDTH * HEIGHT * 3;
+
+/// Writes the picture into `out` (RGB_BYTES long) as RGB bytes, row after row.
+fn rgb(console: &nes::Console, out: &mut [u8]) {
+    let palette = palette();
+    for (rgb, &pixel) in out.chunks_exact_mut(3).zip(console.frame_buffer()) {
+        rgb.copy_from_slice(&palette.rgb(pixel));
+    }
 }
 
 /// RGB bytes moved (not copied) into a NumPy array of `shape`.
@@ -131,7 +137,7 @@ impl Console {
 
     /// The picture: a new 240x256x3 uint8 array (the 2C02 palette applied).
     fn frame<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let mut out = Vec::with_capacity(WIDTH * HEIGHT * 3);
+        let mut out = vec![0; RGB_BYTES];
         rgb(&self.inner, &mut out);
         to_array(py, out, &[HEIGHT, WIDTH, 3])
     }
@@ -316,9 +322,8 @@ fn step_batch(
     pixels: Option<&mut [u8]>,
 ) {
     let per_thread = consoles.len().div_ceil(threads.max(1)).max(1);
-    let frame_bytes = WIDTH * HEIGHT * 3;
     std::thread::scope(|scope| {
-        let mut pixel_chunks = pixels.map(|p| p.chunks_mut(per_thread * frame_bytes));
+        let mut pixel_chunks = pixels.map(|p| p.chunks_mut(per_thread * RGB_BYTES));
         for ((group, pads), ram) in consoles
             .chunks_mut(per_thread)
             .zip(buttons.chunks(per_thread))
@@ -326,7 +331,6 @@ fn step_batch(
         {
             let mut pixels = pixel_chunks.as_mut().and_then(|c| c.next());
             scope.spawn(move || {
-                let mut out = Vec::with_capacity(frame_bytes);
                 for (i, (console, &pad)) in group.iter_mut().zip(pads).enumerate() {
                     console.set_buttons(0, Buttons(pad));
                     for _ in 0..frames {
@@ -334,8 +338,7 @@ fn step_batch(
                     }
                     ram[i * RAM_SIZE..][..RAM_SIZE].copy_from_slice(&console.bus.ram);
                     if let Some(pixels) = pixels.as_deref_mut() {
-                        rgb(console, &mut out);
-                        pixels[i * frame_bytes..][..frame_bytes].copy_from_slice(&out);
+                        rgb(console, &mut pixels[i * RGB_BYTES..][..RGB_BYTES]);
                     }
                 }
             });
@@ -410,7 +413,7 @@ impl VecConsole {
             .map(|b| self::buttons(b).map(|b| b.0))
             .collect::<PyResult<_>>()?;
         let mut ram = vec![0; n * RAM_SIZE];
-        let mut picture = pixels.then(|| vec![0; n * WIDTH * HEIGHT * 3]);
+        let mut picture = pixels.then(|| vec![0; n * RGB_BYTES]);
         let (consoles, threads) = (&mut self.consoles, self.threads);
         py.detach(|| {
             step_batch(

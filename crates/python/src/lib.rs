@@ -4,6 +4,7 @@
 
 use ai::controller::Pad;
 use ai::eval::Profile;
+use ai::placement::PlacementSearch;
 use ai::planner::{Planner, SearchKind};
 use ai::rules::{Board, Control};
 use nes::ppu::palette::Palette;
@@ -457,6 +458,39 @@ impl VecConsole {
     }
 }
 
+const ORIENTATIONS: u8 = 19;
+
+/// The AI's board from 20 rows of 10 cells (nonzero = filled), after checking `ids` are
+/// orientation IDs.
+fn ai_board(board: &[Vec<i64>], ids: &[u8]) -> PyResult<Board> {
+    if board.len() != 20 || board.iter().any(|row| row.len() != 10) {
+        return Err(PyValueError::new_err("board must be 20 rows of 10 cells"));
+    }
+    if ids.iter().any(|&id| id >= ORIENTATIONS) {
+        return Err(PyValueError::new_err("orientation IDs are 0-18"));
+    }
+    let mut cells = Board::default();
+    for (y, row) in (0..).zip(board) {
+        for (x, &cell) in (0..).zip(row) {
+            if cell != 0 {
+                cells.set(x, y);
+            }
+        }
+    }
+    Ok(cells)
+}
+
+/// Every lock position (x, y, orientation ID) that `piece` (an orientation ID, 0-18) can
+/// reach from its spawn point on `board` (20 rows of 10 cells, nonzero = filled), gravity
+/// ignored; empty when it cannot spawn.
+#[pyfunction]
+fn placements(board: Vec<Vec<i64>>, piece: u8) -> PyResult<Vec<(i8, i8, u8)>> {
+    let cells = ai_board(&board, &[piece])?;
+    let mut locks = Vec::new();
+    PlacementSearch::default().search(&cells, piece, &mut locks);
+    Ok(locks.iter().map(|p| (p.x, p.y, p.id)).collect())
+}
+
 /// Where the native AI puts `piece` (an orientation ID, 0-18, searched from its spawn point)
 /// on `board` (20 rows of 10 cells, nonzero = filled), rating the preview piece `next` too when
 /// given: (x, y, orientation ID) of the lock position, or None when the piece has no place.
@@ -470,26 +504,12 @@ fn best_placement(
     level: u8,
     profile: &str,
 ) -> PyResult<Option<(i8, i8, u8)>> {
-    const ORIENTATIONS: u8 = 19;
-    if board.len() != 20 || board.iter().any(|row| row.len() != 10) {
-        return Err(PyValueError::new_err("board must be 20 rows of 10 cells"));
-    }
-    if piece >= ORIENTATIONS || next.is_some_and(|n| n >= ORIENTATIONS) {
-        return Err(PyValueError::new_err("orientation IDs are 0-18"));
-    }
+    let cells = ai_board(&board, &[piece, next.unwrap_or(piece)])?;
     let profile = Profile::by_name(profile).ok_or_else(|| {
         PyValueError::new_err(format!(
             "profile {profile:?} is not \"strong\" or \"classic\""
         ))
     })?;
-    let mut cells = Board::default();
-    for (y, row) in (0..).zip(&board) {
-        for (x, &cell) in (0..).zip(row) {
-            if cell != 0 {
-                cells.set(x, y);
-            }
-        }
-    }
     let mut planner = Planner::new(profile, SearchKind::Placement).expect("no tap rate to check");
     let decision =
         py.detach(|| planner.decide(&cells, level, Control::spawned(piece, 0), Pad::idle(), next));
@@ -506,6 +526,7 @@ fn quadfall_rom(py: Python<'_>) -> Bound<'_, PyBytes> {
 fn _nestor(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(quadfall_rom, m)?)?;
     m.add_function(wrap_pyfunction!(best_placement, m)?)?;
+    m.add_function(wrap_pyfunction!(placements, m)?)?;
     m.add_class::<Console>()?;
     m.add_class::<Ram>()?;
     m.add_class::<VecConsole>()?;

@@ -86,6 +86,24 @@ def test_native_ai_places_pieces_on_the_floor_and_refuses_bad_input():
         nestor.ai.best_placement(empty, 19)
     with pytest.raises(ValueError):
         nestor.ai.best_placement(empty, 2, profile="random")
+    with pytest.raises(ValueError):
+        nestor.ai.best_placement(empty, 2, next=19)
+
+
+def test_placements_list_every_lock_position():
+    empty = np.zeros((20, 10), np.uint8)
+    # O ($0A) on an empty board: one orientation, on the floor at each of 9 columns.
+    assert sorted(nestor.ai.placements(empty, 0x0A)) == [(x, 18, 0x0A) for x in range(1, 10)]
+    # I: 7 horizontal positions on the floor and 10 vertical ones.
+    i_locks = nestor.ai.placements(empty, 0x12)
+    assert len(i_locks) == 17 and {p for _, _, p in i_locks} == {0x11, 0x12}
+    board = np.zeros((20, 10), np.uint8)
+    board[10:, 2:] = 1
+    locks = nestor.ai.placements(board, 0x02)
+    assert nestor.ai.best_placement(board, 0x02) in locks
+    assert nestor.ai.placements(np.ones((20, 10), np.uint8), 0x02) == [], "cannot spawn"
+    with pytest.raises(ValueError):
+        nestor.ai.placements(empty, 19)
 
 
 def test_native_ai_clears_lines_in_the_environment():

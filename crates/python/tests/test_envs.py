@@ -5,7 +5,7 @@ from gymnasium.utils.env_checker import check_env
 
 import nestor
 import nestor.ai
-from nestor.envs import NesEnv, TetrisEnv, TETRIS_ACTIONS
+from nestor.envs import NesEnv, NesVecEnv, TetrisEnv, TETRIS_ACTIONS
 
 
 def test_tetris_is_registered_and_starts_a_game():
@@ -124,3 +124,24 @@ def test_native_ai_clears_lines_in_the_environment():
         assert not terminated
     assert info["lines"] >= 20, f"100 pieces (400 cells) should clear lines: {info}"
     assert total == info["score"] > 0
+
+
+def test_vector_env_matches_single_envs():
+    vec = NesVecEnv(3, frame_skip=2, obs_type="rgb", threads=2)
+    singles = [NesEnv(frame_skip=2, obs_type="rgb") for _ in range(3)]
+    obs, _ = vec.reset(seed=0)
+    assert obs.shape == (3, 240, 256, 3)
+    for env in singles:
+        env.reset(seed=0)
+    rng = np.random.default_rng(1)
+    for _ in range(100):
+        actions = rng.integers(0, len(vec.actions), 3)
+        obs, rewards, terminated, truncated, _ = vec.step(actions)
+        single = [env.step(int(a))[0] for env, a in zip(singles, actions)]
+    assert vec.observation_space.contains(obs)
+    assert all(np.array_equal(o, s) for o, s in zip(obs, single))
+    assert rewards.shape == terminated.shape == truncated.shape == (3,)
+    with pytest.raises(ValueError):
+        vec.step([0, 0])
+    ram_vec = NesVecEnv(2, obs_type="ram")
+    assert ram_vec.reset()[0].shape == (2, 2048)

@@ -6,7 +6,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from . import A, B, DOWN, LEFT, RIGHT, START, UP, SELECT, Console
+from . import A, B, DOWN, LEFT, RIGHT, START, UP, SELECT, Console, VecConsole
 
 # Single buttons and the pairs a platformer needs.
 SIMPLE_ACTIONS = [0, A, B, SELECT, START, UP, DOWN, LEFT, RIGHT, RIGHT | A, RIGHT | B, LEFT | A, LEFT | B]
@@ -209,6 +209,45 @@ class TetrisEnv(NesEnv):
 
     def _info(self):
         return {"frame": self.console.frame_count, "lines": self.lines(), "score": self.score()}
+
+
+class NesVecEnv(gym.vector.VectorEnv):
+    """`num_envs` NesEnvs (same ROM, frame skip, actions and observation type) stepped
+    together by `nestor.VecConsole` on `threads` threads with the GIL released; observations,
+    rewards (0) and flags come as batched arrays. Episodes never end by themselves."""
+
+    metadata = {"autoreset_mode": gym.vector.AutoresetMode.NEXT_STEP}
+
+    def __init__(self, num_envs, rom=None, frame_skip=1, actions=SIMPLE_ACTIONS, obs_type="rgb", threads=None):
+        single = NesEnv(rom, frame_skip, actions, obs_type)
+        self.consoles = VecConsole(num_envs, rom, threads)
+        self.num_envs = num_envs
+        self.frame_skip = frame_skip
+        self.actions = np.array(single.actions)
+        self.obs_type = obs_type
+        self.single_observation_space = single.observation_space
+        self.single_action_space = single.action_space
+        self.observation_space = gym.vector.utils.batch_space(single.observation_space, num_envs)
+        self.action_space = gym.vector.utils.batch_space(single.action_space, num_envs)
+        self._power_on = single.console.save_state()
+
+    def _run(self, masks, frames):
+        ram, pictures = self.consoles.step(masks, frames=frames, pixels=self.obs_type == "rgb")
+        return pictures if self.obs_type == "rgb" else ram
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        for i in range(self.num_envs):
+            self.consoles.load_state(i, self._power_on)
+        return self._run([0] * self.num_envs, 0), {}
+
+    def step(self, actions):
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,) or not self.action_space.contains(actions.astype(np.int64)):
+            raise ValueError(f"actions must be {self.num_envs} indices into the action set")
+        obs = self._run(self.actions[actions].tolist(), self.frame_skip)
+        zeros = np.zeros(self.num_envs, bool)
+        return obs, np.zeros(self.num_envs), zeros, zeros.copy(), {}
 
 
 gym.register("nestor/Nes-v0", entry_point=NesEnv)

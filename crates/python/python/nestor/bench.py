@@ -1,0 +1,90 @@
+"""Steps per second of nestor's Python API (and of nes-py on the same ROM when installed).
+
+    python -m nestor.bench [--seconds S] [--rounds R] [--rom ROM] [--envs N]
+
+Every figure is one frame per step (a frame per console for the vector ones), random buttons,
+measured for S seconds after a warm-up, in each of R rounds that take turns (so that a busy
+spell of the machine hits all alike); the median round is printed."""
+
+import argparse
+import time
+
+import numpy as np
+
+import nestor
+
+
+def rate(step, seconds):
+    """Calls of `step` per second over `seconds` (after 30 calls of warm-up)."""
+    for _ in range(30):
+        step()
+    n, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        for _ in range(10):
+            step()
+        n += 10
+    return n / (time.perf_counter() - start)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seconds", type=float, default=1.0)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--rom", help="an iNES file (default: the built-in Quadfall)")
+    parser.add_argument("--envs", type=int, default=8, help="consoles in the vector figures")
+    args = parser.parse_args()
+    rng = np.random.default_rng(0)
+    masks = rng.integers(0, 256, 4096)
+    i = iter(range(1 << 62))
+
+    def mask():
+        return int(masks[next(i) % len(masks)])
+
+    console = nestor.Console(args.rom)
+    # What each figure measures: a step function, and frames per call.
+    figures = {
+        "Console.step (RAM path, no picture)": (lambda: console.step(mask()), 1),
+        "Console.step + frame() (pixels)": (lambda: (console.step(mask()), console.frame()), 1),
+    }
+    from nestor.envs import NesEnv, TetrisEnv
+
+    env = NesEnv(args.rom, frame_skip=1, actions="all", obs_type="rgb")
+    env.reset(seed=0)
+    figures["NesEnv pixels, frame skip 1"] = (lambda: env.step(mask()), 1)
+    tetris = TetrisEnv(obs_type="ram")
+    tetris.reset(seed=0)
+
+    def tetris_step():
+        if tetris.step(int(rng.integers(0, tetris.action_space.n)))[2]:
+            tetris.reset()
+
+    figures["TetrisEnv RAM dict, frame skip 1"] = (tetris_step, 1)
+    for pixels in (False, True):
+        for threads in (1, 2):
+            vec = nestor.VecConsole(args.envs, args.rom, threads=threads)
+            batch = range(args.envs)
+            what = f"VecConsole x{args.envs}, {threads} thread(s), {'pixels' if pixels else 'RAM'} (frames/s)"
+            figures[what] = (lambda vec=vec, pixels=pixels: vec.step([mask() for _ in batch], pixels=pixels), args.envs)
+    try:
+        from nes_py import NESEnv
+    except ImportError:
+        print("nes-py: not installed, no comparison")
+    else:
+        import tempfile
+
+        with tempfile.NamedTemporaryFile(suffix=".nes") as rom:
+            rom.write(open(args.rom, "rb").read() if args.rom else nestor.quadfall_rom())
+            rom.flush()
+            nes_py = NESEnv(rom.name)
+        nes_py.reset()
+        figures["nes-py NESEnv pixels, frame skip 1"] = (lambda: nes_py.step(mask()), 1)
+    rounds = {what: [] for what in figures}
+    for _ in range(args.rounds):
+        for what, (step, frames) in figures.items():
+            rounds[what].append(frames * rate(step, args.seconds))
+    for what, rates in rounds.items():
+        print(f"{float(np.median(rates)):10.0f}  {what}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,534 @@
+//! Python bindings of the NES machine (`nestor._nestor`): one console, and a batch of consoles
+//! stepped on threads with the GIL released. The Gymnasium environments are Python, in
+//! `python/nestor`.
+
+use ai::controller::Pad;
+use ai::eval::Profile;
+use ai::placement::PlacementSearch;
+use ai::planner::{Planner, SearchKind};
+use ai::rules::{Board, Control};
+use nes::ppu::palette::Palette;
+use nes::ppu::{HEIGHT, WIDTH};
+use nes::{Buttons, Cartridge};
+use numpy::{PyArray1, PyArrayMethods};
+use pyo3::exceptions::{PyIndexError, PyOSError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyBytes};
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+/// The project's own NES Tetris-compatible game, the default ROM.
+const QUADFALL: &[u8] = include_bytes!("../../../roms/quadfall.nes");
+const RAM_SIZE: usize = 0x800;
+/// ROM files are small; anything larger is not one (and is not read into memory whole).
+const MAX_ROM_BYTES: u64 = 64 << 20;
+
+fn palette() -> &'static Palette {
+    static PALETTE: OnceLock<Palette> = OnceLock::new();
+    PALETTE.get_or_init(Palette::default)
+}
+
+/// The cartridge from `rom`: None (Quadfall), bytes-like (an iNES image) or a path.
+fn load_cartridge(rom: Option<&Bound<'_, PyAny>>) -> PyResult<Cartridge> {
+    let (name, bytes) = match rom {
+        None => ("quadfall.nes".to_string(), QUADFALL.to_vec()),
+        Some(rom) if rom.is_instance_of::<PyBytes>() || rom.is_instance_of::<PyByteArray>() => {
+            ("ROM bytes".to_string(), rom.extract::<Vec<u8>>()?)
+        }
+        Some(rom) => {
+            let path: PathBuf = rom.extract().map_err(|_| {
+                PyTypeError::new_err("rom must be None, a path or bytes (an iNES image)")
+            })?;
+            let name = path.display().to_string();
+            let bytes = read_rom(&path).map_err(PyOSError::new_err)?;
+            (name, bytes)
+        }
+    };
+    Cartridge::from_ines(&bytes).map_err(|e| PyValueError::new_err(format!("{name}: {e}")))
+}
+
+fn read_rom(path: &std::path::Path) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let cannot = |e: std::io::Error| format!("cannot read {}: {e}", path.display());
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .map_err(cannot)?
+        .take(MAX_ROM_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(cannot)?;
+    if bytes.len() as u64 > MAX_ROM_BYTES {
+        return Err(format!("{}: too large to be a NES ROM", path.display()));
+    }
+    Ok(bytes)
+}
+
+fn buttons(mask: i64) -> PyResult<Buttons> {
+    u8::try_from(mask)
+        .map(Buttons)
+        .map_err(|_| PyValueError::new_err(format!("button mask {mask} is not in 0-255")))
+}
+
+fn address(addr: i64) -> PyResult<u16> {
+    u16::try_from(addr)
+        .map_err(|_| PyValueError::new_err(format!("address {addr} is not in 0-0xFFFF")))
+}
+
+fn byte(value: i64) -> PyResult<u8> {
+    u8::try_from(value)
+        .map_err(|_| PyValueError::new_err(format!("value {value} is not a byte (0-255)")))
+}
+
+/// Size of a picture as RGB bytes.
+const RGB_BYTES: usize = WIDTH * HEIGHT * 3;
+
+/// Writes the picture into `out` (RGB_BYTES long) as RGB bytes, row after row.
+fn rgb(console: &nes::Console, out: &mut [u8]) {
+    let palette = palette();
+    for (rgb, &pixel) in out.chunks_exact_mut(3).zip(console.frame_buffer()) {
+        rgb.copy_from_slice(&palette.rgb(pixel));
+    }
+}
+
+/// RGB bytes moved (not copied) into a NumPy array of `shape`.
+fn to_array<'py>(py: Python<'py>, bytes: Vec<u8>, shape: &[usize]) -> PyResult<Bound<'py, PyAny>> {
+    Ok(PyArray1::from_vec(py, bytes).reshape(shape)?.into_any())
+}
+
+/// One NES. Buttons are a mask in the controller's bit order: A=1, B=2, Select=4, Start=8,
+/// Up=16, Down=32, Left=64, Right=128.
+#[pyclass(module = "nestor")]
+struct Console {
+    inner: nes::Console,
+}
+
+#[pymethods]
+impl Console {
+    #[new]
+    #[pyo3(signature = (rom=None))]
+    fn new(rom: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        Ok(Console {
+            inner: nes::Console::new(load_cartridge(rom)?),
+        })
+    }
+
+    /// Holds `buttons` on controller 1 (and `buttons2` on controller 2) and runs one frame.
+    #[pyo3(signature = (buttons=0, buttons2=0))]
+    fn step(&mut self, buttons: i64, buttons2: i64) -> PyResult<()> {
+        let (one, two) = (self::buttons(buttons)?, self::buttons(buttons2)?);
+        self.inner.set_buttons(0, one);
+        self.inner.set_buttons(1, two);
+        self.inner.run_frame();
+        Ok(())
+    }
+
+    /// Runs one frame with the buttons held before.
+    fn run_frame(&mut self) {
+        self.inner.run_frame();
+    }
+
+    /// Sets the buttons held on controller `port` (0 or 1).
+    #[pyo3(signature = (buttons, port=0))]
+    fn set_buttons(&mut self, buttons: i64, port: usize) -> PyResult<()> {
+        if port > 1 {
+            return Err(PyValueError::new_err(format!("port {port} is not 0 or 1")));
+        }
+        self.inner.set_buttons(port, self::buttons(buttons)?);
+        Ok(())
+    }
+
+    /// The picture: a new 240x256x3 uint8 array (the 2C02 palette applied).
+    fn frame<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let mut out = vec![0; RGB_BYTES];
+        rgb(&self.inner, &mut out);
+        to_array(py, out, &[HEIGHT, WIDTH, 3])
+    }
+
+    /// The picture as the PPU makes it: 240x256 uint16 palette indices, emphasis in bits 6-8.
+    fn frame_indices<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let indices = self.inner.frame_buffer().to_vec();
+        Ok(PyArray1::from_vec(py, indices)
+            .reshape([HEIGHT, WIDTH])?
+            .into_any())
+    }
+
+    /// The 2 KiB of work RAM, live: index, slice and assign it like a bytearray.
+    #[getter]
+    fn ram(slf: Py<Self>) -> Ram {
+        Ram { console: slf }
+    }
+
+    /// Reads CPU memory at `addr` (0-0xFFFF) without side effects.
+    fn read(&self, addr: i64) -> PyResult<u8> {
+        Ok(self.inner.peek(address(addr)?))
+    }
+
+    /// Writes CPU memory as the CPU would (registers react), without spending a cycle.
+    fn write(&mut self, addr: i64, value: i64) -> PyResult<()> {
+        self.inner.write(address(addr)?, byte(value)?);
+        Ok(())
+    }
+
+    fn save_state<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.inner.save_state())
+    }
+
+    /// Restores a state from `save_state` (of the same ROM); on error the console is untouched.
+    fn load_state(&mut self, state: &[u8]) -> PyResult<()> {
+        self.inner
+            .load_state(state)
+            .map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+
+    /// Presses the reset button (RAM is kept).
+    fn reset(&mut self) {
+        self.inner.reset();
+    }
+
+    /// Turns the console off and on.
+    fn power_cycle(&mut self) {
+        self.inner.power_cycle();
+    }
+
+    /// The sound made since the last call: mono int16 samples at `sample_rate`.
+    fn audio<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyArray1<i16>> {
+        let mut samples = Vec::new();
+        self.inner.take_samples(&mut samples);
+        PyArray1::from_vec(py, samples)
+    }
+
+    #[getter]
+    fn sample_rate(&self) -> f64 {
+        self.inner.sample_rate()
+    }
+
+    /// Frames run since power-on.
+    #[getter]
+    fn frame_count(&self) -> u64 {
+        self.inner.frame_number()
+    }
+}
+
+/// A live view of a console's 2 KiB of RAM.
+#[pyclass(module = "nestor")]
+struct Ram {
+    console: Py<Console>,
+}
+
+/// The RAM range a Python index or slice covers: (start, step, count).
+fn ram_range(index: &Bound<'_, PyAny>) -> PyResult<(usize, isize, usize)> {
+    if let Ok(slice) = index.cast::<pyo3::types::PySlice>() {
+        let s = slice.indices(RAM_SIZE as isize)?;
+        return Ok((s.start as usize, s.step, s.slicelength));
+    }
+    let i: isize = index
+        .extract()
+        .map_err(|_| PyTypeError::new_err("RAM indices are integers or slices"))?;
+    let at = if i < 0 { i + RAM_SIZE as isize } else { i };
+    if !(0..RAM_SIZE as isize).contains(&at) {
+        return Err(PyIndexError::new_err(format!(
+            "RAM index {i} is not in 0-0x7FF"
+        )));
+    }
+    Ok((at as usize, 1, 1))
+}
+
+fn positions(start: usize, step: isize, count: usize) -> impl Iterator<Item = usize> {
+    (0..count).map(move |k| (start as isize + k as isize * step) as usize)
+}
+
+#[pymethods]
+impl Ram {
+    fn __len__(&self) -> usize {
+        RAM_SIZE
+    }
+
+    fn __getitem__(&self, py: Python<'_>, index: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let console = self.console.borrow(py);
+        let ram = &console.inner.bus.ram;
+        if index.is_instance_of::<pyo3::types::PySlice>() {
+            let (start, step, count) = ram_range(index)?;
+            let bytes: Vec<u8> = positions(start, step, count).map(|i| ram[i]).collect();
+            return Ok(PyBytes::new(py, &bytes).into_any().unbind());
+        }
+        let (at, _, _) = ram_range(index)?;
+        Ok(ram[at].into_pyobject(py)?.into_any().unbind())
+    }
+
+    fn __setitem__(
+        &self,
+        py: Python<'_>,
+        index: &Bound<'_, PyAny>,
+        value: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let (start, step, count) = ram_range(index)?;
+        let values: Vec<u8> = if index.is_instance_of::<pyo3::types::PySlice>() {
+            let values: Vec<i64> = value.extract()?;
+            if values.len() != count {
+                return Err(PyValueError::new_err(format!(
+                    "{} values for a RAM slice of {count}",
+                    values.len()
+                )));
+            }
+            values.into_iter().map(byte).collect::<PyResult<_>>()?
+        } else {
+            vec![byte(value.extract()?)?]
+        };
+        let mut console = self.console.borrow_mut(py);
+        for (i, v) in positions(start, step, count).zip(values) {
+            console.inner.bus.ram[i] = v;
+        }
+        Ok(())
+    }
+
+    fn __bytes__<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.console.borrow(py).inner.bus.ram)
+    }
+
+    /// A copy as a uint8 array (`numpy.asarray(console.ram)`).
+    #[pyo3(signature = (dtype=None, copy=None))]
+    fn __array__<'py>(
+        &self,
+        py: Python<'py>,
+        dtype: Option<&Bound<'py, PyAny>>,
+        copy: Option<bool>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        if copy == Some(false) {
+            return Err(PyValueError::new_err(
+                "console.ram cannot be viewed without a copy",
+            ));
+        }
+        let array = PyArray1::from_slice(py, &self.console.borrow(py).inner.bus.ram).into_any();
+        match dtype {
+            Some(dtype) => array.call_method1("astype", (dtype,)),
+            None => Ok(array),
+        }
+    }
+}
+
+/// Consoles stepped together, each on its own controller input, by `threads` threads with the
+/// GIL released. Results come back as batched arrays.
+#[pyclass(module = "nestor")]
+struct VecConsole {
+    consoles: Vec<nes::Console>,
+    threads: usize,
+}
+
+/// What each console hands back after a batch step: its RAM, and its picture when asked for.
+fn step_batch(
+    consoles: &mut [nes::Console],
+    buttons: &[u8],
+    frames: u32,
+    threads: usize,
+    ram: &mut [u8],
+    pixels: Option<&mut [u8]>,
+) {
+    let per_thread = consoles.len().div_ceil(threads.max(1)).max(1);
+    std::thread::scope(|scope| {
+        let mut pixel_chunks = pixels.map(|p| p.chunks_mut(per_thread * RGB_BYTES));
+        for ((group, pads), ram) in consoles
+            .chunks_mut(per_thread)
+            .zip(buttons.chunks(per_thread))
+            .zip(ram.chunks_mut(per_thread * RAM_SIZE))
+        {
+            let mut pixels = pixel_chunks.as_mut().and_then(|c| c.next());
+            scope.spawn(move || {
+                for (i, (console, &pad)) in group.iter_mut().zip(pads).enumerate() {
+                    console.set_buttons(0, Buttons(pad));
+                    for _ in 0..frames {
+                        console.run_frame();
+                    }
+                    ram[i * RAM_SIZE..][..RAM_SIZE].copy_from_slice(&console.bus.ram);
+                    if let Some(pixels) = pixels.as_deref_mut() {
+                        rgb(console, &mut pixels[i * RGB_BYTES..][..RGB_BYTES]);
+                    }
+                }
+            });
+        }
+    });
+}
+
+impl VecConsole {
+    fn console_index(&self, i: usize) -> PyResult<usize> {
+        if i < self.consoles.len() {
+            Ok(i)
+        } else {
+            Err(PyIndexError::new_err(format!(
+                "console {i} is not in 0-{}",
+                self.consoles.len() - 1
+            )))
+        }
+    }
+}
+
+#[pymethods]
+impl VecConsole {
+    #[new]
+    #[pyo3(signature = (n, rom=None, threads=None))]
+    fn new(n: usize, rom: Option<&Bound<'_, PyAny>>, threads: Option<usize>) -> PyResult<Self> {
+        if n == 0 {
+            return Err(PyValueError::new_err(
+                "a VecConsole needs at least one console",
+            ));
+        }
+        let cart = load_cartridge(rom)?;
+        let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+        let threads = threads.unwrap_or(cores);
+        if threads == 0 {
+            return Err(PyValueError::new_err("threads must be at least 1"));
+        }
+        Ok(VecConsole {
+            consoles: (0..n).map(|_| nes::Console::new(cart.clone())).collect(),
+            threads,
+        })
+    }
+
+    fn __len__(&self) -> usize {
+        self.consoles.len()
+    }
+
+    #[getter]
+    fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// Holds `buttons[i]` on console i's controller 1 for `frames` frames, on all consoles at
+    /// once. Returns the RAM of each (n x 2048 uint8) and, with `pixels`, the pictures
+    /// (n x 240 x 256 x 3 uint8), else None.
+    #[pyo3(signature = (buttons, frames=1, pixels=false))]
+    fn step<'py>(
+        &mut self,
+        py: Python<'py>,
+        buttons: Vec<i64>,
+        frames: u32,
+        pixels: bool,
+    ) -> PyResult<(Bound<'py, PyAny>, Option<Bound<'py, PyAny>>)> {
+        let n = self.consoles.len();
+        if buttons.len() != n {
+            return Err(PyValueError::new_err(format!(
+                "{} button masks for {n} consoles",
+                buttons.len()
+            )));
+        }
+        let pads: Vec<u8> = buttons
+            .into_iter()
+            .map(|b| self::buttons(b).map(|b| b.0))
+            .collect::<PyResult<_>>()?;
+        let mut ram = vec![0; n * RAM_SIZE];
+        let mut picture = pixels.then(|| vec![0; n * RGB_BYTES]);
+        let (consoles, threads) = (&mut self.consoles, self.threads);
+        py.detach(|| {
+            step_batch(
+                consoles,
+                &pads,
+                frames,
+                threads,
+                &mut ram,
+                picture.as_deref_mut(),
+            )
+        });
+        let ram = to_array(py, ram, &[n, RAM_SIZE])?;
+        let picture = match picture {
+            Some(p) => Some(to_array(py, p, &[n, HEIGHT, WIDTH, 3])?),
+            None => None,
+        };
+        Ok((ram, picture))
+    }
+
+    fn save_state<'py>(&self, py: Python<'py>, i: usize) -> PyResult<Bound<'py, PyBytes>> {
+        let i = self.console_index(i)?;
+        Ok(PyBytes::new(py, &self.consoles[i].save_state()))
+    }
+
+    fn load_state(&mut self, i: usize, state: &[u8]) -> PyResult<()> {
+        let i = self.console_index(i)?;
+        self.consoles[i]
+            .load_state(state)
+            .map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+
+    fn read(&self, i: usize, addr: i64) -> PyResult<u8> {
+        let i = self.console_index(i)?;
+        Ok(self.consoles[i].peek(address(addr)?))
+    }
+
+    fn write(&mut self, i: usize, addr: i64, value: i64) -> PyResult<()> {
+        let i = self.console_index(i)?;
+        self.consoles[i].write(address(addr)?, byte(value)?);
+        Ok(())
+    }
+}
+
+const ORIENTATIONS: u8 = 19;
+
+/// The AI's board from 20 rows of 10 cells (nonzero = filled), after checking `ids` are
+/// orientation IDs.
+fn ai_board(board: &[Vec<i64>], ids: &[u8]) -> PyResult<Board> {
+    if board.len() != 20 || board.iter().any(|row| row.len() != 10) {
+        return Err(PyValueError::new_err("board must be 20 rows of 10 cells"));
+    }
+    if ids.iter().any(|&id| id >= ORIENTATIONS) {
+        return Err(PyValueError::new_err("orientation IDs are 0-18"));
+    }
+    let mut cells = Board::default();
+    for (y, row) in (0..).zip(board) {
+        for (x, &cell) in (0..).zip(row) {
+            if cell != 0 {
+                cells.set(x, y);
+            }
+        }
+    }
+    Ok(cells)
+}
+
+/// Every lock position (x, y, orientation ID) that `piece` (an orientation ID, 0-18) can
+/// reach from its spawn point on `board` (20 rows of 10 cells, nonzero = filled), gravity
+/// ignored; empty when it cannot spawn.
+#[pyfunction]
+fn placements(board: Vec<Vec<i64>>, piece: u8) -> PyResult<Vec<(i8, i8, u8)>> {
+    let cells = ai_board(&board, &[piece])?;
+    let mut locks = Vec::new();
+    PlacementSearch::default().search(&cells, piece, &mut locks);
+    Ok(locks.iter().map(|p| (p.x, p.y, p.id)).collect())
+}
+
+/// Where the native AI puts `piece` (an orientation ID, 0-18, searched from its spawn point)
+/// on `board` (20 rows of 10 cells, nonzero = filled), rating the preview piece `next` too when
+/// given: (x, y, orientation ID) of the lock position, or None when the piece has no place.
+#[pyfunction]
+#[pyo3(signature = (board, piece, next=None, level=0, profile="strong"))]
+fn best_placement(
+    py: Python<'_>,
+    board: Vec<Vec<i64>>,
+    piece: u8,
+    next: Option<u8>,
+    level: u8,
+    profile: &str,
+) -> PyResult<Option<(i8, i8, u8)>> {
+    let cells = ai_board(&board, &[piece, next.unwrap_or(piece)])?;
+    let profile = Profile::by_name(profile).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "profile {profile:?} is not \"strong\" or \"classic\""
+        ))
+    })?;
+    let mut planner = Planner::new(profile, SearchKind::Placement).expect("no tap rate to check");
+    let decision =
+        py.detach(|| planner.decide(&cells, level, Control::spawned(piece, 0), Pad::idle(), next));
+    Ok(decision.map(|d| (d.target.x, d.target.y, d.target.id)))
+}
+
+/// The iNES image of Quadfall, the built-in game (to save or hand to other emulators).
+#[pyfunction]
+fn quadfall_rom(py: Python<'_>) -> Bound<'_, PyBytes> {
+    PyBytes::new(py, QUADFALL)
+}
+
+#[pymodule]
+fn _nestor(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(quadfall_rom, m)?)?;
+    m.add_function(wrap_pyfunction!(best_placement, m)?)?;
+    m.add_function(wrap_pyfunction!(placements, m)?)?;
+    m.add_class::<Console>()?;
+    m.add_class::<Ram>()?;
+    m.add_class::<VecConsole>()?;
+    Ok(())
+}

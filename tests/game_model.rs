@@ -7,7 +7,7 @@
 //! written out below from the game's code (`roms/quadfall.s`, "Play and demo" and "NMI").
 
 mod quadfall;
-use ai::rules::{Board, Control, Picker, Progress, FULL_ROW, SPAWN_ID, TYPE_OF};
+use ai::rules::{Board, Control, Gravity, Picker, Progress, FULL_ROW, SPAWN_ID, TYPE_OF};
 use quadfall::player::Player;
 use quadfall::*;
 
@@ -116,7 +116,9 @@ impl Model {
         match self.state {
             1 => {
                 let level = self.progress.level;
-                let locked = self.control.step(&self.board, level, pressed, buttons);
+                let locked =
+                    self.control
+                        .step(&self.board, Gravity::at(level, false), pressed, buttons);
                 if locked {
                     self.state = 2;
                     self.refresh_rows();

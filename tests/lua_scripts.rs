@@ -345,6 +345,11 @@ fn a_script_cannot_remove_the_watchdogs_hook() {
 }
 
 #[test]
+fn a_scripts_own_hook_does_not_replace_the_watchdog() {
+    check_runaway("runaway_own_hook");
+}
+
+#[test]
 fn a_runaway_callback_that_catches_the_error_is_stopped_for_good() {
     check_runaway("runaway_callback");
 }

@@ -195,18 +195,36 @@ unsafe extern "C-unwind" fn on_hook(state: *mut ffi::lua_State, _: *mut ffi::lua
     ffi::lua_error(state);
 }
 
-/// Replaces `debug.sethook` with one that puts the watchdog's hook back when a script clears
-/// its hook, and always once the script has run away (a script could otherwise clear it in a
-/// loop). A script's own hook replaces the watchdog's on that coroutine while it is set.
+/// Replaces `debug.sethook` with one the watchdog survives. A script clearing its hook gets the
+/// watchdog's back, and always once the script has run away (a script could otherwise clear it
+/// in a loop). A script's own hook is set wrapped: the wrapper is also called every [`STEP`]
+/// instructions, looks at the clock as the watchdog's hook does, and hands the script's
+/// function only the events it asked for.
 fn guard_sethook(lua: &Lua) -> mlua::Result<()> {
     let debug: mlua::Table = lua.globals().get("debug")?;
     let sethook: mlua::Function = debug.get("sethook")?;
     let guarded = lua.create_function(move |lua, args: mlua::MultiValue| {
-        let target = match args.front() {
+        let mut args: Vec<mlua::Value> = args.into_iter().collect();
+        let target = match args.first() {
             Some(mlua::Value::Thread(t)) => Some(t.clone()),
             _ => None,
         };
-        sethook.call::<()>(args)?;
+        let at = usize::from(target.is_some());
+        if let Some(mlua::Value::Function(hook)) = args.get(at).cloned() {
+            let count = match args.get(at + 2) {
+                Some(mlua::Value::Integer(n)) => (*n).clamp(0, i64::from(i32::MAX)) as u32,
+                Some(mlua::Value::Number(n)) => n.clamp(0.0, f64::from(i32::MAX)) as u32,
+                _ => 0,
+            };
+            args.truncate(at + 2);
+            args[at] = mlua::Value::Function(wrap_hook(lua, hook, count)?);
+            if args.len() < at + 2 {
+                args.push(mlua::Value::String(lua.create_string("")?));
+            }
+            let every = if count == 0 { STEP } else { count.min(STEP) };
+            args.push(mlua::Value::Integer(i64::from(every)));
+        }
+        sethook.call::<()>(mlua::MultiValue::from_iter(args))?;
         // SAFETY: the script's state is watched for as long as its API can be called; a
         // thread argument is a coroutine of it.
         unsafe {
@@ -224,6 +242,24 @@ fn guard_sethook(lua: &Lua) -> mlua::Result<()> {
         }
     })?;
     debug.set("sethook", guarded)
+}
+
+/// The script's hook `hook`, asked to run every `count` instructions (0: never on a count),
+/// inside one that stops a runaway script as the watchdog's own hook would.
+fn wrap_hook(lua: &Lua, hook: mlua::Function, count: u32) -> mlua::Result<mlua::Function> {
+    let counted = Cell::new(0u32);
+    lua.create_function(move |lua, (event, line): (mlua::String, mlua::Value)| {
+        check_wait(lua)?;
+        if event.as_bytes() == b"count" {
+            let every = if count == 0 { STEP } else { count.min(STEP) };
+            counted.set(counted.get().saturating_add(every));
+            if count == 0 || counted.get() < count {
+                return Ok(());
+            }
+            counted.set(0);
+        }
+        hook.call::<()>((event, line))
+    })
 }
 
 /// Runs `f` under an instruction-count limit (`emu.exec_count`): an error is raised in it after

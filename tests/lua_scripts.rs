@@ -541,3 +541,26 @@ fn slot_callbacks_run_for_the_users_saves_and_loads() {
         .user_loaded(&mut s.console, frame, 8, Some(b"damaged"));
     expect("slot_callbacks", &s.output());
 }
+
+/// `--lua-sandbox`: no programs or native code, files only in the script's folder and the
+/// data folder (here `quadfall/`), whatever the name says; the repository's path is shown as
+/// `<repo>`.
+#[test]
+fn the_sandbox_removes_programs_and_native_code_and_keeps_files_in_its_folders() {
+    let mut s = Session::new();
+    s.scripts.set_sandbox(Some("quadfall".into()));
+    s.load("sandbox");
+    let repo = std::fs::canonicalize("..").unwrap();
+    expect(
+        "sandbox",
+        &s.output().replace(repo.to_str().unwrap(), "<repo>"),
+    );
+}
+
+/// Without the sandbox a script has all of Lua's libraries, as in FCEUX.
+#[test]
+fn without_the_sandbox_scripts_have_fceux_libraries() {
+    let mut s = Session::new();
+    s.load("unsandboxed");
+    expect("unsandboxed", &s.output());
+}

@@ -308,6 +308,24 @@ fn check_runaway(name: &str) {
     expect(name, &s.output());
 }
 
+/// A limit shorter than the time the watchdog's countdown of further instructions takes still
+/// stops the script (the countdown is not restarted each time the limit passes again).
+#[test]
+fn a_limit_shorter_than_the_runaway_countdown_still_stops_the_script() {
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut s = Session::new();
+        s.scripts
+            .set_time_limit(std::time::Duration::from_millis(5));
+        s.load("infinite_loop");
+        done.send(s.output()).unwrap();
+    });
+    let output = finished
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the watchdog stops the loop");
+    assert!(output.contains("without yielding"), "{output}");
+}
+
 #[test]
 fn a_runaway_loop_under_pcall_and_xpcall_is_stopped_for_good() {
     check_runaway("runaway_pcall");

@@ -180,8 +180,8 @@ impl Drop for Watchdog {
     }
 }
 
-/// The watching thread: sets the hook when one entry has lasted `limit`, and again after each
-/// further `limit` while it goes on (a script may catch the error, or still be waiting).
+/// The watching thread: sets the hook once an entry has lasted `limit`. Once per entry: setting
+/// it again would restart its count, which a limit shorter than the count's run never lets end.
 fn run(watch: &Watch, state: &State) {
     let period = (watch.limit / 4).clamp(Duration::from_millis(1), Duration::from_millis(100));
     let mut seen = (watch.entries.load(Ordering::Acquire), Instant::now());
@@ -199,6 +199,7 @@ fn run(watch: &Watch, state: &State) {
             && entry % 2 == 1
             && seen.1.elapsed() >= watch.limit
             && !watch.fired.load(Ordering::Acquire)
+            && watch.tripped.load(Ordering::Acquire) != entry
         {
             watch.tripped.store(entry, Ordering::Release);
             // SAFETY: see `State`; the lock is held.
@@ -210,7 +211,6 @@ fn run(watch: &Watch, state: &State) {
                     RUNAWAY_INSTRUCTIONS,
                 )
             };
-            seen.1 = Instant::now();
         }
     }
 }

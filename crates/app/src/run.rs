@@ -289,8 +289,8 @@ fn rom_stem(rom: &RomArg) -> String {
         .map_or("quadfall".into(), |s| s.to_string_lossy().into_owned())
 }
 
-/// The config file (read, not created, headless) puts every script in the sandbox.
-fn sandbox_in_config() -> bool {
+/// The config file (read, not created, without a window) puts every script in the sandbox.
+pub fn sandbox_in_config() -> bool {
     desktop::config::Config::default_path()
         .and_then(|path| desktop::config::Config::load(&path))
         .is_some_and(|config| config.lua.sandbox)

@@ -337,6 +337,11 @@ fn a_script_cannot_remove_the_watchdogs_hook() {
 }
 
 #[test]
+fn a_runaway_error_handler_is_stopped_for_good() {
+    check_runaway("runaway_handler");
+}
+
+#[test]
 fn a_runaway_callback_that_catches_the_error_is_stopped_for_good() {
     check_runaway("runaway_callback");
 }

@@ -155,7 +155,9 @@ impl Script {
         // Both stay alive with the main coroutine's body.
         watchdog.spare(&body);
         watchdog.spare(&handler);
-        // After MAIN took the unguarded gsub: its handler runs where the stack ran out.
+        // After MAIN took the unguarded gsub and xpcall: its handler runs where the stack ran
+        // out, and reports a stopped script.
+        crate::watchdog::guard_handlers(&lua).map_err(|e| format!("setting up Lua: {e}"))?;
         crate::cstack::install(&lua).map_err(|e| format!("setting up Lua: {e}"))?;
         let main = lua.create_thread(body).map_err(|e| e.to_string())?;
         let name = path.file_name().map_or_else(

@@ -308,6 +308,40 @@ fn guard_sethook(lua: &Lua) -> mlua::Result<()> {
     debug.set("sethook", guarded)
 }
 
+/// Closes the two ways Lua code runs where hooks are off, so that the watchdog could not stop
+/// it: an `xpcall` handler called for the watchdog's own error (the interpreter calls it from
+/// inside the hook) is skipped once the script is stopped, the error passing through as it
+/// is; and `newproxy` is removed (a `__gc` finalizer of its userdata runs with hooks off).
+/// Installed after the host's own chunk took the plain `xpcall`, whose handler is spared.
+pub fn guard_handlers(lua: &Lua) -> mlua::Result<()> {
+    let stopped = lua.create_function(|lua, ()| {
+        let mut fired = false;
+        // SAFETY: the script's state is watched for as long as its API can be called.
+        unsafe {
+            lua.exec_raw::<()>((), |state| {
+                fired = watch_of(state).fired.load(Ordering::Acquire);
+            })
+        }?;
+        Ok(fired)
+    })?;
+    lua.load(
+        r#"
+        local stopped, xpcall = ...
+        _G.xpcall = function(...)
+          local f, handler = ...
+          if type(handler) ~= "function" then return xpcall(...) end
+          return xpcall(f, function(...)
+            if stopped() then return ... end
+            return handler(...)
+          end, select(3, ...))
+        end
+        newproxy = nil
+        "#,
+    )
+    .set_name("=nestor")
+    .call((stopped, lua.globals().get::<mlua::Value>("xpcall")?))
+}
+
 /// Runs `f` under an instruction-count limit (`emu.exec_count`): an error is raised in it after
 /// `count` Lua instructions. True if `f` completed.
 pub fn with_instruction_limit(lua: &Lua, count: u32, f: impl FnOnce() -> bool) -> bool {

@@ -308,22 +308,35 @@ fn check_runaway(name: &str) {
     expect(name, &s.output());
 }
 
-/// A limit shorter than the time the watchdog's countdown of further instructions takes still
-/// stops the script (the countdown is not restarted each time the limit passes again).
-#[test]
-fn a_limit_shorter_than_the_runaway_countdown_still_stops_the_script() {
+/// Loads `name` with the watchdog's limit at `limit_ms` on a thread of its own: the watchdog
+/// must stop it within a minute.
+fn stopped_within_a_minute(name: &'static str, limit_ms: u64) {
     let (done, finished) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let mut s = Session::new();
         s.scripts
-            .set_time_limit(std::time::Duration::from_millis(5));
-        s.load("infinite_loop");
+            .set_time_limit(std::time::Duration::from_millis(limit_ms));
+        s.load(name);
         done.send(s.output()).unwrap();
     });
     let output = finished
         .recv_timeout(std::time::Duration::from_secs(60))
         .expect("the watchdog stops the loop");
     assert!(output.contains("without yielding"), "{output}");
+}
+
+/// A limit shorter than the time the watchdog's countdown of further instructions takes still
+/// stops the script (the countdown is not restarted each time the limit passes again).
+#[test]
+fn a_limit_shorter_than_the_runaway_countdown_still_stops_the_script() {
+    stopped_within_a_minute("infinite_loop", 5);
+}
+
+/// A runaway whose instructions are each slow is stopped after running another limit, not
+/// 20 million instructions (which here take minutes).
+#[test]
+fn a_runaway_of_slow_instructions_is_stopped_after_another_limit() {
+    stopped_within_a_minute("runaway_slow_calls", 100);
 }
 
 #[test]

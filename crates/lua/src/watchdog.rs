@@ -1,9 +1,10 @@
 //! Stops a script that keeps the emulator waiting. An instruction-count hook would cost LuaJIT's
 //! interpreter a check on every bytecode, so none is set while scripts behave: a thread watches
 //! the host's entries into Lua and sets a hook only on an entry that has lasted longer than the
-//! limit. The hook counts [`RUNAWAY_INSTRUCTIONS`] more Lua instructions before it raises the
-//! error (which the host reports like any other), so a script that was waiting in a C function
-//! (a socket, a pipe to another program) and then returns is left alone. (LuaJIT's JIT compiler
+//! limit. The hook then lets the entry run Lua for another limit, or [`RUNAWAY_INSTRUCTIONS`]
+//! more instructions, before it raises the error (which the host reports like any other); time
+//! spent waiting in a C function (a socket, a pipe to another program) does not count, so a
+//! script that was waiting there and then returns is left alone. (LuaJIT's JIT compiler
 //! stays off: a compiled loop never looks at hooks.)
 //!
 //! Once the error is raised the script is finished for good: the hook stays, raising again at
@@ -20,8 +21,12 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 /// Lua instructions an entry that has outlasted the limit may still run before it is stopped
-/// (a fraction of a second).
-const RUNAWAY_INSTRUCTIONS: c_int = 20_000_000;
+/// (a fraction of a second), unless it has run Lua for another limit first.
+const RUNAWAY_INSTRUCTIONS: u64 = 20_000_000;
+/// The hook's period while it counts them.
+const STEP: c_int = 10_000;
+/// A longer pause between two of the hook's calls was a wait in a C function, not running Lua.
+const WAIT: Duration = Duration::from_secs(1);
 
 /// Registry key of the pointer to a state's [`Watch`], for the hook.
 const WATCH_KEY: &CStr = c"nestor.watchdog";
@@ -34,6 +39,8 @@ struct Watch {
     entries: AtomicU64,
     /// The entry the hook was set for.
     tripped: AtomicU64,
+    /// How much Lua that entry has run since.
+    countdown: Mutex<Countdown>,
     /// The error was raised: the script is finished.
     fired: AtomicBool,
     /// Addresses of the host's Lua functions that run on once the hook has fired (kept out of
@@ -64,6 +71,30 @@ impl Watch {
     }
 }
 
+/// What a tripped entry has run since the hook was set.
+#[derive(Default)]
+struct Countdown {
+    /// The hook's last call.
+    last: Option<Instant>,
+    /// Time between its calls, waits left out.
+    running: Duration,
+    instructions: u64,
+}
+
+impl Countdown {
+    /// Counts one call of the hook (a [`STEP`] of instructions): true once the entry has run
+    /// its allowance.
+    fn spent(&mut self, limit: Duration) -> bool {
+        let now = Instant::now();
+        if let Some(gap) = self.last.map(|last| now - last).filter(|&gap| gap < WAIT) {
+            self.running += gap;
+        }
+        self.last = Some(now);
+        self.instructions += STEP as u64;
+        self.instructions >= RUNAWAY_INSTRUCTIONS || self.running >= limit
+    }
+}
+
 /// The Lua state's pointer, handed to the watching thread.
 struct State(*mut ffi::lua_State);
 
@@ -86,6 +117,7 @@ impl Watchdog {
         let watch = Arc::new(Watch {
             entries: AtomicU64::new(0),
             tripped: AtomicU64::new(u64::MAX),
+            countdown: Mutex::new(Countdown::default()),
             fired: AtomicBool::new(false),
             spared: Mutex::new(Vec::new()),
             limit,
@@ -202,15 +234,12 @@ fn run(watch: &Watch, state: &State) {
             && watch.tripped.load(Ordering::Acquire) != entry
         {
             watch.tripped.store(entry, Ordering::Release);
+            *watch
+                .countdown
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner) = Countdown::default();
             // SAFETY: see `State`; the lock is held.
-            unsafe {
-                ffi::lua_sethook(
-                    state.0,
-                    Some(on_hook),
-                    ffi::LUA_MASKCOUNT,
-                    RUNAWAY_INSTRUCTIONS,
-                )
-            };
+            unsafe { ffi::lua_sethook(state.0, Some(on_hook), ffi::LUA_MASKCOUNT, STEP) };
         }
     }
 }
@@ -263,14 +292,23 @@ unsafe fn spared(watch: &Watch, state: *mut ffi::lua_State, ar: *mut ffi::lua_De
         .contains(&running)
 }
 
-/// The hook the watching thread sets: if the entry it was set for is still running Lua, marks
-/// the script finished and raises the error, at every instruction from then on; otherwise
-/// removes itself.
+/// The hook the watching thread sets: once the entry it was set for has run its allowance of
+/// Lua, marks the script finished and raises the error, at every instruction from then on; if
+/// that entry has returned, removes itself.
 unsafe extern "C-unwind" fn on_hook(state: *mut ffi::lua_State, ar: *mut ffi::lua_Debug) {
     let watch = watch_of(state);
     let lock = watch.lock();
     if !watch.runaway() {
         ffi::lua_sethook(state, None, 0, 0);
+        return;
+    }
+    if !watch.fired.load(Ordering::Acquire)
+        && !watch
+            .countdown
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .spent(watch.limit)
+    {
         return;
     }
     watch.fired.store(true, Ordering::Release);

@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 /// (a fraction of a second), unless it has run Lua for another limit first.
 const RUNAWAY_INSTRUCTIONS: u64 = 20_000_000;
 /// The hook's period while it counts them.
-const STEP: c_int = 10_000;
+const STEP: c_int = 100;
 /// A longer pause between two of the hook's calls was a wait in a C function, not running Lua.
 const WAIT: Duration = Duration::from_secs(1);
 

@@ -25,10 +25,11 @@ const STRINGS: &[&str] = &[
     r#""\0\255""#,
     r#""red""#,
     r##""#FF000080""##,
-    r#"("x"):rep(1000)"#,
     r#"("(("):rep(50)"#,
     r#"("a"):rep(40)"#,
     r#"("ab"):rep(20) .. "c""#,
+    // Last: patterns never meet it (see `string_call`).
+    r#"("x"):rep(1000)"#,
 ];
 
 /// Patterns the string library must refuse or match: malformed, back-references, balances,
@@ -340,7 +341,7 @@ impl Gen<'_> {
     /// short subjects, wide formats. (A pattern that backtracks over a long subject runs in C
     /// for minutes, where no watchdog reaches: the subjects here stay short.)
     fn string_call(&mut self) {
-        let subject = self.pick(STRINGS);
+        let subject = self.pick(&STRINGS[..STRINGS.len() - 1]);
         let call = match self.byte() % 6 {
             0 => {
                 let n = self.pick(&["0", "-1", "1e5", "1e8", "2^31", "2^53", "1/0"]);

@@ -334,6 +334,37 @@ fn check_runaway(name: &str) {
     expect(name, &s.output());
 }
 
+/// Loads `name` with the watchdog's limit at `limit_ms` on a thread of its own: the watchdog
+/// must stop it within a minute.
+fn stopped_within_a_minute(name: &'static str, limit_ms: u64) {
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut s = Session::new();
+        s.scripts
+            .set_time_limit(std::time::Duration::from_millis(limit_ms));
+        s.load(name);
+        done.send(s.output()).unwrap();
+    });
+    let output = finished
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the watchdog stops the loop");
+    assert!(output.contains("without yielding"), "{output}");
+}
+
+/// A limit shorter than the time the watchdog's countdown of further instructions takes still
+/// stops the script (the countdown is not restarted each time the limit passes again).
+#[test]
+fn a_limit_shorter_than_the_runaway_countdown_still_stops_the_script() {
+    stopped_within_a_minute("infinite_loop", 5);
+}
+
+/// A runaway whose instructions are each slow is stopped after running another limit, not
+/// 20 million instructions (which here take minutes).
+#[test]
+fn a_runaway_of_slow_instructions_is_stopped_after_another_limit() {
+    stopped_within_a_minute("runaway_slow_calls", 100);
+}
+
 #[test]
 fn a_runaway_loop_under_pcall_and_xpcall_is_stopped_for_good() {
     check_runaway("runaway_pcall");
@@ -347,6 +378,11 @@ fn a_script_cannot_remove_the_watchdogs_hook() {
 #[test]
 fn a_scripts_own_hook_does_not_replace_the_watchdog() {
     check_runaway("runaway_own_hook");
+}
+
+#[test]
+fn a_runaway_error_handler_is_stopped_for_good() {
+    check_runaway("runaway_handler");
 }
 
 #[test]
@@ -571,4 +607,27 @@ fn slot_callbacks_run_for_the_users_saves_and_loads() {
     s.scripts
         .user_loaded(&mut s.console, frame, 8, Some(b"damaged"));
     expect("slot_callbacks", &s.output());
+}
+
+/// `--lua-sandbox`: no programs or native code, files only in the script's folder and the
+/// data folder (here `quadfall/`), whatever the name says; the repository's path is shown as
+/// `<repo>`.
+#[test]
+fn the_sandbox_removes_programs_and_native_code_and_keeps_files_in_its_folders() {
+    let mut s = Session::new();
+    s.scripts.set_sandbox(Some("quadfall".into()));
+    s.load("sandbox");
+    let repo = std::fs::canonicalize("..").unwrap();
+    expect(
+        "sandbox",
+        &s.output().replace(repo.to_str().unwrap(), "<repo>"),
+    );
+}
+
+/// Without the sandbox a script has all of Lua's libraries, as in FCEUX.
+#[test]
+fn without_the_sandbox_scripts_have_fceux_libraries() {
+    let mut s = Session::new();
+    s.load("unsandboxed");
+    expect("unsandboxed", &s.output());
 }

@@ -78,6 +78,9 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             }
         });
         let mut scripts = lua::Scripts::with_output(crate::rom_bytes(&args.rom)?.1, &name, quiet);
+        if crate::run::sandbox_in_config() {
+            scripts.set_sandbox(session::files::data_dir());
+        }
         for path in &args.lua {
             scripts
                 .load(session.console_mut(), path)

@@ -60,6 +60,10 @@ pub struct Args {
     #[arg(long, value_name = "MIB", default_value_t = 1024,
           value_parser = clap::value_parser!(u64).range(1..=65536))]
     lua_memory: u64,
+    /// Run the Lua scripts in the sandbox: no programs, no native code, files only in the
+    /// script's folder and the data folder (the config's `lua.sandbox` sets it for every run).
+    #[arg(long)]
+    lua_sandbox: bool,
     /// Show the picture this many frames ahead of the machine (0-4), so that a button's effect
     /// is seen that many frames sooner; off while a movie plays or records [default: 0, or in
     /// the window the config's `emulation.run_ahead`].
@@ -142,6 +146,9 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     if !args.lua.is_empty() {
         let mut scripts = lua::Scripts::new(crate::rom_bytes(&args.rom)?.1, &name);
         scripts.set_memory_limit((args.lua_memory << 20) as usize);
+        if args.lua_sandbox || sandbox_in_config() {
+            scripts.set_sandbox(files::data_dir());
+        }
         scripts.set_movie(session.movie_status());
         scripts.set_files(files::lua_files(&name));
         for path in &args.lua {
@@ -297,6 +304,13 @@ fn rom_stem(rom: &RomArg) -> String {
         .map_or("quadfall".into(), |s| s.to_string_lossy().into_owned())
 }
 
+/// The config file (read, not created, without a window) puts every script in the sandbox.
+pub fn sandbox_in_config() -> bool {
+    desktop::config::Config::default_path()
+        .and_then(|path| desktop::config::Config::load(&path))
+        .is_some_and(|config| config.lua.sandbox)
+}
+
 /// Opens the window; the AI plays from the start if --ai was given, and I toggles it anyway.
 fn play_in_window(args: &Args, driver: ai::driver::Driver) -> anyhow::Result<ExitCode> {
     let rom = match &args.rom.rom {
@@ -311,6 +325,7 @@ fn play_in_window(args: &Args, driver: ai::driver::Driver) -> anyhow::Result<Exi
     options.ai_enabled = args.ai.ai.is_some();
     options.lua = args.lua.clone();
     options.lua_memory = (args.lua_memory << 20) as usize;
+    options.lua_sandbox = args.lua_sandbox;
     options.movie = args.movies.movie.clone();
     options.run_ahead = args.run_ahead;
     options.scale = args.scale;

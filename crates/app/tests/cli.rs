@@ -541,3 +541,68 @@ fn lua_memory_limit_is_an_option() {
     let (code, stderr) = run_script("2", &script, &["--lua-memory", "256"]);
     assert_eq!(code, 0, "{stderr}");
 }
+
+/// `--lua-sandbox`, or `sandbox = true` in the config's `[lua]` section, puts a headless run's
+/// scripts in the sandbox: no `os.execute`, files only in the script's folder and the data
+/// folder. Without either, a script has FCEUX's full access; a headless run creates no config.
+#[test]
+fn lua_sandbox_reaches_the_script_from_the_option_and_the_config() {
+    let dir = scratch_dir().join("sandbox");
+    let (data, config) = (dir.join("data"), dir.join("config"));
+    for folder in [&data, &dir.join("scripts"), &config] {
+        std::fs::create_dir_all(folder).unwrap();
+    }
+    std::fs::write(data.join("note.txt"), "in the data folder").unwrap();
+    let outside = dir.join("outside.txt");
+    std::fs::write(&outside, "").unwrap();
+    let script = dir.join("scripts").join("probe.lua");
+    std::fs::write(
+        &script,
+        format!(
+            "print('os.execute', type(os.execute))\n\
+             local ok, f = pcall(io.open, {outside:?})\n\
+             print('outside', ok, ok and io.type(f) or f)\n\
+             print(io.open({note:?}):read('*a'))\n",
+            note = data.join("note.txt"),
+        ),
+    )
+    .unwrap();
+    let run = |more: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_nestor"))
+            .args(["run", "--headless", "--frames", "1", "--lua"])
+            .arg(&script)
+            .args(more)
+            .env("XDG_CONFIG_HOME", &config)
+            .env("NESTOR_DATA_DIR", &data)
+            .output()
+            .expect("nestor runs");
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert_eq!(out.status.code(), Some(0), "{stdout}");
+        stdout
+    };
+    let open = run(&[]);
+    assert!(open.contains("os.execute function"), "{open}");
+    assert!(open.contains("outside true file"), "{open}");
+    assert!(
+        !config.join("nestor").exists(),
+        "a headless run created a config"
+    );
+
+    let refused = format!(
+        "outside false io.open: '{}' refused by the sandbox",
+        outside.display()
+    );
+    for sandboxed in [run(&["--lua-sandbox"]), {
+        std::fs::create_dir_all(config.join("nestor")).unwrap();
+        std::fs::write(
+            config.join("nestor").join("config.toml"),
+            "[lua]\nsandbox = true\n",
+        )
+        .unwrap();
+        run(&[])
+    }] {
+        assert!(sandboxed.contains("os.execute nil"), "{sandboxed}");
+        assert!(sandboxed.contains(&refused), "{sandboxed}");
+        assert!(sandboxed.contains("in the data folder"), "{sandboxed}");
+    }
+}

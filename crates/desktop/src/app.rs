@@ -72,6 +72,8 @@ pub struct Options {
     pub lua: Vec<PathBuf>,
     /// Bytes each script may allocate.
     pub lua_memory: usize,
+    /// Scripts run in the sandbox (so do they when the config's `lua.sandbox` is set).
+    pub lua_sandbox: bool,
     /// An FCEUX movie to play back (its input replaces the keyboard's while it lasts).
     pub movie: Option<PathBuf>,
     /// Frames the picture is shown ahead of the machine (run-ahead, 0-4), instead of the
@@ -93,6 +95,7 @@ impl Options {
             ai_enabled: false,
             lua: Vec::new(),
             lua_memory: 1 << 30,
+            lua_sandbox: false,
             movie: None,
             run_ahead: None,
             scale: None,
@@ -239,7 +242,15 @@ impl App {
         if !options.lua.is_empty() {
             let (console, rom) = (session.console_mut(), &options.rom);
             let errors = lua_errors.clone();
-            let scripts = load_scripts(rom, console, &options.lua, options.lua_memory, errors);
+            let sandbox = options.lua_sandbox || config.lua.sandbox;
+            let scripts = load_scripts(
+                rom,
+                console,
+                &options.lua,
+                options.lua_memory,
+                sandbox,
+                errors,
+            );
             session.set_scripts(scripts);
         }
         App {
@@ -900,6 +911,7 @@ fn load_scripts(
     console: &mut Console,
     paths: &[PathBuf],
     memory_limit: usize,
+    sandbox: bool,
     errors: Rc<RefCell<Vec<String>>>,
 ) -> Scripts {
     let reported = errors.clone();
@@ -914,6 +926,9 @@ fn load_scripts(
     let mut scripts = Scripts::with_output(rom.bytes.clone(), &rom.name, output);
     scripts.set_interactive(true);
     scripts.set_memory_limit(memory_limit);
+    if sandbox {
+        scripts.set_sandbox(files::data_dir());
+    }
     scripts.set_files(files::lua_files(&rom.name));
     for path in paths {
         if let Err(err) = scripts.load(console, path) {

@@ -13,6 +13,7 @@ pub struct Config {
     pub video: VideoConfig,
     pub audio: AudioConfig,
     pub emulation: EmulationConfig,
+    pub lua: LuaConfig,
     pub player1: PlayerBindings,
     pub player2: PlayerBindings,
 }
@@ -42,6 +43,13 @@ impl Default for EmulationConfig {
             rewind_mib: (session::rewind::DEFAULT_BUDGET >> 20) as u32,
         }
     }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LuaConfig {
+    /// Run every script in the sandbox, headless too (`--lua-sandbox` for one run).
+    pub sandbox: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -114,6 +122,7 @@ impl Default for Config {
             video: VideoConfig::default(),
             audio: AudioConfig::default(),
             emulation: EmulationConfig::default(),
+            lua: LuaConfig::default(),
             player1: PlayerBindings::default(),
             player2: PlayerBindings {
                 keyboard: player2_keys,
@@ -187,6 +196,18 @@ impl Config {
     /// Reads the config at `path`; writes the defaults there if there is none. Each problem is
     /// one line on stderr; whatever else the file says applies: a config never stops the game.
     pub fn load_or_create(path: &Path) -> Config {
+        Config::load(path).unwrap_or_else(|| {
+            let config = Config::default();
+            if let Err(err) = config.write(path) {
+                eprintln!("nestor: cannot write config {}: {err}", path.display());
+            }
+            config
+        })
+    }
+
+    /// Reads the config at `path` as [`Config::load_or_create`] does; None if there is none
+    /// (and none is created).
+    pub fn load(path: &Path) -> Option<Config> {
         match std::fs::read_to_string(path) {
             Ok(text) => {
                 let (config, problems) = Config::parse(&text);
@@ -196,21 +217,15 @@ impl Config {
                         path.display()
                     );
                 }
-                config
+                Some(config)
             }
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
-                let config = Config::default();
-                if let Err(err) = config.write(path) {
-                    eprintln!("nestor: cannot write config {}: {err}", path.display());
-                }
-                config
-            }
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
             Err(err) => {
                 eprintln!(
                     "nestor: cannot read config {}: {err}; using defaults",
                     path.display()
                 );
-                Config::default()
+                Some(Config::default())
             }
         }
     }
@@ -487,6 +502,12 @@ mod tests {
             problems,
             ["line 2: bad value for `emulation.run_ahead`: run-ahead of 9 frames: at most 4"]
         );
+    }
+
+    #[test]
+    fn the_lua_sandbox_is_a_setting() {
+        assert!(!Config::default().lua.sandbox);
+        assert!(parse_ok("[lua]\nsandbox = true\n").lua.sandbox);
     }
 
     /// Each bad setting is one short line naming its key and line; the rest of the file applies.

@@ -3,6 +3,8 @@
 //! `tests/fuzz_regressions.rs` runs every input saved under `regressions/<target>/`, so a
 //! crash the fuzzer found stays fixed.
 
+mod lua_programs;
+
 use nes::{Buttons, Cartridge, Console};
 use std::sync::OnceLock;
 
@@ -14,6 +16,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("rom_loader", rom_loader),
     ("machine", machine),
     ("lua_api", lua_api),
+    ("lua_programs", lua_programs),
     ("save_state", save_state),
 ];
 
@@ -149,6 +152,20 @@ while i <= #data do
 end
 "##
     );
+    run_script(&script, 2);
+}
+
+/// A Lua program the bytes describe (`lua_programs.rs`: recursion, closures as hooks, pcall
+/// nests, hostile string calls, huge tables, coroutines inside hooks...) runs for three
+/// frames. Its errors are reported and stop it: only a panic, abort or hang is a failure.
+pub fn lua_programs(data: &[u8]) {
+    run_script(&lua_programs::program(data), 3);
+}
+
+/// Runs `script` against Quadfall up to its first `emu.frameadvance`, then for `frames`
+/// frames; the watchdog and the memory limit are set low so that a runaway or a hog is stopped
+/// quickly.
+fn run_script(script: &str, frames: usize) {
     let path = std::env::temp_dir().join(format!("nestor-fuzz-lua-{}.lua", std::process::id()));
     if std::fs::write(&path, script).is_err() {
         return;
@@ -160,9 +177,10 @@ end
         std::rc::Rc::new(|_, _: &str| {}),
     );
     scripts.set_time_limit(std::time::Duration::from_millis(20));
+    scripts.set_memory_limit(64 << 20);
     // A script's own error is reported and the script stopped: that is fine here.
     let _ = scripts.load(&mut console, &path);
-    for _ in 0..2 {
+    for _ in 0..frames {
         scripts.run_frame(&mut console);
     }
     scripts.stop_all(&mut console);

@@ -14,6 +14,7 @@ mod fm2;
 mod format;
 mod luasav;
 mod overlay;
+mod sandbox;
 mod script;
 mod scriptdir;
 mod state;
@@ -25,7 +26,7 @@ pub use state::{HostFiles, HostInput, MovieMode, MovieStatus, Output, SpeedMode,
 use script::Script;
 use state::{state, PadOverride, Shared};
 use std::cell::RefCell;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::time::Duration;
 use watch::{Access, Kind, Watch, Watched};
@@ -119,6 +120,12 @@ impl Scripts {
     /// it). An allocation beyond it fails with the Lua error "not enough memory".
     pub fn set_memory_limit(&mut self, bytes: usize) {
         self.shared.borrow_mut().memory_limit = bytes;
+    }
+
+    /// Scripts loaded afterwards run in the sandbox (`--lua-sandbox`): no programs, no native
+    /// code, files only in the script's own folder and `data_dir` (see scripts/README.md).
+    pub fn set_sandbox(&mut self, data_dir: Option<PathBuf>) {
+        self.shared.borrow_mut().sandbox = Some(data_dir.into_iter().collect());
     }
 
     /// A window is present: `emu.pause()` really pauses (see [`Scripts::paused`]).

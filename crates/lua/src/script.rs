@@ -96,9 +96,9 @@ impl Script {
         let lua = unsafe {
             Lua::unsafe_new_with(StdLib::ALL_SAFE | StdLib::DEBUG, LuaOptions::default())
         };
-        let (time_limit, memory_limit) = {
+        let (time_limit, memory_limit, sandbox) = {
             let s = shared_state.borrow();
-            (s.time_limit, s.memory_limit)
+            (s.time_limit, s.memory_limit, s.sandbox.clone())
         };
         // A failed allocation is then a Lua error, not an abort.
         lua.set_memory_limit(memory_limit)
@@ -109,6 +109,10 @@ impl Script {
             .filter(|d| !d.as_os_str().is_empty())
             .unwrap_or(Path::new("."));
         crate::api::install(&lua, dir).map_err(|e| format!("setting up Lua: {e}"))?;
+        if let Some(folders) = sandbox {
+            crate::sandbox::install(&lua, dir, &folders)
+                .map_err(|e| format!("setting up Lua: {e}"))?;
+        }
         let watchdog =
             Watchdog::new(&lua, time_limit).map_err(|e| format!("setting up Lua: {e}"))?;
         let traceback: Function = lua

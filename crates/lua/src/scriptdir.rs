@@ -11,17 +11,23 @@ use std::path::Path;
 /// Wraps the file functions of `io`, `os`, `dofile` and `loadfile`, and puts `dir` at the
 /// front of `package.path` and `package.cpath`.
 pub fn install(lua: &Lua, dir: &Path) -> Result<()> {
-    let dir = dir.display().to_string().replace('\\', "/");
+    let slashes = |dir: &Path| dir.display().to_string().replace('\\', "/");
+    // The search paths are absolute: `require` hands its file names to `loadfile`, which would
+    // otherwise put the folder in front a second time.
+    let found = slashes(&std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf()));
     let package: Table = lua.globals().get("package")?;
     let path: String = package.get("path")?;
-    package.set("path", format!("{dir}/?.lua;{dir}/?/init.lua;{path}"))?;
+    package.set("path", format!("{found}/?.lua;{found}/?/init.lua;{path}"))?;
     let cpath: String = package.get("cpath")?;
-    package.set("cpath", format!("{dir}/?.so;{cpath}"))?;
+    package.set("cpath", format!("{found}/?.so;{cpath}"))?;
+    let dir = slashes(dir);
     lua.load(
         r#"
-        local dir, type, find, ipairs = ..., type, string.find, ipairs
-        -- Absolute names (/x, \x, C:x) and non-strings (stdin for dofile) pass unchanged.
+        local dir, type, find, ipairs, tostring = ..., type, string.find, ipairs, tostring
+        -- Absolute names (/x, \x, C:x) and non-strings (stdin for dofile) pass unchanged; a
+        -- number is a name, as Lua's io takes it.
         local function beside(name)
+          if type(name) == "number" then name = tostring(name) end
           if type(name) ~= "string" or find(name, "^[/\\]") or find(name, "^%a:") then
             return name
           end

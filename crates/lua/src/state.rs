@@ -160,6 +160,8 @@ pub struct Shared {
     pub time_limit: Duration,
     /// Bytes one script's Lua state may allocate; beyond, allocations fail with a Lua error.
     pub memory_limit: usize,
+    /// Scripts run in the sandbox, with files in their own folder and these.
+    pub sandbox: Option<Vec<PathBuf>>,
     /// Running without a window: `emu.pause` cannot wait for a user.
     pub headless: bool,
     pub output: Output,
@@ -194,6 +196,7 @@ impl Shared {
             rerecord_counting: true,
             time_limit: Duration::from_secs(10),
             memory_limit: 1 << 30,
+            sandbox: None,
             headless: true,
             output,
         }

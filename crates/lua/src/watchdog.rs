@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 const STEP: u32 = 10_000;
 
 /// Lua instructions an entry that has outlasted the limit may still run before it is stopped
-/// (a fraction of a second, with the hook called at each).
+/// (a fraction of a second, with the hook called at each), within another limit of time.
 const RUNAWAY_INSTRUCTIONS: u32 = 1_000_000;
 
 /// Registry key of the pointer to a state's [`Watch`], for the hook.
@@ -33,8 +33,9 @@ struct Watch {
     limit: Duration,
     /// When the host's running entry into Lua began (None: the host is not in Lua).
     entered: Cell<Option<Instant>>,
-    /// Instructions the running entry may still run, once it has outlasted the limit.
-    grace: Cell<Option<u32>>,
+    /// Instructions the running entry may still run once it has outlasted the limit, and
+    /// until when (slow C functions between them would make a count alone take minutes).
+    grace: Cell<Option<(u32, Instant)>>,
     /// The error was raised: the script is finished.
     fired: Cell<bool>,
     /// Instructions left to the function `emu.exec_count` runs (None: no count running).
@@ -66,10 +67,10 @@ impl Watch {
             return Some(self.message());
         }
         match self.grace.get() {
-            Some(left) => {
+            Some((left, until)) => {
                 let left = left.saturating_sub(ran);
-                self.grace.set(Some(left));
-                if left == 0 {
+                self.grace.set(Some((left, until)));
+                if left == 0 || Instant::now() >= until {
                     self.fired.set(true);
                     return Some(self.message());
                 }
@@ -79,7 +80,8 @@ impl Watch {
                 .get()
                 .is_some_and(|t| t.elapsed() >= self.limit) =>
             {
-                self.grace.set(Some(RUNAWAY_INSTRUCTIONS));
+                self.grace
+                    .set(Some((RUNAWAY_INSTRUCTIONS, Instant::now() + self.limit)));
             }
             None => {}
         }
@@ -118,6 +120,7 @@ impl Watchdog {
             })?;
         }
         guard_sethook(lua)?;
+        guard_handlers(lua)?;
         Ok(Watchdog {
             watch,
             depth: Cell::new(0),
@@ -242,6 +245,45 @@ fn guard_sethook(lua: &Lua) -> mlua::Result<()> {
         }
     })?;
     debug.set("sethook", guarded)
+}
+
+/// Once the script is stopped, `xpcall`'s handlers are not called: Lua 5.1 runs a handler for
+/// the watchdog's error inside the hook, where hooks are off, so a handler that loops would
+/// never be stopped. For the same reason `newproxy` is not there: its `__gc` finalizers also
+/// run with hooks off.
+fn guard_handlers(lua: &Lua) -> mlua::Result<()> {
+    let stopped = lua.create_function(|lua, ()| {
+        Ok(lua
+            .app_data_ref::<Rc<Watch>>()
+            .is_some_and(|watch| watch.fired.get()))
+    })?;
+    let globals = lua.globals();
+    let global = |name: &str| globals.get::<mlua::Value>(name);
+    lua.load(
+        r##"
+        local stopped, xpcall, type, select, error = ...
+        _G.xpcall = function(...)
+          local f, handler = ...
+          if select("#", ...) < 2 then
+            error("bad argument #2 to 'xpcall' (value expected)", 2)
+          end
+          if type(handler) ~= "function" then return xpcall(...) end
+          return xpcall(f, function(e)
+            if stopped() then return e end
+            return handler(e)
+          end)
+        end
+        newproxy = nil
+        "##,
+    )
+    .set_name("=nestor")
+    .call((
+        stopped,
+        global("xpcall")?,
+        global("type")?,
+        global("select")?,
+        global("error")?,
+    ))
 }
 
 /// The script's hook `hook`, asked to run every `count` instructions (0: never on a count),

@@ -136,6 +136,7 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
         },
     )?;
     add(lua, t, &["savescreenshotas"], |lua, path: String| {
+        crate::sandbox::check(lua, "gui.savescreenshotas", &path)?;
         shared(lua, |s| s.screenshots.push(path));
         Ok(())
     })?;

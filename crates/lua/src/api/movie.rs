@@ -119,6 +119,7 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
         t,
         &["play", "playback", "load"],
         |lua, (file, read_only, pause): (String, Option<bool>, Option<f64>)| {
+            crate::sandbox::check(lua, "movie.play", &file)?;
             let path = PathBuf::from(file);
             let movie = match read_movie(&path) {
                 Ok(movie) => movie,
@@ -158,6 +159,7 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
         t,
         &["record", "save"],
         |lua, (file, save_type, author): (String, Option<f64>, Option<String>)| {
+            crate::sandbox::check(lua, "movie.record", &file)?;
             if save_type.map_or(0, int) != 0 {
                 return Err(mlua::Error::runtime(
                     "movie.record: only movies from power-on (save_type 0) are supported",

@@ -93,7 +93,11 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
                 n @ 1..=10 => Target::Slot(n as u32 - 1),
                 _ => return Err(invalid_slot()),
             },
-            Value::String(path) => Target::File(PathBuf::from(path.to_string_lossy())),
+            Value::String(path) => {
+                let path = path.to_string_lossy();
+                crate::sandbox::check(lua, "savestate.create", &path)?;
+                Target::File(PathBuf::from(path))
+            }
             other => {
                 return Err(mlua::Error::runtime(format!(
                     "bad argument #1 to 'create' (number or string expected, got {})",

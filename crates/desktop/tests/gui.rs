@@ -1230,7 +1230,19 @@ fn crash_scenario() {
     s.launch_args(&rom, &["--player", "panic"].map(OsStr::new));
     let window = s.window();
     s.wait_title(&window, "buttons.nes - 100%");
-    s.key(&window, "i");
+    // Drawn: the window is mapped and takes keys.
+    s.wait_picture(&window, "the first picture", |p| p.width == WIDTH);
+    // Pressed again if a press was lost (as a person would): the first frame after it fails.
+    for _ in 0..5 {
+        s.key(&window, "i");
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(3) && !s.title(&window).contains("stopped: ") {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        if s.title(&window).contains("stopped: ") {
+            break;
+        }
+    }
     let title = s.wait_title(&window, "stopped: ");
     assert!(title.contains("injected failure"), "title: {title}");
     std::thread::sleep(Duration::from_millis(500));

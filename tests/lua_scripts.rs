@@ -631,3 +631,75 @@ fn without_the_sandbox_scripts_have_fceux_libraries() {
     s.load("unsandboxed");
     expect("unsandboxed", &s.output());
 }
+
+fn quadfall() -> Vec<u8> {
+    std::fs::read("../roms/quadfall.nes").expect("roms/quadfall.nes")
+}
+
+/// A script plays a movie FCEUX 2.6.5 recorded (a reset and a power cycle in it) and counts
+/// its frames as FCEUX does, dead frames included: where FCEUX's own dump script stops (at
+/// `emu.framecount()` = the movie's length), the RAM is FCEUX's.
+#[test]
+fn a_script_plays_an_fceux_movie_to_fceuxs_ram() {
+    let mut s = Session::with_rom(quadfall());
+    s.load("fceux_movie");
+    s.frames(700);
+    let output = s.output();
+    let (head, ram) = output.split_at(output.find("0000: ").expect("RAM printed"));
+    assert_eq!(head, "true 700\nframe 700 700 finished\n");
+    let fceux = std::fs::read_to_string("../crates/session/tests/fceux/quadfall-reset.ram")
+        .expect("FCEUX's RAM");
+    assert!(ram == fceux, "RAM differs from FCEUX's:\n{ram}");
+}
+
+/// A movie a script records, with a reset and a power-on the script asks for, holds FCEUX's
+/// lines (dead frames after power-on and each of them) and ends where nestor's playback of it,
+/// checked against FCEUX in crates/session/tests/fceux.rs, ends.
+#[test]
+fn a_movie_a_script_records_with_resets_plays_back_to_its_ram() {
+    let mut s = Session::with_rom(quadfall());
+    s.files(&temp_dir("movie_reset"));
+    s.load("movie_reset");
+    s.frames(200);
+    let output = s.output();
+    let path = output.lines().next().and_then(|l| l.strip_prefix("movie "));
+    let path = path.expect("movie path printed").to_string();
+    let (head, ram) = output.split_at(output.find("0000: ").expect("RAM printed"));
+    let dead = movie::DEAD_FRAMES;
+    // Host frames: 70 before the reset (the script's first `frameadvance` returns before the
+    // first frame, as in FCEUX), 61 before the power-on, 51 after; FCEUX's counter and the
+    // movie's lines add the dead frames after each.
+    let expected = format!(
+        "movie {path}\nrecord true 0 {dead}\nsoftreset {r}\nafter {a} {a}\npower {p} {p}\nend {e} {e}\n",
+        r = 70 + dead,
+        a = 71 + 2 * dead,
+        p = 70 + 61 + 1 + 3 * dead,
+        e = 70 + 61 + 51 + 3 * dead,
+    );
+    assert_eq!(head, expected);
+    let text = std::fs::read_to_string(&path).expect("movie written");
+    std::fs::remove_file(&path).ok();
+    let recorded = movie::Movie::parse(&text).expect("an FM2 movie");
+    assert_eq!(recorded.frames.len(), 70 + 61 + 51 + 3 * dead);
+    assert_eq!(recorded.frames[dead + 70].commands, movie::SOFT_RESET);
+    assert_eq!(recorded.frames[2 * dead + 70 + 61].commands, movie::POWER);
+    let playback = movie::Playback::new(&recorded);
+    let mut console = Console::from_ines(&quadfall()).unwrap();
+    for frame in 0..playback.frames() {
+        playback.start_frame(frame, &mut console);
+        console.run_frame();
+    }
+    let played: String = (0..0x800u16)
+        .step_by(16)
+        .map(|row| {
+            let bytes: Vec<String> = (row..row + 16)
+                .map(|a| format!("{:02X}", console.peek(a)))
+                .collect();
+            format!("{row:04X}: {}\n", bytes.join(" "))
+        })
+        .collect();
+    assert!(
+        ram == played,
+        "the playback ends elsewhere:\n{played}\nrecording:\n{ram}"
+    );
+}

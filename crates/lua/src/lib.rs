@@ -154,6 +154,12 @@ impl Scripts {
         self.shared.borrow_mut().movie = movie;
     }
 
+    /// The host powers the machine on or resets it (`movie` crate command bits) at the start
+    /// of the next frame: `emu.framecount` counts FCEUX's dead frames after it.
+    pub fn set_restarts(&mut self, commands: u8) {
+        self.shared.borrow_mut().restarts = commands;
+    }
+
     /// Any script still loaded (waiting in frameadvance or with callbacks).
     pub fn active(&self) -> bool {
         !self.scripts.is_empty()
@@ -343,17 +349,25 @@ impl Scripts {
             });
         }
         let mut s = self.shared.borrow_mut();
+        let mut restarts = std::mem::take(&mut s.restarts);
         if let Some(movie) = &mut s.script_movie {
-            pads = movie.latch(console, pads);
-            if movie.pause_at == Some(console.frame_number()) {
-                pause_for_movie(&mut s);
-            }
+            let line = movie.latch(console, pads);
+            pads = [line.pads[0], line.pads[1]];
+            restarts |= line.commands;
+        }
+        if restarts & (movie::POWER | movie::SOFT_RESET) != 0 {
+            s.restarted();
         }
         for (port, &pad) in pads.iter().enumerate() {
             console.set_buttons(port, nes::Buttons(pad));
         }
         s.pads = pads;
-        s.framecount += 1;
+        let before = s.framecount;
+        s.framecount = before.saturating_add(1 + std::mem::take(&mut s.dead_frames));
+        let pause_at = s.script_movie.as_ref().and_then(|m| m.pause_at);
+        if pause_at.is_some_and(|at| before < at && at <= s.framecount) {
+            pause_for_movie(&mut s);
+        }
     }
 
     /// Emulates the host frame (`Console::run_frame`): without hooks the machine runs on its

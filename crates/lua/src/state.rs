@@ -32,15 +32,29 @@ pub fn peek_lent(addr: u16) -> u8 {
     }
 }
 
-/// FCEUX shows the last writes for the controller and frame counter ports instead of reading
-/// them (a read would clock the pads' shift registers): $4016 the last write (bit 0, OUT0, is
-/// all the machine keeps; games write $00 and $01), $4017 the frame counter's mode bits of the
-/// last write (bits 7-6 as bits 1-0), and $FF for $4018-$4FFF. The rest reads like
-/// `Console::inspect`, without side effects.
+/// What FCEUX's memory functions show for the registers, which a real read would change or
+/// cannot return: the PPU's $2000 (PPUCTRL), $2001 (PPUMASK), $2003 (OAMADDR), $2005 (fine X)
+/// and $2006 (the VRAM address's low byte: the machine's, which differs from FCEUX's
+/// simpler PPU around rendering), mirrored to $3FFF; the 2A03's $4000-$4016 as last
+/// written and $4017 as the frame counter's mode bits of its last write (bits 7-6 as bits
+/// 1-0); $FF for $4018-$4FFF. The rest reads like `Console::inspect`, without side effects.
 fn fceux_peek(console: &mut Console, addr: u16) -> u8 {
     match addr {
-        0x4016 => u8::from(console.bus.joypad_out()),
-        0x4017 => console.bus.apu.last_4017() >> 6,
+        0x2000..=0x3FFF => {
+            // Catches the PPU up first, so that the address is the one of this dot.
+            let read = console.inspect(addr);
+            let ppu = console.ppu();
+            match addr & 7 {
+                0 => ppu.ppu_ctrl,
+                1 => ppu.mask_written(),
+                3 => ppu.oam_addr,
+                5 => ppu.fine_x,
+                6 => ppu.v as u8,
+                _ => read,
+            }
+        }
+        0x4017 => console.io_write(addr).unwrap_or(0) >> 6,
+        0x4000..=0x4016 => console.io_write(addr).unwrap_or(0),
         0x4018..=0x4FFF => 0xFF,
         _ => console.inspect(addr),
     }
@@ -105,8 +119,11 @@ pub struct Snapshot {
 #[derive(Clone, Copy)]
 pub struct Counters {
     pub framecount: u32,
+    pub dead_frames: u32,
     pub lagcount: u32,
     pub lagged: bool,
+    /// The host frame a script's movie was at.
+    pub movie_frame: usize,
 }
 
 /// Files scripts persist, as the host names and writes them.
@@ -121,7 +138,14 @@ pub struct Shared {
     /// The iNES file image (for `rom.*` and power cycles).
     pub rom: Vec<u8>,
     pub rom_name: String,
+    /// FCEUX's frame counter (`emu.framecount`, `movie.framecount`): reset by a power-on or a
+    /// reset outside movies, and counting FCEUX's dead frames after them (`dead_frames`).
     pub framecount: u32,
+    /// FCEUX's frames without VBlank after the last power-on or reset, which the host does
+    /// not run: `framecount` counts them with the next frame.
+    pub dead_frames: u32,
+    /// Power-on and reset commands (movie crate bits) the host applies at the next frame.
+    pub restarts: u8,
     pub lagcount: u32,
     pub lagged: bool,
     /// Buttons the game got for the most recently latched frame, pads 1-2.
@@ -173,6 +197,8 @@ impl Shared {
             rom,
             rom_name,
             framecount: 0,
+            dead_frames: 0,
+            restarts: 0,
             lagcount: 0,
             lagged: false,
             pads: [0; 2],
@@ -208,6 +234,40 @@ impl Shared {
     pub fn follow_machine_frames(&mut self, moved: u64) {
         let framecount = i64::from(self.framecount) + moved as i64;
         self.framecount = framecount.clamp(0, i64::from(u32::MAX)) as u32;
+        if let Some(movie) = &mut self.script_movie {
+            movie.frame = (movie.frame as i64 + moved as i64).max(0) as usize;
+        }
+    }
+
+    /// The machine was powered on or reset: FCEUX's frame counter starts again (but in a
+    /// movie, which counts its own frames on), and its dead frames follow.
+    pub fn restarted(&mut self) {
+        if self.movie.is_none() && self.script_movie.is_none() {
+            self.framecount = 0;
+        }
+        self.dead_frames = ::movie::DEAD_FRAMES as u32;
+    }
+
+    /// The counters a savestate keeps.
+    pub fn counters(&self) -> Counters {
+        Counters {
+            framecount: self.framecount,
+            dead_frames: self.dead_frames,
+            lagcount: self.lagcount,
+            lagged: self.lagged,
+            movie_frame: self.script_movie.as_ref().map_or(0, |m| m.frame),
+        }
+    }
+
+    /// Puts back the counters of a savestate.
+    pub fn set_counters(&mut self, counters: Counters) {
+        self.framecount = counters.framecount;
+        self.dead_frames = counters.dead_frames;
+        self.lagcount = counters.lagcount;
+        self.lagged = counters.lagged;
+        if let Some(movie) = &mut self.script_movie {
+            movie.frame = counters.movie_frame;
+        }
     }
 
     pub fn print(&self, stream: Stream, text: &str) {

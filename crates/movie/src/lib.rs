@@ -33,6 +33,17 @@ pub const VERSION: i32 = 3;
 /// (checked against FCEUX 2.6.5: a movie syncs only with them).
 pub const DEAD_FRAMES: usize = 2;
 
+/// FCEUX's frame count once the host has run `frames` from power-on (as a movie's lines, or
+/// FCEUX's `emu.framecount`): each frame, and the dead frames after the power-on and after each
+/// reset or power command among them.
+pub fn fceux_frame_count(frames: &[Frame]) -> usize {
+    let restarts = frames
+        .iter()
+        .filter(|f| f.commands & (POWER | SOFT_RESET) != 0)
+        .count();
+    frames.len() + DEAD_FRAMES * (1 + restarts)
+}
+
 /// How a comment of nestor's recordings begins (see [`Movie::fceux_frames`]).
 pub const NESTOR_COMMENT: &str = "recorded by nestor";
 

@@ -57,16 +57,21 @@ impl Playback {
     }
 
     /// At the start of host frame `frame`: powers on (the first frame, and at power commands)
-    /// with the movie's power-on RAM, resets, presses the pads; returns pads 1 and 2, or None
-    /// once the movie is over.
-    pub fn start_frame(&self, frame: usize, console: &mut Console) -> Option<[u8; 2]> {
-        let mut line = *self.frames.get(frame)?;
-        if frame == 0 || line.commands & POWER != 0 {
+    /// with the movie's power-on RAM, resets, presses the pads; returns the frame as applied
+    /// (the power-on of the first frame among its commands), or None once the movie is over.
+    pub fn start_frame(&self, frame: usize, console: &mut Console) -> Option<Frame> {
+        let line = *self.frames.get(frame)?;
+        let power = frame == 0 || line.commands & POWER != 0;
+        if power {
             console.power_cycle_with(self.ram);
-            line.commands = 0;
         }
-        line.apply(console);
-        Some([line.pads[0], line.pads[1]])
+        let commands = if power { POWER } else { line.commands };
+        Frame {
+            commands: commands & !POWER,
+            ..line
+        }
+        .apply(console);
+        Some(Frame { commands, ..line })
     }
 }
 
@@ -88,6 +93,11 @@ impl Recorder {
 
     pub fn frames(&self) -> usize {
         self.frames.len()
+    }
+
+    /// The frames logged so far.
+    pub fn logged(&self) -> &[Frame] {
+        &self.frames
     }
 
     /// The movie of the frames logged so far, with FCEUX's dead frames, and `header`'s other

@@ -38,6 +38,9 @@ pub struct Bus {
     dma_halted: bool,
     /// Bit 0 of the last $4016 write; it reaches the pads' strobe pins only on put cycles.
     joypad_out: bool,
+    /// The last byte written to each of $4000-$4017. The 2A03's registers are write-only, so
+    /// no read returns these, but debuggers show them (as FCEUX's memory view and Lua do).
+    io_writes: [u8; 0x18],
     /// The pads' strobe pins may be high: while they and `joypad_out` are low, a put cycle
     /// has nothing to pass on.
     strobe_high: bool,
@@ -69,6 +72,7 @@ impl Field for Bus {
             oam_dma,
             dma_halted,
             joypad_out,
+            io_writes,
             strobe_high,
             joypad_oe,
             joypad_oe_before,
@@ -90,7 +94,7 @@ impl Field for Bus {
             oam_dma,
             dma_halted
         );
-        fields!(io, joypad_out, pad_bits);
+        fields!(io, joypad_out, io_writes, pad_bits);
         for port in [joypad_oe, joypad_oe_before] {
             io.checked(port, "joypad port", |p| p.is_none_or(|p| p < 2));
         }
@@ -112,6 +116,7 @@ impl Bus {
             oam_dma: None,
             dma_halted: false,
             joypad_out: false,
+            io_writes: [0; 0x18],
             strobe_high: false,
             joypad_oe: None,
             joypad_oe_before: None,
@@ -407,9 +412,14 @@ impl Bus {
         match addr {
             0x0000..=0x1FFF => self.ram[usize::from(addr & 0x7FF)] = val,
             0x2000..=0x3FFF => self.ppu.write_register(addr & 7, val, &mut self.cart),
-            0x4014 => self.oam_dma = Some(val),
-            0x4016 => self.joypad_out = val & 1 != 0,
-            0x4000..=0x4017 => self.apu.write_register(addr, val),
+            0x4000..=0x4017 => {
+                self.io_writes[usize::from(addr - 0x4000)] = val;
+                match addr {
+                    0x4014 => self.oam_dma = Some(val),
+                    0x4016 => self.joypad_out = val & 1 != 0,
+                    _ => self.apu.write_register(addr, val),
+                }
+            }
             0x4018..=0x401F => {}
             _ => {
                 // Banks and mirroring may change: the PPU's picture so far used the old ones.
@@ -420,9 +430,11 @@ impl Bus {
         }
     }
 
-    /// OUT0, bit 0 of the last $4016 write (the pads' strobe).
-    pub fn joypad_out(&self) -> bool {
-        self.joypad_out
+    /// The last byte the CPU wrote to 2A03 register `addr` ($4000-$4017), if it is one.
+    pub(crate) fn io_write(&self, addr: u16) -> Option<u8> {
+        self.io_writes
+            .get(usize::from(addr.wrapping_sub(0x4000)))
+            .copied()
     }
 
     /// What a CPU read would return, with no side effect on any device.

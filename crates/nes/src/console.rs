@@ -278,6 +278,12 @@ impl Console {
         self.bus.peek(addr)
     }
 
+    /// The last byte the CPU wrote to 2A03 register `addr` ($4000-$4017), if it is one: what
+    /// debuggers show for those write-only registers.
+    pub fn io_write(&self, addr: u16) -> Option<u8> {
+        self.bus.io_write(addr)
+    }
+
     /// Writes CPU memory as the CPU would (registers react), without spending a cycle.
     pub fn write(&mut self, addr: u16, val: u8) {
         self.bus.write_untimed(addr, val);
@@ -451,6 +457,11 @@ impl Console {
     /// The APU, to look at (its voices, for `sound.get`).
     pub fn apu(&self) -> &crate::apu::Apu {
         &self.bus.apu
+    }
+
+    /// The PPU, to look at (its registers, for debuggers' views of $2000-$2007).
+    pub fn ppu(&self) -> &crate::ppu::Ppu {
+        &self.bus.ppu
     }
 
     /// Frames the PPU has begun (at line 0) since power-on: the machine's own count, which

@@ -267,6 +267,11 @@ impl Ppu {
         self.odd_frame = false;
     }
 
+    /// The last value written to PPUMASK, whether or not it has taken effect yet.
+    pub fn mask_written(&self) -> u8 {
+        self.mask_pending.map_or(self.ppu_mask, |(value, _)| value)
+    }
+
     /// Background or sprite rendering is on.
     pub fn rendering_enabled(&self) -> bool {
         self.ppu_mask & mask::RENDERING != 0

@@ -134,8 +134,10 @@ impl Session {
             self.drop_ahead();
             movie::apply_commands(commands, &mut self.console);
         }
-        if let Some(movie) = self.movies.play(self.frames, &mut self.console) {
-            pads = movie;
+        let mut restarts = commands;
+        if let Some(line) = self.movies.play(self.frames, &mut self.console) {
+            pads = [line.pads[0], line.pads[1]];
+            restarts |= line.commands;
         }
         if let Some(player) = self.player.as_mut().filter(|_| self.player_on) {
             pads[0] = player.buttons(&mut self.console).0;
@@ -150,6 +152,7 @@ impl Session {
         if let Some(scripts) = self.scripts.as_mut().filter(|_| scripted) {
             scripts.set_pads(pads);
             scripts.set_movie(movie);
+            scripts.set_restarts(restarts);
             scripts.run_frame(&mut self.console);
         } else if let Some(next) = self.ahead.pop_front() {
             // Already emulated ahead with these very buttons: that frame is this one.

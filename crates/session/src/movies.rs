@@ -10,7 +10,7 @@
 
 use crate::files;
 use anyhow::{bail, Context};
-use movie::{Movie, Playback, Recorder};
+use movie::{Frame, Movie, Playback, Recorder};
 use nes::Console;
 use std::path::{Path, PathBuf};
 
@@ -138,13 +138,13 @@ impl Movies {
                 } else {
                     lua::MovieMode::Finished
                 };
-                (mode, &p.path, &p.movie, length)
+                (mode, &p.path, &p.movie, p.movie.frames.len())
             }
             (None, Some(r)) => (
                 lua::MovieMode::Record,
                 &r.path,
                 &r.movie,
-                r.recorder.frames(),
+                movie::fceux_frame_count(r.recorder.logged()),
             ),
             (None, None) => return None,
         };
@@ -157,11 +157,11 @@ impl Movies {
     }
 
     /// At the start of `frame`: applies the played movie's commands (its first frame powers
-    /// the machine on) and returns its pads; once the movie has run out, reports it and lets
-    /// go of the buttons.
-    pub fn play(&mut self, frame: u64, console: &mut Console) -> Option<[u8; 2]> {
+    /// the machine on) and returns the frame as applied; once the movie has run out, reports it
+    /// and lets go of the buttons.
+    pub fn play(&mut self, frame: u64, console: &mut Console) -> Option<Frame> {
         let playing = self.playing.as_ref()?;
-        let Some(pads) = playing.playback.start_frame(frame as usize, console) else {
+        let Some(line) = playing.playback.start_frame(frame as usize, console) else {
             if frame == playing.playback.frames() as u64 {
                 let message = format!(
                     "{}: the movie's {frame} frames ran out; the game goes on with no input",
@@ -169,9 +169,9 @@ impl Movies {
                 );
                 self.report_desync(message);
             }
-            return Some([0, 0]);
+            return Some(Frame::default());
         };
-        Some(pads)
+        Some(line)
     }
 
     /// After a frame: the recording logs the `commands` applied at its start and the pads it

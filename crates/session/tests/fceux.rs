@@ -85,6 +85,38 @@ fn an_fceux_movie_replays_to_fceuxs_ram() {
     assert_ne!(play(&old_path), fceux);
 }
 
+/// FCEUX's own dump script (`dump_ram.lua`, which waits for `emu.framecount()` to reach the
+/// movie's 700 lines), run beside the FCEUX movie in nestor, stops where it stops in FCEUX:
+/// the scripts' frame counter counts FCEUX's dead frames after the power-on and the reset.
+#[test]
+fn fceuxs_dump_script_stops_at_fceuxs_frame() {
+    let dir = dir();
+    let out = dir.join("lua-dump.ram");
+    let _ = std::fs::remove_file(&out);
+    let wrapper = dir.join("dump-wrapper.lua");
+    // The script as it is, after a line that gives it its settings (a `dofile` could not
+    // yield, in FCEUX neither).
+    let dump = std::fs::read_to_string(Path::new(FIXTURES).join("dump_ram.lua")).unwrap();
+    let settings = format!(
+        "local env = {{NESTOR_FRAME = \"700\", NESTOR_RAM = {out:?}}} \
+         os.getenv = function(name) return env[name] end\n"
+    );
+    std::fs::write(&wrapper, settings + &dump).unwrap();
+    let mut session = Session::new(Console::from_ines(ROM).unwrap());
+    let movie = Path::new(FIXTURES).join("quadfall-reset.fm2");
+    let movies = Movies::open(Some(&movie), None, "quadfall", session.console()).unwrap();
+    session.set_movies(movies);
+    let mut scripts = lua::Scripts::new(ROM.to_vec(), "quadfall");
+    scripts.load(session.console_mut(), &wrapper).unwrap();
+    session.set_scripts(scripts);
+    while !out.is_file() && session.frames() < 1000 {
+        session.frame();
+    }
+    let fceux = read_ram(&Path::new(FIXTURES).join("quadfall-reset.ram"));
+    let dumped = read_ram(&out);
+    assert!(dumped == fceux, "{}", differences(&dumped, &fceux));
+}
+
 /// `name` on the PATH, or in /usr/games where Debian puts FCEUX.
 fn find_program(name: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH").unwrap_or_default();

@@ -2,7 +2,7 @@
 
 use super::{add, int, register_slot};
 use crate::script::{AFTER, BEFORE, EXIT};
-use crate::state::{machine, shared, Counters, Snapshot, SpeedMode, Stream};
+use crate::state::{machine, shared, Snapshot, SpeedMode, Stream};
 use mlua::{Function, Lua, Result, Table, Value};
 
 /// FCEUX's words for a code it cannot read.
@@ -27,10 +27,10 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
         Ok(())
     })?;
     add(lua, t, &["poweron"], |lua, ()| {
-        if machine(|c| c.power_cycle()).is_some() {
+        if !record_command(lua, ::movie::POWER) && machine(|c| c.power_cycle()).is_some() {
             shared(lua, |s| {
-                s.framecount = 0;
                 s.lagcount = 0;
+                s.restarted();
             });
         }
         Ok(())
@@ -45,8 +45,8 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
         Ok(machine(|c| c.remove_game_genie(decoded)).unwrap_or(false))
     })?;
     add(lua, t, &["softreset"], |lua, ()| {
-        if machine(|c| c.reset()).is_some() {
-            shared(lua, |s| s.framecount = 0);
+        if !record_command(lua, ::movie::SOFT_RESET) && machine(|c| c.reset()).is_some() {
+            shared(lua, |s| s.restarted());
         }
         Ok(())
     })?;
@@ -160,14 +160,24 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
     Ok(())
 }
 
+/// While a script records a movie, a power-on or reset waits for the next frame's start,
+/// where the movie logs it and its playback applies it (as in FCEUX). False when not recording.
+fn record_command(lua: &Lua, command: u8) -> bool {
+    shared(lua, |s| {
+        match s.script_movie.as_mut().filter(|m| m.recording()) {
+            Some(movie) => {
+                movie.commands |= command;
+                true
+            }
+            None => false,
+        }
+    })
+}
+
 /// The machine state a savestate keeps.
 pub fn snapshot(lua: &Lua) -> Option<Snapshot> {
     let console = machine(|c| Box::new(c.clone()))?;
-    let counters = shared(lua, |s| Counters {
-        framecount: s.framecount,
-        lagcount: s.lagcount,
-        lagged: s.lagged,
-    });
+    let counters = shared(lua, |s| s.counters());
     Some(Snapshot {
         console,
         counters: Some(counters),
@@ -183,11 +193,7 @@ pub fn restore(lua: &Lua, snap: &Snapshot) {
         return;
     };
     shared(lua, |s| match snap.counters {
-        Some(counters) => {
-            s.framecount = counters.framecount;
-            s.lagcount = counters.lagcount;
-            s.lagged = counters.lagged;
-        }
+        Some(counters) => s.set_counters(counters),
         None => s.follow_machine_frames(moved),
     });
 }

@@ -10,9 +10,8 @@ use std::path::{Path, PathBuf};
 
 /// The script's movie if one runs, else the host's.
 fn status(lua: &Lua) -> Option<MovieStatus> {
-    let frame = machine(|c| c.frame_number()).unwrap_or(0);
     shared(lua, |s| match &s.script_movie {
-        Some(m) => Some(m.status(frame)),
+        Some(m) => Some(m.status()),
         None => s.movie.clone(),
     })
 }
@@ -26,18 +25,21 @@ fn mode(lua: &Lua) -> Option<MovieMode> {
     status(lua).map(|m| m.mode)
 }
 
-/// Starts a script's movie (ending the one before): movies run from power-on, so the machine
-/// and FCEUX's counters start afresh. False without a machine.
+/// Starts a script's movie (ending the one before): movies run from power-on (with the RAM
+/// the movie asks for), so the machine and FCEUX's counters start afresh. False without a
+/// machine.
 fn start(lua: &Lua, movie: ScriptMovie) -> bool {
     shared(lua, |s| s.stop_movie());
-    if machine(|c| c.power_cycle()).is_none() {
+    let ram = movie.movie.power_on_ram();
+    if machine(|c| c.power_cycle_with(ram)).is_none() {
         return false;
     }
     shared(lua, |s| {
         s.framecount = 0;
+        s.dead_frames = ::movie::DEAD_FRAMES as u32;
         s.lagcount = 0;
         s.lagged = false;
-        if movie.recording {
+        if movie.recording() {
             s.readonly = false;
         }
         s.script_movie = Some(movie);
@@ -138,16 +140,8 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
                     ),
                 );
             }
-            let pause_at = pause.map(int).filter(|&f| f > 0).map(|f| f as u64);
-            let started = start(
-                lua,
-                ScriptMovie {
-                    path,
-                    movie,
-                    recording: false,
-                    pause_at,
-                },
-            );
+            let pause_at = pause.map(int).filter(|&f| f > 0).map(|f| f as u32);
+            let started = start(lua, ScriptMovie::play(path, movie, pause_at));
             if started {
                 shared(lua, |s| s.readonly = read_only.unwrap_or(false));
             }
@@ -178,15 +172,7 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
                     .extra
                     .push(("comment".into(), format!("author {author}")));
             }
-            Ok(start(
-                lua,
-                ScriptMovie {
-                    path: PathBuf::from(file),
-                    movie,
-                    recording: true,
-                    pause_at: None,
-                },
-            ))
+            Ok(start(lua, ScriptMovie::record(PathBuf::from(file), movie)))
         },
     )?;
     add(lua, t, &["stop", "close"], |lua, ()| {
@@ -203,7 +189,7 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
     // Playback from the start, read-only, of a movie a script plays (no error without one).
     add(lua, t, &["replay", "playbeginning"], |lua, ()| {
         let playing = shared(lua, |s| {
-            s.script_movie.as_ref().is_some_and(|m| !m.recording)
+            s.script_movie.as_ref().is_some_and(|m| !m.recording())
         });
         if playing {
             if let Some(movie) = shared(lua, |s| s.script_movie.take()) {

@@ -128,7 +128,11 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
             emu::restore(lua, &snap);
             shared(lua, |s| {
                 let counting = s.rerecord_counting;
-                if let Some(m) = s.script_movie.as_mut().filter(|m| m.recording && counting) {
+                if let Some(m) = s
+                    .script_movie
+                    .as_mut()
+                    .filter(|m| m.recording() && counting)
+                {
                     m.movie.rerecord_count += 1;
                 }
             });

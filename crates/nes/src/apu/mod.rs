@@ -329,11 +329,6 @@ impl Apu {
         status
     }
 
-    /// The last value written to $4017.
-    pub fn last_4017(&self) -> u8 {
-        self.last_4017
-    }
-
     /// $4015 without side effects. Bit 5 is open bus (the bus fills it in).
     pub fn peek_status(&self) -> u8 {
         u8::from(self.pulse1.length.active())

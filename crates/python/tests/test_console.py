@@ -1,3 +1,7 @@
+import sys
+import threading
+import time
+
 import numpy as np
 import pytest
 
@@ -133,21 +137,74 @@ def test_reset_restarts_the_game_at_its_legal_screen():
 
 
 def test_vec_console_matches_single_consoles_on_any_thread_count():
-    inputs = [[(i * 37 + k) % 256 if k % 3 else 0 for k in range(4)] for i in range(150)]
-    singles = [nestor.Console() for _ in range(4)]
+    # Each batch step holds a mask for 2 frames, on the same thread pool every time.
+    inputs = [[(i * 37 + k) % 256 if k % 3 else 0 for k in range(5)] for i in range(80)]
+    singles = [nestor.Console() for _ in range(5)]
     for pads in inputs:
         for c, pad in zip(singles, pads):
             c.step(pad)
+            c.step(pad)
     for threads in (1, 2, 3):
-        v = nestor.VecConsole(4, threads=threads)
+        v = nestor.VecConsole(5, threads=threads)
+        assert v.threads == threads
         for pads in inputs[:-1]:
-            ram, pictures = v.step(pads)
+            ram, pictures = v.step(pads, frames=2)
             assert pictures is None
-        ram, pictures = v.step(inputs[-1], pixels=True)
-        assert ram.shape == (4, 2048) and pictures.shape == (4, 240, 256, 3)
+        ram, pictures = v.step(inputs[-1], frames=2, pixels=True)
+        assert ram.shape == (5, 2048) and pictures.shape == (5, 240, 256, 3)
         for i, c in enumerate(singles):
+            assert v.save_state(i) == c.save_state(), "the whole machine, not only RAM"
             assert bytes(ram[i]) == bytes(c.ram)
             assert np.array_equal(pictures[i], c.frame())
+
+
+def test_frames_argument_runs_that_many_frames():
+    one, many = nestor.Console(), nestor.Console()
+    for _ in range(30):
+        one.step(nestor.START)
+    many.step(nestor.START, frames=30)
+    assert many.frame_count == 30 and many.save_state() == one.save_state()
+    many.run_frame(frames=5)
+    assert many.frame_count == 35
+
+
+def progress_during(call):
+    """Counter increments made by another Python thread while `call()` runs in this one. The
+    switch interval is made so long that this thread keeps the GIL unless `call` releases it,
+    and the counter thread sleeps between increments, which releases it."""
+    in_call, done, progress = [False], [False], [0]
+
+    def count():
+        while not done[0]:
+            if in_call[0]:
+                progress[0] += 1
+            time.sleep(0.001)
+
+    counter = threading.Thread(target=count)
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1000)
+    try:
+        counter.start()
+        in_call[0] = True
+        call()
+        in_call[0] = False
+        done[0] = True
+        counter.join()
+    finally:
+        sys.setswitchinterval(interval)
+    return progress[0]
+
+
+@pytest.mark.parametrize("what", ["step", "run_frame", "VecConsole.step"])
+def test_long_runs_release_the_gil(what):
+    c, v = nestor.Console(), nestor.VecConsole(2, threads=2)
+    call = {
+        "step": lambda: c.step(0, frames=3000),
+        "run_frame": lambda: c.run_frame(frames=3000),
+        "VecConsole.step": lambda: v.step([0, 0], frames=3000),
+    }[what]
+    assert progress_during(call) > 0, "another thread ran meanwhile"
+    assert progress_during(lambda: sum(range(3_000_000))) == 0, "a call holding the GIL stops it"
 
 
 def test_vec_console_bad_input_raises():

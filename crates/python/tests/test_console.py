@@ -1,3 +1,4 @@
+import pathlib
 import sys
 import threading
 import time
@@ -7,7 +8,7 @@ import pytest
 
 import nestor
 
-QUADFALL_ROM = __import__("pathlib").Path(__file__).resolve().parents[3] / "roms" / "quadfall.nes"
+QUADFALL_ROM = pathlib.Path(__file__).resolve().parents[3] / "roms" / "quadfall.nes"
 GAME_MODE, MODE_TITLE = 0xC0, 1
 
 
@@ -156,6 +157,23 @@ def test_vec_console_matches_single_consoles_on_any_thread_count():
             assert v.save_state(i) == c.save_state(), "the whole machine, not only RAM"
             assert bytes(ram[i]) == bytes(c.ram)
             assert np.array_equal(pictures[i], c.frame())
+
+
+def pool_threads():
+    """Thread IDs of this process's VecConsole pool threads (Linux: named in /proc)."""
+    tasks = pathlib.Path("/proc/self/task")
+    return {t.name for t in tasks.iterdir() if (t / "comm").read_text().startswith("nestor-vec")}
+
+
+@pytest.mark.skipif(not pathlib.Path("/proc/self/task").is_dir(), reason="needs Linux's /proc")
+def test_vec_console_keeps_its_threads_across_steps():
+    earlier = pool_threads()  # other tests' pools, maybe still exiting
+    v = nestor.VecConsole(4, threads=3)
+    v.step([0] * 4)
+    threads = pool_threads() - earlier
+    for _ in range(20):
+        v.step([0] * 4)
+    assert len(threads) == 3 and pool_threads() - earlier == threads
 
 
 def test_frames_argument_runs_that_many_frames():

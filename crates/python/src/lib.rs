@@ -251,7 +251,7 @@ impl Ram {
     }
 
     fn __getitem__(&self, py: Python<'_>, index: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let console = self.console.borrow(py);
+        let console = self.console.try_borrow(py)?;
         let ram = &console.inner.bus.ram;
         if index.is_instance_of::<pyo3::types::PySlice>() {
             let (start, step, count) = ram_range(index)?;
@@ -281,15 +281,18 @@ impl Ram {
         } else {
             vec![byte(value.extract()?)?]
         };
-        let mut console = self.console.borrow_mut(py);
+        let mut console = self.console.try_borrow_mut(py)?;
         for (i, v) in positions(start, step, count).zip(values) {
             console.inner.bus.ram[i] = v;
         }
         Ok(())
     }
 
-    fn __bytes__<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, &self.console.borrow(py).inner.bus.ram)
+    fn __bytes__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        Ok(PyBytes::new(
+            py,
+            &self.console.try_borrow(py)?.inner.bus.ram,
+        ))
     }
 
     /// A copy as a uint8 array (`numpy.asarray(console.ram)`).
@@ -305,7 +308,8 @@ impl Ram {
                 "console.ram cannot be viewed without a copy",
             ));
         }
-        let array = PyArray1::from_slice(py, &self.console.borrow(py).inner.bus.ram).into_any();
+        let array =
+            PyArray1::from_slice(py, &self.console.try_borrow(py)?.inner.bus.ram).into_any();
         match dtype {
             Some(dtype) => array.call_method1("astype", (dtype,)),
             None => Ok(array),

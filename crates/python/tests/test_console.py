@@ -186,31 +186,31 @@ def test_frames_argument_runs_that_many_frames():
     assert many.frame_count == 35
 
 
-def progress_during(call):
-    """Counter increments made by another Python thread while `call()` runs in this one. The
-    switch interval is made so long that this thread keeps the GIL unless `call` releases it,
-    and the counter thread sleeps between increments, which releases it."""
-    in_call, done, progress = [False], [False], [0]
+def probes_during(call, probe):
+    """What `probe()` returned each time another Python thread ran it while `call()` ran in
+    this one. The switch interval is made so long that this thread keeps the GIL unless
+    `call` releases it, and the other thread sleeps between probes, which releases it."""
+    in_call, done, results = [False], [False], []
 
-    def count():
+    def run_probes():
         while not done[0]:
             if in_call[0]:
-                progress[0] += 1
+                results.append(probe())
             time.sleep(0.001)
 
-    counter = threading.Thread(target=count)
+    prober = threading.Thread(target=run_probes)
     interval = sys.getswitchinterval()
     sys.setswitchinterval(1000)
     try:
-        counter.start()
+        prober.start()
         in_call[0] = True
         call()
         in_call[0] = False
         done[0] = True
-        counter.join()
+        prober.join()
     finally:
         sys.setswitchinterval(interval)
-    return progress[0]
+    return results
 
 
 @pytest.mark.parametrize("what", ["step", "run_frame", "VecConsole.step"])
@@ -221,8 +221,29 @@ def test_long_runs_release_the_gil(what):
         "run_frame": lambda: c.run_frame(frames=3000),
         "VecConsole.step": lambda: v.step([0, 0], frames=3000),
     }[what]
-    assert progress_during(call) > 0, "another thread ran meanwhile"
-    assert progress_during(lambda: sum(range(3_000_000))) == 0, "a call holding the GIL stops it"
+    assert len(probes_during(call, lambda: None)) > 0, "another thread ran meanwhile"
+    assert probes_during(lambda: sum(range(3_000_000)), lambda: None) == [], "a call holding the GIL stops it"
+
+
+def raised(use):
+    """The type of what `use()` raises, None if nothing."""
+    try:
+        use()
+    except Exception as e:
+        return type(e)
+
+
+def test_a_console_stepping_in_another_thread_raises_runtime_error():
+    c = nestor.Console()
+
+    def write():
+        c.ram[0] = 1
+
+    uses = [lambda: c.ram[0], lambda: bytes(c.ram), lambda: np.asarray(c.ram), write, lambda: c.step(0)]
+    results = probes_during(lambda: c.step(0, frames=3000), lambda: [raised(u) for u in uses])
+    assert results and all(r == [RuntimeError] * len(uses) for r in results)
+    assert c.frame_count == 3000, "only the call ran frames"
+    assert raised(lambda: c.ram[0]) is None
 
 
 def test_vec_console_bad_input_raises():

@@ -412,6 +412,26 @@ impl ControllerSearch {
     }
 }
 
+/// Where a controller search for `current` starts. The first piece of a game hangs until Down
+/// is pressed (autorepeatY negative), so Down is pressed on its first frame: the state after it
+/// and that input, or Err with the piece if that frame locked it.
+pub fn search_start(
+    board: &Board,
+    gravity: Gravity,
+    current: Control,
+    pad: Pad,
+    period: u8,
+) -> Result<(Control, Pad, Option<u8>), Piece> {
+    if (current.autorepeat_y as i8) >= 0 {
+        return Ok((current, pad, None));
+    }
+    let mut start = current;
+    if start.step(board, gravity, DOWN, DOWN) {
+        return Err(start.piece);
+    }
+    Ok((start, pad.after(DOWN, period), Some(DOWN)))
+}
+
 /// Runs per-frame inputs through the rules from `start` and returns where the piece locked,
 /// with the Control state at lock (holdDownPoints for the score), or None if it did not lock.
 pub fn execute(

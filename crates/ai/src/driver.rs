@@ -328,6 +328,66 @@ impl Driver {
     }
 }
 
+/// What the planner needs of the piece in play.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InPlay {
+    pub board: Board,
+    pub control: Control,
+    pub level: u8,
+    /// The preview piece's orientation ID.
+    pub next: Option<u8>,
+}
+
+/// The piece in play read from RAM, or None between pieces and out of play. At a frame start
+/// where a piece has just come into play, this is the spawn the driver plans from.
+pub fn piece_in_play(console: &Console) -> Option<InPlay> {
+    let playing = console.peek(GAME_MODE) == MODE_PLAY && console.peek(PLAY_STATE) == STATE_PLAYING;
+    playing.then(|| InPlay {
+        board: read_board(console),
+        control: read_control(console),
+        level: console.peek(LEVEL),
+        next: Some(console.peek(NEXT_PIECE)).filter(|&n| n < 19),
+    })
+}
+
+impl InPlay {
+    /// Whether the piece fits where it is (a spawn where it does not tops out).
+    pub fn fits(&self) -> bool {
+        let p = self.control.piece;
+        self.board.fits(p.id, p.x, p.y)
+    }
+}
+
+/// Plays the piece in play with per-frame held buttons (the rules' bit order, as
+/// `ControllerSearch::plan` gives them, nothing held after them) until it locks, then holds
+/// nothing until the next piece is in play where it fits, or the game is over. Returns where
+/// the piece locked.
+pub fn play_piece(console: &mut Console, inputs: &[u8]) -> Piece {
+    let locked = lock_piece(console, inputs);
+    while piece_in_play(console).is_some_and(|p| !p.fits()) {
+        lock_piece(console, &[]);
+    }
+    locked
+}
+
+/// `play_piece` for one piece: until it locks and the next is in play or the game is over.
+fn lock_piece(console: &mut Console, inputs: &[u8]) -> Piece {
+    let mut inputs = inputs.iter();
+    while console.peek(PLAY_STATE) == STATE_PLAYING {
+        let held = inputs.next().copied().unwrap_or(0);
+        console.set_buttons(0, Buttons(held.reverse_bits()));
+        console.run_frame();
+    }
+    let locked = read_control(console).piece;
+    console.set_buttons(0, Buttons::default());
+    while console.peek(GAME_MODE) == MODE_PLAY
+        && !matches!(console.peek(PLAY_STATE), STATE_PLAYING | STATE_CURTAIN)
+    {
+        console.run_frame();
+    }
+    locked
+}
+
 fn read_control(console: &Console) -> Control {
     Control {
         piece: Piece {

@@ -7,7 +7,7 @@
 //! that piece's best placement. Seeing that an I may come keeps the well open and the stack
 //! clean for it; two deep, a pair that buries the well looks as good as one that waits.
 
-use crate::controller::{ControllerSearch, Lock, Pad};
+use crate::controller::{search_start, ControllerSearch, Lock, Pad};
 use crate::eval::{Placed, Profile};
 use crate::placement::PlacementSearch;
 use crate::rules::{buttons::DOWN, Board, Control, Gravity, Picker, Piece, SPAWN_ID, TYPE_OF};
@@ -183,18 +183,17 @@ impl Planner {
                 if !board.fits(p.id, p.x, p.y) {
                     return None;
                 }
-                let (mut start, mut pad) = (current, pad);
-                if (start.autorepeat_y as i8) < 0 {
-                    // The first piece hangs until Down is pressed: press it on the first frame.
-                    prefix.push(DOWN);
-                    pad = pad.after(DOWN, c.period);
-                    if start.step(board, gravity, DOWN, DOWN) {
+                let (start, pad, first) = match search_start(board, gravity, current, pad, c.period)
+                {
+                    Ok(start) => start,
+                    Err(target) => {
                         return Some(Decision {
-                            target: start.piece,
-                            inputs: prefix,
-                        });
+                            target,
+                            inputs: vec![DOWN],
+                        })
                     }
-                }
+                };
+                prefix.extend(first);
                 c.search(board, gravity, start, pad, &mut self.clocks1);
                 self.locks1.clear();
                 self.locks1.extend(self.clocks1.iter().map(|l| l.piece));

@@ -2,16 +2,17 @@
 //! stepped on threads with the GIL released. The Gymnasium environments are Python, in
 //! `python/nestor`.
 
-use ai::controller::Pad;
+use ai::controller::{search_start, ControllerSearch, Lock, Pad};
+use ai::driver::{self, InPlay};
 use ai::eval::Profile;
 use ai::placement::PlacementSearch;
 use ai::planner::{Planner, SearchKind};
-use ai::rules::{Board, Control};
+use ai::rules::{buttons::DOWN, Board, Control, Piece};
 use nes::ppu::palette::Palette;
 use nes::ppu::{HEIGHT, WIDTH};
 use nes::{Buttons, Cartridge};
 use numpy::{PyArray1, PyArrayMethods};
-use pyo3::exceptions::{PyIndexError, PyOSError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyIndexError, PyOSError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes};
 use std::path::PathBuf;
@@ -111,19 +112,26 @@ impl Console {
         })
     }
 
-    /// Holds `buttons` on controller 1 (and `buttons2` on controller 2) and runs one frame.
-    #[pyo3(signature = (buttons=0, buttons2=0))]
-    fn step(&mut self, buttons: i64, buttons2: i64) -> PyResult<()> {
+    /// Holds `buttons` on controller 1 (and `buttons2` on controller 2) for `frames` frames,
+    /// the GIL released.
+    #[pyo3(signature = (buttons=0, buttons2=0, frames=1))]
+    fn step(&mut self, py: Python<'_>, buttons: i64, buttons2: i64, frames: u32) -> PyResult<()> {
         let (one, two) = (self::buttons(buttons)?, self::buttons(buttons2)?);
         self.inner.set_buttons(0, one);
         self.inner.set_buttons(1, two);
-        self.inner.run_frame();
+        self.run_frame(py, frames);
         Ok(())
     }
 
-    /// Runs one frame with the buttons held before.
-    fn run_frame(&mut self) {
-        self.inner.run_frame();
+    /// Runs `frames` frames with the buttons held before, the GIL released.
+    #[pyo3(signature = (frames=1))]
+    fn run_frame(&mut self, py: Python<'_>, frames: u32) {
+        let console = &mut self.inner;
+        py.detach(|| {
+            for _ in 0..frames {
+                console.run_frame();
+            }
+        });
     }
 
     /// Sets the buttons held on controller `port` (0 or 1).
@@ -243,7 +251,7 @@ impl Ram {
     }
 
     fn __getitem__(&self, py: Python<'_>, index: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let console = self.console.borrow(py);
+        let console = self.console.try_borrow(py)?;
         let ram = &console.inner.bus.ram;
         if index.is_instance_of::<pyo3::types::PySlice>() {
             let (start, step, count) = ram_range(index)?;
@@ -273,15 +281,18 @@ impl Ram {
         } else {
             vec![byte(value.extract()?)?]
         };
-        let mut console = self.console.borrow_mut(py);
+        let mut console = self.console.try_borrow_mut(py)?;
         for (i, v) in positions(start, step, count).zip(values) {
             console.inner.bus.ram[i] = v;
         }
         Ok(())
     }
 
-    fn __bytes__<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, &self.console.borrow(py).inner.bus.ram)
+    fn __bytes__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        Ok(PyBytes::new(
+            py,
+            &self.console.try_borrow(py)?.inner.bus.ram,
+        ))
     }
 
     /// A copy as a uint8 array (`numpy.asarray(console.ram)`).
@@ -297,7 +308,8 @@ impl Ram {
                 "console.ram cannot be viewed without a copy",
             ));
         }
-        let array = PyArray1::from_slice(py, &self.console.borrow(py).inner.bus.ram).into_any();
+        let array =
+            PyArray1::from_slice(py, &self.console.try_borrow(py)?.inner.bus.ram).into_any();
         match dtype {
             Some(dtype) => array.call_method1("astype", (dtype,)),
             None => Ok(array),
@@ -305,12 +317,12 @@ impl Ram {
     }
 }
 
-/// Consoles stepped together, each on its own controller input, by `threads` threads with the
-/// GIL released. Results come back as batched arrays.
+/// Consoles stepped together, each on its own controller input, by a pool of `threads` threads
+/// kept for the object's life, with the GIL released. Results come back as batched arrays.
 #[pyclass(module = "nestor")]
 struct VecConsole {
     consoles: Vec<nes::Console>,
-    threads: usize,
+    pool: rayon::ThreadPool,
 }
 
 /// What each console hands back after a batch step: its RAM, and its picture when asked for.
@@ -318,12 +330,13 @@ fn step_batch(
     consoles: &mut [nes::Console],
     buttons: &[u8],
     frames: u32,
-    threads: usize,
+    pool: &rayon::ThreadPool,
     ram: &mut [u8],
     pixels: Option<&mut [u8]>,
 ) {
-    let per_thread = consoles.len().div_ceil(threads.max(1)).max(1);
-    std::thread::scope(|scope| {
+    // One group of consoles a thread: a job each, so no thread waits on another's.
+    let per_thread = consoles.len().div_ceil(pool.current_num_threads());
+    pool.scope(|scope| {
         let mut pixel_chunks = pixels.map(|p| p.chunks_mut(per_thread * RGB_BYTES));
         for ((group, pads), ram) in consoles
             .chunks_mut(per_thread)
@@ -331,7 +344,7 @@ fn step_batch(
             .zip(ram.chunks_mut(per_thread * RAM_SIZE))
         {
             let mut pixels = pixel_chunks.as_mut().and_then(|c| c.next());
-            scope.spawn(move || {
+            scope.spawn(move |_| {
                 for (i, (console, &pad)) in group.iter_mut().zip(pads).enumerate() {
                     console.set_buttons(0, Buttons(pad));
                     for _ in 0..frames {
@@ -376,9 +389,14 @@ impl VecConsole {
         if threads == 0 {
             return Err(PyValueError::new_err("threads must be at least 1"));
         }
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("nestor-vec-{i}"))
+            .build()
+            .map_err(|e| PyRuntimeError::new_err(format!("cannot start {threads} threads: {e}")))?;
         Ok(VecConsole {
             consoles: (0..n).map(|_| nes::Console::new(cart.clone())).collect(),
-            threads,
+            pool,
         })
     }
 
@@ -388,7 +406,7 @@ impl VecConsole {
 
     #[getter]
     fn threads(&self) -> usize {
-        self.threads
+        self.pool.current_num_threads()
     }
 
     /// Holds `buttons[i]` on console i's controller 1 for `frames` frames, on all consoles at
@@ -415,13 +433,13 @@ impl VecConsole {
             .collect::<PyResult<_>>()?;
         let mut ram = vec![0; n * RAM_SIZE];
         let mut picture = pixels.then(|| vec![0; n * RGB_BYTES]);
-        let (consoles, threads) = (&mut self.consoles, self.threads);
+        let (consoles, pool) = (&mut self.consoles, &self.pool);
         py.detach(|| {
             step_batch(
                 consoles,
                 &pads,
                 frames,
-                threads,
+                pool,
                 &mut ram,
                 picture.as_deref_mut(),
             )
@@ -480,6 +498,12 @@ fn ai_board(board: &[Vec<i64>], ids: &[u8]) -> PyResult<Board> {
     Ok(cells)
 }
 
+fn profile(name: &str) -> PyResult<Profile> {
+    Profile::by_name(name).ok_or_else(|| {
+        PyValueError::new_err(format!("profile {name:?} is not \"strong\" or \"classic\""))
+    })
+}
+
 /// Every lock position (x, y, orientation ID) that `piece` (an orientation ID, 0-18) can
 /// reach from its spawn point on `board` (20 rows of 10 cells, nonzero = filled), gravity
 /// ignored; empty when it cannot spawn.
@@ -505,15 +529,140 @@ fn best_placement(
     profile: &str,
 ) -> PyResult<Option<(i8, i8, u8)>> {
     let cells = ai_board(&board, &[piece, next.unwrap_or(piece)])?;
-    let profile = Profile::by_name(profile).ok_or_else(|| {
-        PyValueError::new_err(format!(
-            "profile {profile:?} is not \"strong\" or \"classic\""
-        ))
-    })?;
-    let mut planner = Planner::new(profile, SearchKind::Placement).expect("no tap rate to check");
+    let mut planner =
+        Planner::new(self::profile(profile)?, SearchKind::Placement).expect("no tap rate to check");
     let decision =
         py.detach(|| planner.decide(&cells, level, Control::spawned(piece, 0), Pad::idle(), next));
     Ok(decision.map(|d| (d.target.x, d.target.y, d.target.id)))
+}
+
+/// Where the piece in play can lock, reached with real controller inputs under gravity (the
+/// native AI's frame-exact controller search at `tap_hz` presses a second), and the play of one
+/// of them in a console, frame by frame.
+#[pyclass(module = "nestor")]
+struct PiecePlayer {
+    search: ControllerSearch,
+    planner: Planner,
+    /// The piece in play at the last search (None: none was), the input of its first frame
+    /// when it hangs until Down, its lock positions and their plans in the listed order.
+    searched: Option<InPlay>,
+    prefix: Vec<u8>,
+    pieces: Vec<Piece>,
+    locks: Vec<Lock>,
+}
+
+impl PiecePlayer {
+    /// The console's piece in play, if it is the one searched last.
+    fn searched_in(&self, console: &nes::Console) -> PyResult<Option<InPlay>> {
+        let now = driver::piece_in_play(console);
+        if now != self.searched {
+            return Err(PyValueError::new_err(
+                "the console is not where it was searched: call search first",
+            ));
+        }
+        Ok(now)
+    }
+}
+
+#[pymethods]
+impl PiecePlayer {
+    #[new]
+    #[pyo3(signature = (tap_hz=30, profile="strong"))]
+    fn new(tap_hz: u32, profile: &str) -> PyResult<Self> {
+        let unsupported =
+            || PyValueError::new_err(format!("tap rate {tap_hz} Hz is not 30, 20, 15, 12 or 10"));
+        Ok(PiecePlayer {
+            search: ControllerSearch::new(tap_hz).ok_or_else(unsupported)?,
+            planner: Planner::new(self::profile(profile)?, SearchKind::Controller { tap_hz })
+                .ok_or_else(unsupported)?,
+            searched: None,
+            prefix: Vec::new(),
+            pieces: Vec::new(),
+            locks: Vec::new(),
+        })
+    }
+
+    /// The lock positions (x, y, orientation ID) of the piece in play in `console`, sorted;
+    /// empty when no piece is in play (between pieces, out of a game).
+    fn search(&mut self, py: Python<'_>, console: PyRef<'_, Console>) -> Vec<(i8, i8, u8)> {
+        self.searched = driver::piece_in_play(&console.inner);
+        self.prefix.clear();
+        self.pieces.clear();
+        self.locks.clear();
+        let Some(InPlay {
+            board,
+            control,
+            level,
+            ..
+        }) = self.searched.filter(InPlay::fits)
+        else {
+            return Vec::new();
+        };
+        let gravity = self.planner.gravity(level);
+        let period = self.search.period;
+        match search_start(&board, gravity, control, Pad::idle(), period) {
+            Err(locked) => {
+                self.prefix.push(DOWN);
+                self.pieces.push(locked);
+            }
+            Ok((start, pad, first)) => {
+                self.prefix.extend(first);
+                let (search, locks) = (&mut self.search, &mut self.locks);
+                py.detach(|| search.search(&board, gravity, start, pad, locks));
+                locks.sort_by_key(|l| (l.piece.id, l.piece.x, l.piece.y));
+                self.pieces.extend(locks.iter().map(|l| l.piece));
+            }
+        }
+        self.pieces.iter().map(|p| (p.x, p.y, p.id)).collect()
+    }
+
+    /// The index of the native AI's choice in the last search's list (its planner, with the
+    /// preview piece), or None when no piece is in play.
+    fn best(&mut self, py: Python<'_>, console: PyRef<'_, Console>) -> PyResult<Option<usize>> {
+        let Some(InPlay {
+            board,
+            control,
+            level,
+            next,
+        }) = self.searched_in(&console.inner)?
+        else {
+            return Ok(None);
+        };
+        let planner = &mut self.planner;
+        let decision = py.detach(|| planner.decide(&board, level, control, Pad::idle(), next));
+        Ok(decision.and_then(|d| self.pieces.iter().position(|&p| p == d.target)))
+    }
+
+    /// Plays lock position `index` of the last search (None: the piece falls with nothing
+    /// pressed) frame by frame until the piece locks, then runs until the next piece is in play
+    /// or the game is over, the GIL released. Returns where the piece locked.
+    fn play(
+        &mut self,
+        py: Python<'_>,
+        mut console: PyRefMut<'_, Console>,
+        index: Option<usize>,
+    ) -> PyResult<(i8, i8, u8)> {
+        if self.searched_in(&console.inner)?.is_none() {
+            return Err(PyValueError::new_err("no piece is in play"));
+        }
+        let inputs = match index {
+            None => Vec::new(),
+            Some(i) if i < self.pieces.len() => {
+                let plan = self.locks.get(i).map(|lock| self.search.plan(lock));
+                [self.prefix.clone(), plan.unwrap_or_default()].concat()
+            }
+            Some(i) => {
+                return Err(PyIndexError::new_err(format!(
+                    "placement {i} is not one of the {} found",
+                    self.pieces.len()
+                )))
+            }
+        };
+        self.searched = None;
+        let console = &mut console.inner;
+        let locked = py.detach(|| driver::play_piece(console, &inputs));
+        Ok((locked.x, locked.y, locked.id))
+    }
 }
 
 /// The iNES image of Quadfall, the built-in game (to save or hand to other emulators).
@@ -530,5 +679,6 @@ fn _nestor(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Console>()?;
     m.add_class::<Ram>()?;
     m.add_class::<VecConsole>()?;
+    m.add_class::<PiecePlayer>()?;
     Ok(())
 }

@@ -1,9 +1,14 @@
+import pathlib
+import sys
+import threading
+import time
+
 import numpy as np
 import pytest
 
 import nestor
 
-QUADFALL_ROM = __import__("pathlib").Path(__file__).resolve().parents[3] / "roms" / "quadfall.nes"
+QUADFALL_ROM = pathlib.Path(__file__).resolve().parents[3] / "roms" / "quadfall.nes"
 GAME_MODE, MODE_TITLE = 0xC0, 1
 
 
@@ -133,21 +138,112 @@ def test_reset_restarts_the_game_at_its_legal_screen():
 
 
 def test_vec_console_matches_single_consoles_on_any_thread_count():
-    inputs = [[(i * 37 + k) % 256 if k % 3 else 0 for k in range(4)] for i in range(150)]
-    singles = [nestor.Console() for _ in range(4)]
+    # Each batch step holds a mask for 2 frames, on the same thread pool every time.
+    inputs = [[(i * 37 + k) % 256 if k % 3 else 0 for k in range(5)] for i in range(80)]
+    singles = [nestor.Console() for _ in range(5)]
     for pads in inputs:
         for c, pad in zip(singles, pads):
             c.step(pad)
+            c.step(pad)
     for threads in (1, 2, 3):
-        v = nestor.VecConsole(4, threads=threads)
+        v = nestor.VecConsole(5, threads=threads)
+        assert v.threads == threads
         for pads in inputs[:-1]:
-            ram, pictures = v.step(pads)
+            ram, pictures = v.step(pads, frames=2)
             assert pictures is None
-        ram, pictures = v.step(inputs[-1], pixels=True)
-        assert ram.shape == (4, 2048) and pictures.shape == (4, 240, 256, 3)
+        ram, pictures = v.step(inputs[-1], frames=2, pixels=True)
+        assert ram.shape == (5, 2048) and pictures.shape == (5, 240, 256, 3)
         for i, c in enumerate(singles):
+            assert v.save_state(i) == c.save_state(), "the whole machine, not only RAM"
             assert bytes(ram[i]) == bytes(c.ram)
             assert np.array_equal(pictures[i], c.frame())
+
+
+def pool_threads():
+    """Thread IDs of this process's VecConsole pool threads (Linux: named in /proc)."""
+    tasks = pathlib.Path("/proc/self/task")
+    return {t.name for t in tasks.iterdir() if (t / "comm").read_text().startswith("nestor-vec")}
+
+
+@pytest.mark.skipif(not pathlib.Path("/proc/self/task").is_dir(), reason="needs Linux's /proc")
+def test_vec_console_keeps_its_threads_across_steps():
+    earlier = pool_threads()  # other tests' pools, maybe still exiting
+    v = nestor.VecConsole(4, threads=3)
+    v.step([0] * 4)
+    threads = pool_threads() - earlier
+    for _ in range(20):
+        v.step([0] * 4)
+    assert len(threads) == 3 and pool_threads() - earlier == threads
+
+
+def test_frames_argument_runs_that_many_frames():
+    one, many = nestor.Console(), nestor.Console()
+    for _ in range(30):
+        one.step(nestor.START)
+    many.step(nestor.START, frames=30)
+    assert many.frame_count == 30 and many.save_state() == one.save_state()
+    many.run_frame(frames=5)
+    assert many.frame_count == 35
+
+
+def probes_during(call, probe):
+    """What `probe()` returned each time another Python thread ran it while `call()` ran in
+    this one. The switch interval is made so long that this thread keeps the GIL unless
+    `call` releases it, and the other thread sleeps between probes, which releases it."""
+    in_call, done, results = [False], [False], []
+
+    def run_probes():
+        while not done[0]:
+            if in_call[0]:
+                results.append(probe())
+            time.sleep(0.001)
+
+    prober = threading.Thread(target=run_probes)
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1000)
+    try:
+        prober.start()
+        in_call[0] = True
+        call()
+        in_call[0] = False
+        done[0] = True
+        prober.join()
+    finally:
+        sys.setswitchinterval(interval)
+    return results
+
+
+@pytest.mark.parametrize("what", ["step", "run_frame", "VecConsole.step"])
+def test_long_runs_release_the_gil(what):
+    c, v = nestor.Console(), nestor.VecConsole(2, threads=2)
+    call = {
+        "step": lambda: c.step(0, frames=3000),
+        "run_frame": lambda: c.run_frame(frames=3000),
+        "VecConsole.step": lambda: v.step([0, 0], frames=3000),
+    }[what]
+    assert len(probes_during(call, lambda: None)) > 0, "another thread ran meanwhile"
+    assert probes_during(lambda: sum(range(3_000_000)), lambda: None) == [], "a call holding the GIL stops it"
+
+
+def raised(use):
+    """The type of what `use()` raises, None if nothing."""
+    try:
+        use()
+    except Exception as e:
+        return type(e)
+
+
+def test_a_console_stepping_in_another_thread_raises_runtime_error():
+    c = nestor.Console()
+
+    def write():
+        c.ram[0] = 1
+
+    uses = [lambda: c.ram[0], lambda: bytes(c.ram), lambda: np.asarray(c.ram), write, lambda: c.step(0)]
+    results = probes_during(lambda: c.step(0, frames=3000), lambda: [raised(u) for u in uses])
+    assert results and all(r == [RuntimeError] * len(uses) for r in results)
+    assert c.frame_count == 3000, "only the call ran frames"
+    assert raised(lambda: c.ram[0]) is None
 
 
 def test_vec_console_bad_input_raises():

@@ -5,7 +5,7 @@ from gymnasium.utils.env_checker import check_env
 
 import nestor
 import nestor.ai
-from nestor.envs import NesEnv, NesVecEnv, TetrisEnv, TETRIS_ACTIONS
+from nestor.envs import MAX_PLACEMENTS, NesEnv, NesVecEnv, TetrisEnv, TetrisPlacementsEnv, TETRIS_ACTIONS
 
 
 def test_tetris_is_registered_and_starts_a_game():
@@ -124,6 +124,67 @@ def test_native_ai_clears_lines_in_the_environment():
         assert not terminated
     assert info["lines"] >= 20, f"100 pieces (400 cells) should clear lines: {info}"
     assert total == info["score"] > 0
+
+
+def test_placements_env_passes_check_env_and_locks_pieces_where_chosen():
+    check_env(gym.make("nestor/TetrisPlacements-v0").unwrapped, skip_render_check=True)
+    env = TetrisPlacementsEnv(level=18)
+    assert env.action_space == gym.spaces.Discrete(MAX_PLACEMENTS)
+    obs, info = env.reset(seed=2)
+    rng = np.random.default_rng(2)
+    pieces, terminated = 0, False
+    while not terminated:
+        targets, mask = info["placements"], info["action_mask"]
+        assert len(targets) > 0 and mask.dtype == np.int8 and mask.sum() == len(targets)
+        assert np.array_equal(mask, env.action_masks()) and mask[:len(targets)].all()
+        assert targets == sorted(targets, key=lambda t: (t[2], t[0], t[1]))
+        x, y, piece = obs["piece"]
+        assert all(t in nestor.ai.placements(obs["board"], piece) for t in targets)
+        action = int(rng.integers(len(targets)))
+        obs, reward, terminated, truncated, info = env.step(action)
+        assert info["placed"] == targets[action], "the piece locks where chosen"
+        pieces += 1
+    assert pieces > 10 and info["placements"] == [] and not info["action_mask"].any()
+
+
+def test_placements_env_lets_the_piece_fall_on_an_index_past_the_list():
+    env = TetrisPlacementsEnv(level=18)
+    obs, info = env.reset(seed=0)
+    spawn = int(obs["piece"][2])
+    obs, reward, terminated, truncated, info = env.step(len(info["placements"]))
+    assert info["placed"][0] == 5 and info["placed"][2] == spawn, "straight down, unrotated"
+    with pytest.raises(ValueError):
+        env.step(MAX_PLACEMENTS)
+
+
+def test_native_ai_choices_as_placement_actions_clear_lines():
+    env = gym.make("nestor/TetrisPlacements-v0", level=18)
+    obs, info = env.reset(seed=0)
+    total = 0.0
+    for _ in range(100):
+        action = env.unwrapped.ai_action()
+        assert info["action_mask"][action] == 1
+        target = info["placements"][action]
+        obs, reward, terminated, truncated, info = env.step(action)
+        assert info["placed"] == target and not terminated
+        total += reward
+    assert info["lines"] >= 20, f"100 pieces (400 cells) should clear lines: {info}"
+    assert total == info["score"] > 0
+
+
+def test_piece_player_refuses_a_console_moved_since_its_search():
+    env = TetrisEnv()
+    env.reset(seed=0)
+    player = nestor.ai.PiecePlayer()
+    targets = player.search(env.console)
+    with pytest.raises(IndexError):
+        player.play(env.console, len(targets))
+    env.console.step(0)
+    with pytest.raises(ValueError, match="call search first"):
+        player.play(env.console, 0)
+    with pytest.raises(ValueError):
+        nestor.ai.PiecePlayer(tap_hz=25)
+    assert nestor.ai.PiecePlayer().search(nestor.Console()) == [], "no game, no piece"
 
 
 def test_vector_env_matches_single_envs():

@@ -2,7 +2,8 @@
 
 `Console` is one NES (Quadfall, the project's own NES Tetris-compatible game, when no ROM is
 given); `VecConsole` steps many at once on threads. Gymnasium environments are in
-`nestor.envs` (registered as "nestor/Nes-v0" and "nestor/Tetris-v0" on import of nestor).
+`nestor.envs` (registered as "nestor/Nes-v0", "nestor/Tetris-v0" and
+"nestor/TetrisPlacements-v0" on import of nestor); the native Tetris AI in `nestor.ai`.
 """
 
 from ._nestor import Console, Ram, VecConsole, quadfall_rom

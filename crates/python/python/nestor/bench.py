@@ -1,10 +1,13 @@
-"""Steps per second of nestor's Python API (and of nes-py on the same ROM when installed).
+"""Frames per second of nestor's Python API (and of nes-py on the same ROM when installed).
 
     python -m nestor.bench [--seconds S] [--rounds R] [--rom ROM] [--envs N]
 
-Every figure is one frame per step (a frame per console for the vector ones), random buttons,
-measured for S seconds after a warm-up, in each of R rounds that take turns (so that a busy
-spell of the machine hits all alike); the median round is printed."""
+Every figure runs one frame per step (a frame per console for the vector ones) with random
+buttons, for S seconds after a warm-up, in each of R rounds that take turns (so that a busy
+spell of the machine hits all alike); the median round is printed: frames per second of wall
+time, frames per second of the process's CPU time (all its threads: what the machine's other
+jobs do not change) and the cores used (CPU time over wall time). Then the ratios: 2 threads
+over 1 for VecConsole, nestor over nes-py."""
 
 import argparse
 import time
@@ -15,15 +18,16 @@ import nestor
 
 
 def rate(step, seconds):
-    """Calls of `step` per second over `seconds` (after 30 calls of warm-up)."""
+    """Calls of `step` per second of wall time and of CPU time over `seconds` (after 30 calls
+    of warm-up)."""
     for _ in range(30):
         step()
-    n, start = 0, time.perf_counter()
+    n, start, cpu = 0, time.perf_counter(), time.process_time()
     while time.perf_counter() - start < seconds:
         for _ in range(10):
             step()
         n += 10
-    return n / (time.perf_counter() - start)
+    return np.array([n / (time.perf_counter() - start), n / (time.process_time() - cpu)])
 
 
 def main():
@@ -63,7 +67,7 @@ def main():
         for threads in (1, 2):
             vec = nestor.VecConsole(args.envs, args.rom, threads=threads)
             batch = range(args.envs)
-            what = f"VecConsole x{args.envs}, {threads} thread(s), {'pixels' if pixels else 'RAM'} (frames/s)"
+            what = f"VecConsole x{args.envs}, {threads} thread(s), {'pixels' if pixels else 'RAM'}"
             figures[what] = (lambda vec=vec, pixels=pixels: vec.step([mask() for _ in batch], pixels=pixels), args.envs)
     try:
         from nes_py import NESEnv
@@ -82,8 +86,16 @@ def main():
     for _ in range(args.rounds):
         for what, (step, frames) in figures.items():
             rounds[what].append(frames * rate(step, args.seconds))
-    for what, rates in rounds.items():
-        print(f"{float(np.median(rates)):10.0f}  {what}")
+    median = {what: np.median(rates, axis=0) for what, rates in rounds.items()}
+    print(f"{'frames/s':>10} {'per CPU s':>10} {'cores':>6}  what")
+    for what, (wall, cpu) in median.items():
+        print(f"{wall:10.0f} {cpu:10.0f} {wall / cpu:6.2f}  {what}")
+    for kind in ("RAM", "pixels"):
+        one, two = (median[f"VecConsole x{args.envs}, {t} thread(s), {kind}"][0] for t in (1, 2))
+        print(f"VecConsole {kind}: 2 threads / 1 thread = {two / one:.2f} (wall)")
+    if "nes-py NESEnv pixels, frame skip 1" in median:
+        ours, theirs = median["NesEnv pixels, frame skip 1"], median["nes-py NESEnv pixels, frame skip 1"]
+        print(f"NesEnv / nes-py NESEnv = {ours[0] / theirs[0]:.1f} (wall), {ours[1] / theirs[1]:.1f} (CPU)")
 
 
 if __name__ == "__main__":

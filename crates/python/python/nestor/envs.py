@@ -1,12 +1,14 @@
 """Gymnasium environments on nestor: `NesEnv` for any ROM, `TetrisEnv` for Quadfall (or a
-NES Tetris ROM of the user's: same RAM map). Importing this module registers
-"nestor/Nes-v0" and "nestor/Tetris-v0"."""
+NES Tetris ROM of the user's: same RAM map), `TetrisPlacementsEnv` where an action places a
+whole piece. Importing this module registers "nestor/Nes-v0", "nestor/Tetris-v0" and
+"nestor/TetrisPlacements-v0"."""
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
 from . import A, B, DOWN, LEFT, RIGHT, START, UP, SELECT, Console, VecConsole
+from .ai import PiecePlayer
 
 # Single buttons and the pairs a platformer needs.
 SIMPLE_ACTIONS = [0, A, B, SELECT, START, UP, DOWN, LEFT, RIGHT, RIGHT | A, RIGHT | B, LEFT | A, LEFT | B]
@@ -77,10 +79,12 @@ class NesEnv(gym.Env):
     def step(self, action):
         if not self.action_space.contains(action):
             raise ValueError(f"action {action!r} is not in {self.action_space}")
-        mask = self.actions[int(action)]
-        for _ in range(self.frame_skip):
-            self.console.step(mask)
+        self._act(int(action))
         return self._observation(), float(self._reward()), bool(self._terminated()), False, self._info()
+
+    def _act(self, action):
+        """Runs the machine for one action."""
+        self.console.step(self.actions[action], frames=self.frame_skip)
 
     def render(self):
         if self.render_mode == "rgb_array":
@@ -211,6 +215,53 @@ class TetrisEnv(NesEnv):
         return {"frame": self.console.frame_count, "lines": self.lines(), "score": self.score()}
 
 
+# A piece's lock positions never outnumber its 4 orientations x 10 columns x 20 rows.
+MAX_PLACEMENTS = 4 * 10 * 20
+
+
+class TetrisPlacementsEnv(TetrisEnv):
+    """TetrisEnv where a step plays a whole piece. `info["placements"]` lists where the piece in
+    play can lock, (x, y, orientation ID) sorted, as the native AI's frame-exact controller
+    search finds them under gravity with at most `tap_hz` presses a second (30, 20, 15, 12 or
+    10); the action is an index into that list, and the step presses the planned buttons frame
+    by frame until the piece locks there, then runs until the next piece is in play. The action
+    space is Discrete(MAX_PLACEMENTS), `info["action_mask"]` (int8) marks the list's indices;
+    an index past the list lets the piece fall with nothing pressed. Observations as TetrisEnv's;
+    the reward is the score (or lines) the piece gained; `info["placed"]` is where it locked."""
+
+    def __init__(self, rom=None, level=0, tap_hz=30, obs_type="ram", reward="score", render_mode=None):
+        self.player = PiecePlayer(tap_hz)
+        super().__init__(rom, level, 1, TETRIS_ACTIONS, obs_type, reward, render_mode)
+        self.action_space = spaces.Discrete(MAX_PLACEMENTS)
+        self._targets, self._placed = [], None
+
+    def _start(self):
+        super()._start()
+        self._targets, self._placed = self.player.search(self.console), None
+
+    def _act(self, action):
+        if self._targets:
+            index = action if action < len(self._targets) else None
+            self._placed = self.player.play(self.console, index)
+            self._targets = self.player.search(self.console)
+
+    def action_masks(self):
+        """The valid actions (as sb3-contrib's MaskablePPO asks for them)."""
+        mask = np.zeros(MAX_PLACEMENTS, np.int8)
+        mask[:len(self._targets)] = 1
+        return mask
+
+    def ai_action(self):
+        """The native AI's choice for the piece in play (its planner, with the preview piece),
+        or None when no piece is in play."""
+        return self.player.best(self.console)
+
+    def _info(self):
+        info = super()._info()
+        info.update(placements=list(self._targets), action_mask=self.action_masks(), placed=self._placed)
+        return info
+
+
 class NesVecEnv(gym.vector.VectorEnv):
     """`num_envs` NesEnvs (same ROM, frame skip, actions and observation type) stepped
     together by `nestor.VecConsole` on `threads` threads with the GIL released; observations,
@@ -252,3 +303,4 @@ class NesVecEnv(gym.vector.VectorEnv):
 
 gym.register("nestor/Nes-v0", entry_point=NesEnv)
 gym.register("nestor/Tetris-v0", entry_point=TetrisEnv)
+gym.register("nestor/TetrisPlacements-v0", entry_point=TetrisPlacementsEnv)

@@ -11,6 +11,7 @@ mod api;
 mod bitops;
 mod colour;
 mod fm2;
+mod font;
 mod format;
 mod luasav;
 mod overlay;

@@ -3,85 +3,15 @@
 //! nothing drawn since the previous one shows nothing.
 
 use crate::colour::{alpha, Rgba};
+use crate::font;
 
 pub const WIDTH: usize = 256;
 pub const HEIGHT: usize = 240;
 
-/// Our own 3x5 font (rows top to bottom, bit 2 = left column) for ASCII 32-96 and 123-126;
-/// lower case is drawn with the capitals. Cells are 4 px wide and 8 px tall like FCEUX's small font's line pitch.
-const GLYPHS: [[u8; 5]; 69] = [
-    [0, 0, 0, 0, 0],
-    [2, 2, 2, 0, 2],
-    [5, 5, 0, 0, 0],
-    [5, 7, 5, 7, 5],
-    [3, 6, 2, 3, 6],
-    [5, 1, 2, 4, 5],
-    [2, 5, 2, 5, 3],
-    [2, 2, 0, 0, 0],
-    [1, 2, 2, 2, 1],
-    [4, 2, 2, 2, 4],
-    [0, 5, 2, 5, 0],
-    [0, 2, 7, 2, 0],
-    [0, 0, 0, 2, 4],
-    [0, 0, 7, 0, 0],
-    [0, 0, 0, 0, 2],
-    [1, 1, 2, 4, 4],
-    [7, 5, 5, 5, 7],
-    [2, 6, 2, 2, 7],
-    [7, 1, 7, 4, 7],
-    [7, 1, 3, 1, 7],
-    [5, 5, 7, 1, 1],
-    [7, 4, 7, 1, 7],
-    [7, 4, 7, 5, 7],
-    [7, 1, 1, 2, 2],
-    [7, 5, 7, 5, 7],
-    [7, 5, 7, 1, 7],
-    [0, 2, 0, 2, 0],
-    [0, 2, 0, 2, 4],
-    [1, 2, 4, 2, 1],
-    [0, 7, 0, 7, 0],
-    [4, 2, 1, 2, 4],
-    [7, 1, 3, 0, 2],
-    [7, 5, 7, 4, 7],
-    [2, 5, 7, 5, 5],
-    [6, 5, 6, 5, 6],
-    [3, 4, 4, 4, 3],
-    [6, 5, 5, 5, 6],
-    [7, 4, 6, 4, 7],
-    [7, 4, 6, 4, 4],
-    [3, 4, 5, 5, 3],
-    [5, 5, 7, 5, 5],
-    [7, 2, 2, 2, 7],
-    [1, 1, 1, 5, 2],
-    [5, 5, 6, 5, 5],
-    [4, 4, 4, 4, 7],
-    [5, 7, 7, 5, 5],
-    [6, 5, 5, 5, 5],
-    [2, 5, 5, 5, 2],
-    [6, 5, 6, 4, 4],
-    [2, 5, 5, 6, 3],
-    [6, 5, 6, 5, 5],
-    [3, 4, 2, 1, 6],
-    [7, 2, 2, 2, 2],
-    [5, 5, 5, 5, 7],
-    [5, 5, 5, 5, 2],
-    [5, 5, 7, 7, 5],
-    [5, 5, 2, 5, 5],
-    [5, 5, 2, 2, 2],
-    [7, 1, 2, 4, 7],
-    [3, 2, 2, 2, 3],
-    [4, 4, 2, 1, 1],
-    [6, 2, 2, 2, 6],
-    [2, 5, 0, 0, 0],
-    [0, 0, 0, 0, 7],
-    [4, 2, 0, 0, 0],
-    [3, 2, 6, 2, 3],
-    [2, 2, 2, 2, 2],
-    [6, 2, 3, 2, 6],
-    [0, 3, 6, 0, 0],
-];
-const CELL_WIDTH: i32 = 4;
+/// Lines of text are this far apart (FCEUX's pitch; glyphs are 7 rows with a 1-pixel halo).
 const LINE_HEIGHT: i32 = 8;
+/// A tab moves to the next multiple of this many pixels from the text's start.
+const TAB: i32 = 24;
 
 #[derive(Clone)]
 pub struct Overlay {
@@ -232,8 +162,7 @@ impl Overlay {
                     continue;
                 }
                 b'\t' => {
-                    let tab = 4 * CELL_WIDTH;
-                    let next = x + ((cx - x) / tab + 1) * tab;
+                    let next = x + ((cx - x) / TAB + 1) * TAB;
                     self.fill((cx, cy - 1), (next - cx, LINE_HEIGHT + 1), bg);
                     cx = next;
                     continue;
@@ -248,24 +177,16 @@ impl Overlay {
                 self.fill((cx - 1, cy - 1), (1, LINE_HEIGHT + 1), bg);
                 line_start = false;
             }
-            self.fill((cx, cy - 1), (CELL_WIDTH, LINE_HEIGHT + 1), bg);
-            let glyph = match byte {
-                32..=126 => {
-                    GLYPHS[usize::from(match byte.to_ascii_uppercase() {
-                        upper @ 32..=96 => upper - 32,
-                        symbol => symbol - 26 - 32,
-                    })]
-                }
-                _ => [0; 5],
-            };
-            for (row, bits) in glyph.iter().enumerate() {
-                for col in 0..3 {
-                    if bits & (4 >> col) != 0 {
-                        self.blend(cx + col, cy + 1 + row as i32, fg);
+            let glyph = font::of(byte);
+            self.fill((cx, cy - 1), (glyph.advance(), LINE_HEIGHT + 1), bg);
+            for row in 0..glyph.rows.len() {
+                for col in 0..glyph.width {
+                    if glyph.ink(row, col) {
+                        self.blend(cx + i32::from(col), cy + row as i32, fg);
                     }
                 }
             }
-            cx += CELL_WIDTH;
+            cx += glyph.advance();
         }
         cx
     }
@@ -320,6 +241,34 @@ mod tests {
         o.display();
         o.display();
         assert!(o.pixels.iter().all(|&p| p == 0));
+    }
+
+    /// FCEUX 2.6.5's metrics, measured from its drawing: the advances of ASCII 32-126 (each
+    /// drawn 8 times between two `I`s) add up to 488 pixels, and "Ab" at (4, 212) on a colour
+    /// has its box from (3, 211) to (14, 219), the `A`'s top row at y = 212.
+    #[test]
+    fn text_has_fceuxs_metrics() {
+        const WHITE: Rgba = 0xFFFFFFFF;
+        const BLUE: Rgba = 0x0000FFFF;
+        let mut o = Overlay::default();
+        let printable: Vec<u8> = (32..=126).collect();
+        let widths = printable
+            .chunks(32)
+            .map(|chunk| o.text(0, 20, chunk, WHITE, 0));
+        assert_eq!(widths.sum::<i32>(), 488);
+        assert_eq!(o.text(0, 40, b"iiii mmmm 1111 WWWW", WHITE, 0), 98);
+        assert_eq!(o.text(0, 60, b"Score 1234567 Lines 089", WHITE, 0), 127);
+
+        let mut o = Overlay::default();
+        o.text(4, 212, b"Ab", WHITE, BLUE);
+        let painted = |x, y| o.get(x, y) != 0;
+        let boxed = (3..=14).all(|x| (211..=219).all(|y| painted(x, y)));
+        assert!(boxed, "the box covers x 3-14, y 211-219");
+        assert!((2..=15).all(|x| !painted(x, 210) && !painted(x, 220)));
+        assert!((211..=219).all(|y| !painted(2, y) && !painted(15, y)));
+        // The A's apex row is its first; nothing of it is drawn above y = 212.
+        assert!((4..=8).any(|x| o.get(x, 212) == WHITE));
+        assert!((4..=8).all(|x| o.get(x, 211) == BLUE));
     }
 
     #[test]

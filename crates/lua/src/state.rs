@@ -22,6 +22,7 @@ thread_local! {
 
 /// Reads CPU memory as FCEUX's `memory.readbyte` does (its debugger read, `GetMem`); 0 when no
 /// console is lent (Lua running outside an emulation call).
+#[inline]
 pub fn peek_lent(addr: u16) -> u8 {
     match LENT.get() {
         // SAFETY: the pointer comes from the `&mut Console` that `lend` holds for as long as it
@@ -38,8 +39,10 @@ pub fn peek_lent(addr: u16) -> u8 {
 /// simpler PPU around rendering), mirrored to $3FFF; the 2A03's $4000-$4016 as last
 /// written and $4017 as the frame counter's mode bits of its last write (bits 7-6 as bits
 /// 1-0); $FF for $4018-$4FFF. The rest reads like `Console::inspect`, without side effects.
+#[inline]
 fn fceux_peek(console: &mut Console, addr: u16) -> u8 {
     match addr {
+        0x0000..=0x1FFF => console.peek(addr),
         0x2000..=0x3FFF => {
             // Catches the PPU up first, so that the address is the one of this dot.
             let read = console.inspect(addr);

@@ -271,6 +271,7 @@ impl Console {
     /// Reads CPU memory without side effects on the machine, like [`Console::peek`]; a PPU
     /// register is read after the PPU has drawn the pixels it owes (drawing them now or at the
     /// next access makes the same picture), so that no copy of the PPU is needed.
+    #[inline]
     pub fn inspect(&mut self, addr: u16) -> u8 {
         if (0x2000..0x4000).contains(&addr) {
             self.bus.ppu.catch_up(&mut self.bus.cart);

@@ -78,7 +78,12 @@ fn register_hook(lua: &Lua, kind: Kind, args: MultiValue) -> Result<()> {
 /// conversion, app-data lookup, unwinding guard) costs several times the read. A non-number
 /// argument raises Lua's usual "bad argument" error.
 unsafe extern "C-unwind" fn read_byte<const SIGNED: bool>(state: *mut ffi::lua_State) -> c_int {
-    let value = peek_lent(addr(ffi::luaL_checknumber(state, 1)));
+    let mut number = ffi::lua_tonumber(state, 1);
+    if number == 0.0 && ffi::lua_isnumber(state, 1) == 0 {
+        // Not a number: raises the usual error.
+        number = ffi::luaL_checknumber(state, 1);
+    }
+    let value = peek_lent(addr(number));
     let value = if SIGNED {
         f64::from(value as i8)
     } else {

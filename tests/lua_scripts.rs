@@ -365,6 +365,19 @@ fn a_runaway_of_slow_instructions_is_stopped_after_another_limit() {
     stopped_within_a_minute("runaway_slow_calls", 100);
 }
 
+/// A pattern match that would run for hours inside one library call is stopped in it; one
+/// with too many items for Lua 5.1's C stack is an error, not a crash.
+#[test]
+fn a_runaway_pattern_match_is_stopped_inside_the_call() {
+    check_runaway("runaway_pattern");
+}
+
+/// Memory hooks each under the limit but together over it in one frame stop the script.
+#[test]
+fn a_frame_of_many_quick_hooks_is_stopped_after_the_limit() {
+    check_runaway("runaway_hooks");
+}
+
 #[test]
 fn a_runaway_loop_under_pcall_and_xpcall_is_stopped_for_good() {
     check_runaway("runaway_pcall");

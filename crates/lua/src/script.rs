@@ -304,6 +304,11 @@ impl Script {
         }
     }
 
+    /// A frame begins: the watchdog times the script's work in it from zero.
+    pub fn new_frame(&self) {
+        self.watchdog.new_frame();
+    }
+
     /// A memory hook failed, or the watchdog stopped the script: it must be removed.
     pub fn finished(&self) -> bool {
         self.watchdog.fired() || self.broken.get() || state(&self.lua, |s| s.hook_failed)

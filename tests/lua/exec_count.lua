@@ -5,6 +5,10 @@
 print(emu.exec_count(1000, function() local x = 0 for i = 1, 10 do x = x + i end end))
 print(emu.exec_count(1000, function() while true do end end))
 print(emu.exec_count(0, function() end))
+-- A handler for the count's error would run where hooks are off: it is not called.
+print(emu.exec_count(1000, function()
+  xpcall(function() while true do end end, function() while true do end end)
+end))
 print(math.mod(7, 3), math.mod(-7, 3), string.gfind == string.gmatch, loadlib)
 print(pcall(table.setn, {}, 1))
 print(jit, ffi, (pcall(require, "jit")))

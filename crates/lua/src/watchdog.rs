@@ -301,15 +301,16 @@ fn guard_sethook(lua: &Lua) -> mlua::Result<()> {
     debug.set("sethook", guarded)
 }
 
-/// Once the script is stopped, `xpcall`'s handlers are not called: Lua 5.1 runs a handler for
-/// the watchdog's error inside the hook, where hooks are off, so a handler that loops would
-/// never be stopped. For the same reason `newproxy` is not there: its `__gc` finalizers also
-/// run with hooks off.
+/// Once the script is stopped, or `emu.exec_count`'s count has run out, `xpcall`'s handlers
+/// are not called: Lua 5.1 runs a handler for the hook's error inside the hook, where hooks are
+/// off, so a handler that loops would never be stopped (and the error is raised again at the
+/// next instruction anyway). For the same reason `newproxy` is not there: its `__gc` finalizers
+/// also run with hooks off.
 fn guard_handlers(lua: &Lua) -> mlua::Result<()> {
     let stopped = lua.create_function(|lua, ()| {
         Ok(lua
             .app_data_ref::<Rc<Watch>>()
-            .is_some_and(|watch| watch.fired.get().is_some()))
+            .is_some_and(|watch| watch.fired.get().is_some() || watch.budget.get() == Some(0)))
     })?;
     let globals = lua.globals();
     let global = |name: &str| globals.get::<mlua::Value>(name);

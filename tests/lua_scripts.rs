@@ -378,6 +378,13 @@ fn a_frame_of_many_quick_hooks_is_stopped_after_the_limit() {
     check_runaway("runaway_hooks");
 }
 
+/// `string.rep` of an empty string a billion times takes seconds and no memory: a loop of them
+/// is stopped in the call that passes the limit, not 10,000 instructions' worth of calls later.
+#[test]
+fn a_runaway_of_long_empty_repeats_is_stopped_inside_the_call() {
+    stopped_within_a_minute("runaway_empty_rep", 100);
+}
+
 #[test]
 fn a_runaway_loop_under_pcall_and_xpcall_is_stopped_for_good() {
     check_runaway("runaway_pcall");

@@ -1,7 +1,9 @@
 //! `string.find`, `match`, `gmatch` (also `gfind`) and `gsub` as Lua 5.1 has them, on the
-//! matcher of `pattern.rs`, which the watchdog can stop. They are C functions, as in Lua's own
-//! string library: the same argument checks, errors raised as strings, and no Rust value with
-//! a destructor alive where Lua may raise an error (it unwinds with `longjmp`).
+//! matcher of `pattern.rs`, which the watchdog can stop, and `string.rep`, which looks at the
+//! watchdog as it goes (`string.rep("", 2^31 - 1)` copies nothing for seconds: no memory limit
+//! bounds it). They are C functions, as in Lua's own string library: the same argument checks,
+//! errors raised as strings, and no Rust value with a destructor alive where Lua may raise an
+//! error (it unwinds with `longjmp`).
 
 use crate::pattern::{self, Captured, Error, Matcher};
 use crate::watchdog;
@@ -281,7 +283,33 @@ unsafe extern "C-unwind" fn gsub(state: *mut ffi::lua_State) -> c_int {
     2
 }
 
-/// Replaces the string library's matching functions with these.
+/// Bytes (an empty copy counts one) `string.rep` adds between two looks at the watchdog.
+const REP_CHECK_EVERY: usize = 1 << 16;
+
+unsafe extern "C-unwind" fn rep(state: *mut ffi::lua_State) -> c_int {
+    let s = check_bytes(state, 1);
+    // As Lua 5.1 has it, an int.
+    let n = ffi::luaL_checkinteger(state, 2) as c_int;
+    let mut running = watchdog::running(state);
+    let mut buffer = MaybeUninit::<Buffer>::uninit();
+    let b = buffer.as_mut_ptr();
+    luaL_buffinit(state, b);
+    let mut added = 0;
+    for _ in 0..n.max(0) {
+        add(b, s);
+        added += s.len() + 1;
+        if added >= REP_CHECK_EVERY {
+            added = 0;
+            if !running() {
+                watchdog::raise(state);
+            }
+        }
+    }
+    luaL_pushresult(b);
+    1
+}
+
+/// Replaces the string library's matching functions and `rep` with these.
 pub fn install(lua: &Lua) -> mlua::Result<()> {
     let string: mlua::Table = lua.globals().get("string")?;
     // SAFETY: the functions keep to the Lua C API's rules, as above.
@@ -291,7 +319,8 @@ pub fn install(lua: &Lua) -> mlua::Result<()> {
     let gmatch = function(gmatch)?;
     string.set("gmatch", gmatch.clone())?;
     string.set("gfind", gmatch)?;
-    string.set("gsub", function(gsub)?)
+    string.set("gsub", function(gsub)?)?;
+    string.set("rep", function(rep)?)
 }
 
 #[cfg(test)]
@@ -305,7 +334,7 @@ mod tests {
         let lua = Lua::new();
         let string: Table = lua.globals().get("string").unwrap();
         let original = lua.create_table().unwrap();
-        for name in ["find", "match", "gmatch", "gsub"] {
+        for name in ["find", "match", "gmatch", "gsub", "rep"] {
             original
                 .set(name, string.get::<mlua::Function>(name).unwrap())
                 .unwrap();

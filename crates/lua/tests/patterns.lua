@@ -1,4 +1,4 @@
--- Compares two string libraries' find, match, gmatch and gsub (Lua 5.1's and nestor's) on
+-- Compares two string libraries' find, match, gmatch, gsub and rep (Lua 5.1's and nestor's) on
 -- random patterns made of every kind of item, malformed ones included. Returns the number of
 -- calls compared and a description of each difference (at most 20).
 local lib51, ours = ...
@@ -91,6 +91,8 @@ local calls = {
   { "match", ("a"):rep(40), ("()"):rep(32) }, { "gsub", "hello world", "(o)", "[%1]" },
   { "find", "a.b", ".", 1, true }, { "find", "abc", "", 10 }, { "find", "abc", "", 4 },
   { "find", "a\0b", "\0b" }, { "find", "a\0b", "%z" }, { "match", "a\0b", "a\0x" },
+  { "rep", "ab", 3 }, { "rep", "", 1e6 }, { "rep", "x", -1 }, { "rep", "x", 2.9 }, { "rep", 5, 2 },
+  { "rep", "x" }, { "rep", "x", "3" }, { "rep", "x", "y" }, { "rep", {}, 1 }, { "rep", "a\0", 2 },
 }
 for _, call in ipairs(calls) do
   local name = call[1]

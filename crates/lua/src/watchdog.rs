@@ -5,9 +5,10 @@
 //! since the frame began: the main chunk's resumption, callbacks, memory hooks) has lasted
 //! longer than the limit, the script may run [`RUNAWAY_INSTRUCTIONS`] more Lua instructions
 //! before the hook raises the error (which the host reports like any other), so a script that
-//! was waiting in a C function (a pipe to another program) and then returns is left alone; the
-//! `socket` module's waits and the string library's pattern matching count as running instead:
-//! they call [`check_wait`] or a [`running`] check as they go.
+//! was waiting in a C function (a pipe to another program) and then returns is left alone. The
+//! string library's pattern matching and `string.rep` look at the clock as the hook does, with
+//! a [`running`] check; the `socket` module's waits count as running: they call [`check_wait`]
+//! as they wait.
 //!
 //! Once the error is raised the script is finished for good: the hook raises again at the next
 //! instruction whatever catches the error (`pcall`, `xpcall`, a coroutine), `debug.sethook` and
@@ -96,9 +97,9 @@ impl Watch {
         self.budget.get().map_or(STEP, |left| left.clamp(1, STEP))
     }
 
-    /// Counts `ran` instructions against the grace and the budget, and starts the grace once
-    /// the frame's work has outlasted the limit. Returns the error to raise, if any.
-    fn count(&self, ran: u32) -> Option<&str> {
+    /// Counts `ran` instructions against the grace, and starts the grace once the frame's work
+    /// has outlasted the limit. Returns the watchdog's error once due.
+    fn timed(&self, ran: u32) -> Option<&str> {
         if self.fired.get().is_some() {
             return Some(self.fire());
         }
@@ -116,15 +117,24 @@ impl Watch {
             }
             None => {}
         }
+        None
+    }
+
+    /// Counts `ran` instructions against the grace and the budget. Returns the error to
+    /// raise, if any.
+    fn count(&self, ran: u32) -> Option<&str> {
+        if let Some(message) = self.timed(ran) {
+            return Some(message);
+        }
         let left = self.budget.get()?.saturating_sub(ran);
         self.budget.set(Some(left));
         (left == 0).then_some("instruction limit reached")
     }
 
-    /// For work that counts as running however few instructions it takes (a wait on a
-    /// socket, a pattern match): once the frame's work has outlasted the limit, the script is
-    /// stopped. Returns its error then.
-    fn check_running(&self) -> Option<&str> {
+    /// For a wait that counts as running however few instructions it takes (on a socket):
+    /// once the frame's work has outlasted the limit, the script is stopped. Returns its error
+    /// then.
+    fn check_waiting(&self) -> Option<&str> {
         (self.fired.get().is_some() || self.worked() >= self.limit).then(|| self.fire())
     }
 }
@@ -403,7 +413,7 @@ pub fn check_wait(lua: &Lua) -> mlua::Result<()> {
     unsafe {
         lua.exec_raw::<()>((), |state| {
             let watch = watch_of(state);
-            message = watch.check_running().map(str::to_string);
+            message = watch.check_waiting().map(str::to_string);
             if message.is_some() {
                 rearm(state, watch);
             }
@@ -413,8 +423,9 @@ pub fn check_wait(lua: &Lua) -> mlua::Result<()> {
 }
 
 /// For a C function that computes for long (pattern matching) on the coroutine `state`: a
-/// check to call as it goes, false once the script is stopped as [`check_wait`] stops it
-/// ([`raise`] then raises its error). Always true in a state no watchdog watches.
+/// check to call as it goes, false once the script is stopped as the hook stops it (its time
+/// counted as Lua instructions' time, with the same grace after a wait in another C function;
+/// [`raise`] then raises the error). Always true in a state no watchdog watches.
 ///
 /// # Safety
 /// `state` must be a live state whose watchdog, if any, outlives the check.
@@ -424,9 +435,9 @@ pub unsafe fn running<'a>(state: *mut ffi::lua_State) -> impl FnMut() -> bool + 
     ffi::lua_pop(state, 1);
     move || {
         let Some(watch) = watch else { return true };
-        let stopped = watch.check_running().is_some();
-        if stopped {
-            // The error is then raised again at the script's next instruction.
+        let stopped = watch.timed(0).is_some();
+        if stopped || watch.grace.get().is_some() {
+            // The hook looks at every instruction from here on (and raises the error again).
             rearm(state, watch);
         }
         !stopped

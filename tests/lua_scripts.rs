@@ -385,6 +385,22 @@ fn a_runaway_of_long_empty_repeats_is_stopped_inside_the_call() {
     stopped_within_a_minute("runaway_empty_rep", 100);
 }
 
+/// Memory hooks whose slow work runs in coroutines too short for the hook's instruction count
+/// are stopped as soon as the frame has run past the limit, not seconds later.
+#[test]
+fn a_frame_of_hooks_running_short_coroutines_is_stopped_after_the_limit() {
+    let mut s = Session::new();
+    s.scripts
+        .set_time_limit(std::time::Duration::from_millis(200));
+    s.load("runaway_coroutine_hooks");
+    let start = std::time::Instant::now();
+    s.frames(1);
+    let took = start.elapsed();
+    let output = s.output();
+    assert!(output.contains("ran 0.2 s in one frame"), "{output}");
+    assert!(took < std::time::Duration::from_secs(5), "{took:?}");
+}
+
 #[test]
 fn a_runaway_loop_under_pcall_and_xpcall_is_stopped_for_good() {
     check_runaway("runaway_pcall");

@@ -197,6 +197,14 @@ impl Watchdog {
         f()
     }
 
+    /// Looks at the clock before an entry, as the hook does between instructions: entries
+    /// that each run too few instructions for the hook (memory hooks that create coroutines,
+    /// which start their own count) are stopped all the same once the frame has run past the
+    /// limit and its grace. True if the script is stopped now.
+    pub fn overdue(&self) -> bool {
+        self.watch.timed(0).is_some()
+    }
+
     /// The script ran away and was stopped: it must not run again.
     pub fn fired(&self) -> bool {
         self.watch.fired.get().is_some()

@@ -365,6 +365,42 @@ fn a_runaway_of_slow_instructions_is_stopped_after_another_limit() {
     stopped_within_a_minute("runaway_slow_calls", 100);
 }
 
+/// A pattern match that would run for hours inside one library call is stopped in it; one
+/// with too many items for Lua 5.1's C stack is an error, not a crash.
+#[test]
+fn a_runaway_pattern_match_is_stopped_inside_the_call() {
+    check_runaway("runaway_pattern");
+}
+
+/// Memory hooks each under the limit but together over it in one frame stop the script.
+#[test]
+fn a_frame_of_many_quick_hooks_is_stopped_after_the_limit() {
+    check_runaway("runaway_hooks");
+}
+
+/// `string.rep` of an empty string a billion times takes seconds and no memory: a loop of them
+/// is stopped in the call that passes the limit, not 10,000 instructions' worth of calls later.
+#[test]
+fn a_runaway_of_long_empty_repeats_is_stopped_inside_the_call() {
+    stopped_within_a_minute("runaway_empty_rep", 100);
+}
+
+/// Memory hooks whose slow work runs in coroutines too short for the hook's instruction count
+/// are stopped as soon as the frame has run past the limit, not seconds later.
+#[test]
+fn a_frame_of_hooks_running_short_coroutines_is_stopped_after_the_limit() {
+    let mut s = Session::new();
+    s.scripts
+        .set_time_limit(std::time::Duration::from_millis(200));
+    s.load("runaway_coroutine_hooks");
+    let start = std::time::Instant::now();
+    s.frames(1);
+    let took = start.elapsed();
+    let output = s.output();
+    assert!(output.contains("ran 0.2 s in one frame"), "{output}");
+    assert!(took < std::time::Duration::from_secs(5), "{took:?}");
+}
+
 #[test]
 fn a_runaway_loop_under_pcall_and_xpcall_is_stopped_for_good() {
     check_runaway("runaway_pcall");

@@ -28,13 +28,13 @@ const STRINGS: &[&str] = &[
     r#"("(("):rep(50)"#,
     r#"("a"):rep(40)"#,
     r#"("ab"):rep(20) .. "c""#,
-    // Last: patterns never meet it (see `string_call`).
     r#"("x"):rep(1000)"#,
+    r#"("a"):rep(100000)"#,
 ];
 
 /// Patterns the string library must refuse or match: malformed, back-references, balances,
-/// frontiers, and several quantifiers in a row that backtrack over the subject. The subjects
-/// they meet are at most a few hundred bytes (see [`Gen::string_call`]).
+/// frontiers, several quantifiers in a row that backtrack over the subject (for ages on the
+/// long ones), and thousands of items.
 const PATTERNS: &[&str] = &[
     r#""""#,
     r#"".""#,
@@ -56,6 +56,7 @@ const PATTERNS: &[&str] = &[
     r#""(a-)(a*)%2%1b""#,
     r#"("(a)"):rep(32)"#,
     r#"("%b()"):rep(8)"#,
+    r#"("a?"):rep(150000)"#,
 ];
 
 /// Formats for `string.format`: wide, precise, malformed.
@@ -93,17 +94,6 @@ const RECURSIONS: &[&str] = &[
 
 const DEPTHS: &[&str] = &["1", "10", "150", "199", "250", "1000", "100000"];
 
-/// Sizes of the big statements (recursion depth, table length, nesting) outside functions and
-/// inside them, where a hook may run them hundreds of times a frame: slow, not hung, but past
-/// the fuzzer's timeout.
-fn sizes<'s>(depth: u32, outside: &'s [&'s str], inside: usize) -> &'s [&'s str] {
-    if depth == 0 {
-        outside
-    } else {
-        &outside[..inside]
-    }
-}
-
 const GUI: &[&str] = &[
     "text",
     "pixel",
@@ -118,12 +108,11 @@ const GUI: &[&str] = &[
     "gdscreenshot",
 ];
 
-/// Addresses for memory hooks: RAM, PPU and pad registers, the NMI handler (its first
-/// instruction, or its first few) and the reset handler. (The watchdog times each call into a
-/// hook, not a frame's worth of them: a slow hook on every instruction makes a slow frame,
-/// minutes long, which is the script's choice, not a hang; the ranges stay small.)
+/// Addresses for memory hooks: RAM (one byte, a page, all of it), PPU and pad registers, the
+/// NMI handler (its first instruction, or its first few) and the reset handler.
 const HOOKS: &[&str] = &[
     "0x0000",
+    "0x0000, 0x800",
     "0x0010",
     "0x00FF, 0x100",
     "0x2000, 8",
@@ -207,7 +196,7 @@ impl Gen<'_> {
             }
             1 => {
                 let call = self.pick(RECURSIONS);
-                let n = self.pick(sizes(depth, DEPTHS, 5));
+                let n = self.pick(DEPTHS);
                 self.emit(&format!(
                     "do local f; f = function(n) if n <= 0 then return 0 end return {call} end; \
                      print(pcall(f, {n})) end\n"
@@ -256,7 +245,7 @@ impl Gen<'_> {
             }
             7 => self.string_call(),
             8 => {
-                let n = self.pick(sizes(depth, &["10", "1000", "100000", "1e7"], 2));
+                let n = self.pick(&["10", "1000", "100000", "1e7"]);
                 self.emit(&format!("do local h = {{}} for i = 1, {n} do h[i] = "));
                 self.expr(depth);
                 let then = self.pick(&[
@@ -307,13 +296,13 @@ impl Gen<'_> {
                 self.emit("))\n");
             }
             12 => {
-                let n = self.pick(sizes(depth, &["10", "150", "250", "5000"], 2));
+                let n = self.pick(&["10", "150", "250", "5000"]);
                 self.emit(&format!(
                     "do local d = {{}} for i = 1, {n} do d = {{d, i}} end print(d) print(pcall(tostring, d)) end\n"
                 ));
             }
             13 => {
-                // Loops nest: small counts, and their bodies get the small sizes.
+                // Loops nest: small counts.
                 let n = self.pick(&["3", "100"]);
                 self.emit(&format!("for i = 1, {n} do\n"));
                 self.block(depth + 1);
@@ -338,10 +327,9 @@ impl Gen<'_> {
     }
 
     /// A string library call on hostile arguments: huge repeats, pathological patterns on
-    /// short subjects, wide formats. (A pattern that backtracks over a long subject runs in C
-    /// for minutes, where no watchdog reaches: the subjects here stay short.)
+    /// short and long subjects, wide formats.
     fn string_call(&mut self) {
-        let subject = self.pick(&STRINGS[..STRINGS.len() - 1]);
+        let subject = self.pick(STRINGS);
         let call = match self.byte() % 6 {
             0 => {
                 let n = self.pick(&["0", "-1", "1e5", "1e8", "2^31", "2^53", "1/0"]);

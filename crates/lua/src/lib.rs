@@ -15,10 +15,12 @@ mod font;
 mod format;
 mod luasav;
 mod overlay;
+mod pattern;
 mod sandbox;
 mod script;
 mod scriptdir;
 mod state;
+mod strlib;
 mod watch;
 mod watchdog;
 
@@ -209,6 +211,7 @@ impl Scripts {
 
     /// One frame in FCEUX's order; ends at the end of visible scanline 239.
     pub fn run_frame(&mut self, console: &mut Console) {
+        self.new_frame();
         self.for_each(console, |script, console| script.resume(console));
         self.latch_input(console);
         self.shared.borrow_mut().lagged = true;
@@ -220,7 +223,7 @@ impl Scripts {
         self.for_each(console, |script, console| {
             script.callback(console, script::AFTER)
         });
-        self.redraw(console);
+        self.draw(console);
         let mut s = self.shared.borrow_mut();
         if s.lagged {
             s.lagcount += 1;
@@ -236,8 +239,21 @@ impl Scripts {
         self.refresh_watch();
     }
 
-    /// Runs the `gui.register` callbacks and closes the overlays for display.
+    /// Runs the `gui.register` callbacks and closes the overlays for display, as a frame of
+    /// its own (the emulation is paused).
     pub fn redraw(&mut self, console: &mut Console) {
+        self.new_frame();
+        self.draw(console);
+    }
+
+    /// The scripts' work in a frame is timed from here (see `watchdog.rs`).
+    fn new_frame(&self) {
+        for script in &self.scripts {
+            script.new_frame();
+        }
+    }
+
+    fn draw(&mut self, console: &mut Console) {
         for script in &self.scripts {
             script.callback(console, script::GUI);
             state(&script.lua, |s| s.overlay.display());

@@ -157,7 +157,7 @@ impl Script {
 
     /// Every entry into Lua: the console is lent to it, and the watchdog times it. Once the
     /// watchdog has fired, the entry fails with its error whatever the script caught, and no
-    /// entry runs again.
+    /// entry runs again; an entry once the frame has run past the limit fires it.
     fn enter<R>(
         &self,
         console: &mut Console,
@@ -165,6 +165,9 @@ impl Script {
     ) -> mlua::Result<R> {
         if self.watchdog.fired() || self.broken.get() {
             return Err(Error::external(Stopped));
+        }
+        if self.watchdog.overdue() {
+            return Err(self.watchdog.error());
         }
         let entry = AssertUnwindSafe(|| lend(console, || self.watchdog.enter(f)));
         let result = std::panic::catch_unwind(entry).unwrap_or_else(|panic| {
@@ -302,6 +305,11 @@ impl Script {
             }
             state(&self.lua, |s| s.hook_failed = true);
         }
+    }
+
+    /// A frame begins: the watchdog times the script's work in it from zero.
+    pub fn new_frame(&self) {
+        self.watchdog.new_frame();
     }
 
     /// A memory hook failed, or the watchdog stopped the script: it must be removed.

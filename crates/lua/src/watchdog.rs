@@ -1,11 +1,14 @@
 //! Stops a script that keeps the emulator waiting. Every coroutine of the script carries a count
 //! hook that runs every [`STEP`] Lua instructions (PUC Lua keeps one hook per coroutine, and a
 //! new coroutine inherits its creator's, so the one set on the main state reaches them all). The
-//! hook looks at the clock: once the host's entry into Lua has lasted longer than the limit, the
-//! entry may run [`RUNAWAY_INSTRUCTIONS`] more Lua instructions before the hook raises the error
-//! (which the host reports like any other), so a script that was waiting in a C function (a
-//! pipe to another program) and then returns is left alone; the `socket` module's waits count
-//! as running instead: they call [`check_wait`] as they wait.
+//! hook looks at the clock: once the script's work in the frame (the host's entries into Lua
+//! since the frame began: the main chunk's resumption, callbacks, memory hooks) has lasted
+//! longer than the limit, the script may run [`RUNAWAY_INSTRUCTIONS`] more Lua instructions
+//! before the hook raises the error (which the host reports like any other), so a script that
+//! was waiting in a C function (a pipe to another program) and then returns is left alone. The
+//! string library's pattern matching and `string.rep` look at the clock as the hook does, with
+//! a [`running`] check; the `socket` module's waits count as running: they call [`check_wait`]
+//! as they wait.
 //!
 //! Once the error is raised the script is finished for good: the hook raises again at the next
 //! instruction whatever catches the error (`pcall`, `xpcall`, a coroutine), `debug.sethook` and
@@ -33,61 +36,106 @@ struct Watch {
     limit: Duration,
     /// When the host's running entry into Lua began (None: the host is not in Lua).
     entered: Cell<Option<Instant>>,
-    /// Instructions the running entry may still run once it has outlasted the limit, and
-    /// until when (slow C functions between them would make a count alone take minutes).
+    /// How long the frame's earlier entries lasted.
+    spent: Cell<Duration>,
+    /// Instructions the script may still run in this frame once its work has outlasted the
+    /// limit, and until when (slow C functions between them would make a count alone take
+    /// minutes).
     grace: Cell<Option<(u32, Instant)>>,
     /// The error was raised: the script is finished.
-    fired: Cell<bool>,
+    fired: Cell<Option<Stop>>,
     /// Instructions left to the function `emu.exec_count` runs (None: no count running).
     budget: Cell<Option<u32>>,
+    /// The error for one entry that ran past the limit.
+    without_yielding: String,
+    /// The error for a frame of entries that together ran past it.
+    slow_frame: String,
+}
+
+/// Why the script was stopped.
+#[derive(Clone, Copy)]
+enum Stop {
+    /// One entry ran past the limit.
+    Entry,
+    /// The frame's entries together did.
+    Frame,
 }
 
 impl Watch {
-    fn message(&self) -> String {
-        format!(
-            "script ran {:.1} s without yielding (infinite loop?)",
-            self.limit.as_secs_f64()
-        )
+    /// The script's work in this frame so far.
+    fn worked(&self) -> Duration {
+        self.spent.get() + self.entered.get().map_or(Duration::ZERO, |t| t.elapsed())
+    }
+
+    /// Stops the script; returns its error.
+    fn fire(&self) -> &str {
+        let stop = self.fired.get().unwrap_or_else(|| {
+            let alone = self
+                .entered
+                .get()
+                .is_some_and(|t| t.elapsed() >= self.limit);
+            if alone {
+                Stop::Entry
+            } else {
+                Stop::Frame
+            }
+        });
+        self.fired.set(Some(stop));
+        match stop {
+            Stop::Entry => &self.without_yielding,
+            Stop::Frame => &self.slow_frame,
+        }
     }
 
     /// Instructions until the hook must look again: one at a time once the entry has outlasted
     /// the limit, as re-setting the hook (`debug.sethook`, `emu.exec_count` in a loop) restarts
     /// its count.
     fn interval(&self) -> u32 {
-        if self.fired.get() || self.grace.get().is_some() {
+        if self.fired.get().is_some() || self.grace.get().is_some() {
             return 1;
         }
         self.budget.get().map_or(STEP, |left| left.clamp(1, STEP))
     }
 
-    /// Counts `ran` instructions against the grace and the budget, and starts the grace once
-    /// the entry has outlasted the limit. Returns the error to raise, if any.
-    fn count(&self, ran: u32) -> Option<String> {
-        if self.fired.get() {
-            return Some(self.message());
+    /// Counts `ran` instructions against the grace, and starts the grace once the frame's work
+    /// has outlasted the limit. Returns the watchdog's error once due.
+    fn timed(&self, ran: u32) -> Option<&str> {
+        if self.fired.get().is_some() {
+            return Some(self.fire());
         }
         match self.grace.get() {
             Some((left, until)) => {
                 let left = left.saturating_sub(ran);
                 self.grace.set(Some((left, until)));
                 if left == 0 || Instant::now() >= until {
-                    self.fired.set(true);
-                    return Some(self.message());
+                    return Some(self.fire());
                 }
             }
-            None if self
-                .entered
-                .get()
-                .is_some_and(|t| t.elapsed() >= self.limit) =>
-            {
+            None if self.worked() >= self.limit => {
                 self.grace
                     .set(Some((RUNAWAY_INSTRUCTIONS, Instant::now() + self.limit)));
             }
             None => {}
         }
+        None
+    }
+
+    /// Counts `ran` instructions against the grace and the budget. Returns the error to
+    /// raise, if any.
+    fn count(&self, ran: u32) -> Option<&str> {
+        if let Some(message) = self.timed(ran) {
+            return Some(message);
+        }
         let left = self.budget.get()?.saturating_sub(ran);
         self.budget.set(Some(left));
-        (left == 0).then(|| "instruction limit reached".into())
+        (left == 0).then_some("instruction limit reached")
+    }
+
+    /// For a wait that counts as running however few instructions it takes (on a socket):
+    /// once the frame's work has outlasted the limit, the script is stopped. Returns its error
+    /// then.
+    fn check_waiting(&self) -> Option<&str> {
+        (self.fired.get().is_some() || self.worked() >= self.limit).then(|| self.fire())
     }
 }
 
@@ -100,12 +148,20 @@ pub struct Watchdog {
 impl Watchdog {
     /// Watches `lua`; must be called before the script creates coroutines.
     pub fn new(lua: &Lua, limit: Duration) -> mlua::Result<Watchdog> {
+        let seconds = limit.as_secs_f64();
         let watch = Rc::new(Watch {
             limit,
             entered: Cell::new(None),
+            spent: Cell::new(Duration::ZERO),
             grace: Cell::new(None),
-            fired: Cell::new(false),
+            fired: Cell::new(None),
             budget: Cell::new(None),
+            without_yielding: format!(
+                "script ran {seconds:.1} s without yielding (infinite loop?)"
+            ),
+            slow_frame: format!(
+                "script's callbacks and memory hooks ran {seconds:.1} s in one frame"
+            ),
         });
         let pointer = Rc::as_ptr(&watch);
         // The state's app data keeps the `Watch` alive: mlua drops it after closing the state,
@@ -141,22 +197,38 @@ impl Watchdog {
         f()
     }
 
+    /// Looks at the clock before an entry, as the hook does between instructions: entries
+    /// that each run too few instructions for the hook (memory hooks that create coroutines,
+    /// which start their own count) are stopped all the same once the frame has run past the
+    /// limit and its grace. True if the script is stopped now.
+    pub fn overdue(&self) -> bool {
+        self.watch.timed(0).is_some()
+    }
+
     /// The script ran away and was stopped: it must not run again.
     pub fn fired(&self) -> bool {
-        self.watch.fired.get()
+        self.watch.fired.get().is_some()
     }
 
     /// The error a stopped script's entry ends with.
     pub fn error(&self) -> mlua::Error {
-        mlua::Error::runtime(self.watch.message())
+        mlua::Error::runtime(self.watch.fire())
+    }
+
+    /// A frame begins: the script's work is counted from zero.
+    pub fn new_frame(&self) {
+        self.watch.spent.set(Duration::ZERO);
+        self.watch.grace.set(None);
     }
 
     fn step(&self, by: i32) {
         let depth = self.depth.get().wrapping_add_signed(by);
         self.depth.set(depth);
         if depth == u32::from(by > 0) {
-            self.watch.entered.set((by > 0).then(Instant::now));
-            self.watch.grace.set(None);
+            let watch = &self.watch;
+            if let Some(entered) = watch.entered.replace((by > 0).then(Instant::now)) {
+                watch.spent.set(watch.spent.get() + entered.elapsed());
+            }
         }
     }
 }
@@ -191,11 +263,11 @@ unsafe extern "C-unwind" fn on_hook(state: *mut ffi::lua_State, _: *mut ffi::lua
     let watch = watch_of(state);
     let error = watch.count(ffi::lua_gethookcount(state).max(1) as u32);
     rearm(state, watch);
-    let Some(message) = error else { return };
-    ffi::lua_pushlstring(state, message.as_ptr().cast(), message.len());
-    // The error unwinds through this frame: nothing may be left to drop.
-    drop(message);
-    ffi::lua_error(state);
+    if let Some(message) = error {
+        // The error unwinds through this frame (nothing in it has anything to drop).
+        ffi::lua_pushlstring(state, message.as_ptr().cast(), message.len());
+        ffi::lua_error(state);
+    }
 }
 
 /// Replaces `debug.sethook` with one the watchdog survives. A script clearing its hook gets the
@@ -238,7 +310,7 @@ fn guard_sethook(lua: &Lua) -> mlua::Result<()> {
                 let watch = watch_of(raw);
                 // The count restarts here: look at the clock now.
                 watch.count(0);
-                if watch.fired.get() || ffi::lua_gethook(state).is_none() {
+                if watch.fired.get().is_some() || ffi::lua_gethook(state).is_none() {
                     rearm(state, watch);
                 }
             })
@@ -247,15 +319,16 @@ fn guard_sethook(lua: &Lua) -> mlua::Result<()> {
     debug.set("sethook", guarded)
 }
 
-/// Once the script is stopped, `xpcall`'s handlers are not called: Lua 5.1 runs a handler for
-/// the watchdog's error inside the hook, where hooks are off, so a handler that loops would
-/// never be stopped. For the same reason `newproxy` is not there: its `__gc` finalizers also
-/// run with hooks off.
+/// Once the script is stopped, or `emu.exec_count`'s count has run out, `xpcall`'s handlers
+/// are not called: Lua 5.1 runs a handler for the hook's error inside the hook, where hooks are
+/// off, so a handler that loops would never be stopped (and the error is raised again at the
+/// next instruction anyway). For the same reason `newproxy` is not there: its `__gc` finalizers
+/// also run with hooks off.
 fn guard_handlers(lua: &Lua) -> mlua::Result<()> {
     let stopped = lua.create_function(|lua, ()| {
         Ok(lua
             .app_data_ref::<Rc<Watch>>()
-            .is_some_and(|watch| watch.fired.get()))
+            .is_some_and(|watch| watch.fired.get().is_some() || watch.budget.get() == Some(0)))
     })?;
     let globals = lua.globals();
     let global = |name: &str| globals.get::<mlua::Value>(name);
@@ -340,24 +413,51 @@ fn set_budget(lua: &Lua, budget: Option<u32>) -> Option<u32> {
 }
 
 /// For a host function that waits on the outside world (the `socket` module), to call while it
-/// waits: once the call into Lua it runs in has outlasted the limit, the script is stopped as
-/// the hook stops it (its error, raised again at every instruction) instead of left waiting.
+/// waits: once the script's work in the frame has outlasted the limit, the script is stopped
+/// as the hook stops it (its error, raised again at every instruction) instead of left waiting.
 pub fn check_wait(lua: &Lua) -> mlua::Result<()> {
     let mut message = None;
     // SAFETY: the script's state is watched for as long as its API can be called.
     unsafe {
         lua.exec_raw::<()>((), |state| {
             let watch = watch_of(state);
-            let outlasted = watch
-                .entered
-                .get()
-                .is_some_and(|t| t.elapsed() >= watch.limit);
-            if watch.fired.get() || outlasted {
-                watch.fired.set(true);
+            message = watch.check_waiting().map(str::to_string);
+            if message.is_some() {
                 rearm(state, watch);
-                message = Some(watch.message());
             }
         })
     }?;
     message.map_or(Ok(()), |m| Err(mlua::Error::runtime(m)))
+}
+
+/// For a C function that computes for long (pattern matching) on the coroutine `state`: a
+/// check to call as it goes, false once the script is stopped as the hook stops it (its time
+/// counted as Lua instructions' time, with the same grace after a wait in another C function;
+/// [`raise`] then raises the error). Always true in a state no watchdog watches.
+///
+/// # Safety
+/// `state` must be a live state whose watchdog, if any, outlives the check.
+pub unsafe fn running<'a>(state: *mut ffi::lua_State) -> impl FnMut() -> bool + 'a {
+    ffi::lua_getfield(state, ffi::LUA_REGISTRYINDEX, WATCH_KEY.as_ptr());
+    let watch = ffi::lua_touserdata(state, -1).cast::<Watch>().as_ref();
+    ffi::lua_pop(state, 1);
+    move || {
+        let Some(watch) = watch else { return true };
+        let stopped = watch.timed(0).is_some();
+        if stopped || watch.grace.get().is_some() {
+            // The hook looks at every instruction from here on (and raises the error again).
+            rearm(state, watch);
+        }
+        !stopped
+    }
+}
+
+/// Raises the error of the stopped script that `state` belongs to.
+///
+/// # Safety
+/// As [`watch_of`]; nothing in the caller's frames may be left to drop.
+pub unsafe fn raise(state: *mut ffi::lua_State) -> ! {
+    let message = watch_of(state).fire();
+    ffi::lua_pushlstring(state, message.as_ptr().cast(), message.len());
+    ffi::lua_error(state)
 }

@@ -109,6 +109,7 @@ pub fn install(lua: &Lua, dir: &Path) -> Result<()> {
     sound::install(lua, &library("sound")?)?;
     movie::install(lua, &library("movie")?)?;
     misc::install(lua, &globals, &mut library)?;
+    crate::strlib::install(lua)?;
     socket::install(lua)?;
     let bit = bitops::install(lua, &globals)?;
     globals.set("bit", bit.clone())?;

@@ -14,6 +14,7 @@ pub struct Config {
     pub audio: AudioConfig,
     pub emulation: EmulationConfig,
     pub lua: LuaConfig,
+    pub files: FilesConfig,
     pub player1: PlayerBindings,
     pub player2: PlayerBindings,
 }
@@ -25,6 +26,10 @@ pub struct VideoConfig {
     pub scale: u32,
     /// Stretch pixels to the 8:7 shape they have on a TV instead of square.
     pub pixel_aspect_8_7: bool,
+    /// Show what an action did ("saved state 1") in a corner of the picture for a while.
+    pub messages: bool,
+    /// Show the frames per second and the frame number in a corner.
+    pub frame_counter: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -50,6 +55,13 @@ impl Default for EmulationConfig {
 pub struct LuaConfig {
     /// Run every script in the sandbox, headless too (`--lua-sandbox` for one run).
     pub sandbox: bool,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FilesConfig {
+    /// ROMs opened in the window, the latest first (File > Recent ROMs).
+    pub recent: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -123,6 +135,7 @@ impl Default for Config {
             audio: AudioConfig::default(),
             emulation: EmulationConfig::default(),
             lua: LuaConfig::default(),
+            files: FilesConfig::default(),
             player1: PlayerBindings::default(),
             player2: PlayerBindings {
                 keyboard: player2_keys,
@@ -137,6 +150,8 @@ impl Default for VideoConfig {
         VideoConfig {
             scale: 3,
             pixel_aspect_8_7: false,
+            messages: true,
+            frame_counter: false,
         }
     }
 }

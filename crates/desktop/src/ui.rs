@@ -206,8 +206,9 @@ impl Gui {
         self.browser = Some(Browser::new(dir));
     }
 
-    /// Lays out one frame of the UI over a window of `size` physical pixels: what to draw, and
-    /// what the user asked for in it.
+    /// Lays out one frame of the UI over the window: what to draw, what the user asked for in
+    /// it, and whether egui wants another frame straight away (to finish an animation or a
+    /// layout).
     pub fn frame(&mut self, window: &Window, view: &View) -> (Painted, Vec<Action>, bool) {
         let size = window.inner_size();
         let scale = window.scale_factor() as f32;
@@ -272,19 +273,8 @@ impl Gui {
 
 /// A line of text on a dark box in a corner of the window.
 fn corner(ctx: &Context, id: &str, align: Align2, text: &str) {
-    let margin = 8.0;
-    let offset = Vec2::new(
-        if align == Align2::RIGHT_TOP {
-            -margin
-        } else {
-            margin
-        },
-        if align == Align2::RIGHT_TOP {
-            margin
-        } else {
-            -margin
-        },
-    );
+    // 8 points in from the corner's two edges.
+    let offset = Vec2::new(8.0, 8.0) * -align.to_sign();
     egui::Area::new(egui::Id::new(id))
         .anchor(align, offset)
         .interactable(false)
@@ -316,11 +306,7 @@ fn menu_bar(ctx: &Context, view: &View, actions: &mut Vec<Action>) -> bool {
             };
             menu(ui, "File", &|m| {
                 m.item("Open ROM...", "Ctrl+O", None, Action::BrowseRoms);
-                m.ui.menu_button("Recent ROMs", |ui| {
-                    let mut recent = Menu {
-                        ui,
-                        actions: m.actions,
-                    };
+                m.sub("Recent ROMs", |recent| {
                     if view.recent.is_empty() {
                         recent.ui.label("none yet");
                     }
@@ -343,11 +329,7 @@ fn menu_bar(ctx: &Context, view: &View, actions: &mut Vec<Action>) -> bool {
                 }
                 m.ui.label("Fast-forward: hold Tab");
                 m.ui.label("Rewind: hold Backspace");
-                m.ui.menu_button("Run-ahead", |ui| {
-                    let mut sub = Menu {
-                        ui,
-                        actions: m.actions,
-                    };
+                m.sub("Run-ahead", |sub| {
                     for frames in 0..=4 {
                         let label = format!("{frames} frames");
                         let on = Some(view.run_ahead == frames);
@@ -355,12 +337,8 @@ fn menu_bar(ctx: &Context, view: &View, actions: &mut Vec<Action>) -> bool {
                     }
                 });
                 m.ui.separator();
-                m.ui.menu_button("Save state", |ui| {
-                    slots(ui, m.actions, "Shift+F", Action::SaveState)
-                });
-                m.ui.menu_button("Load state", |ui| {
-                    slots(ui, m.actions, "F", Action::LoadState)
-                });
+                m.sub("Save state", |sub| slots(sub, "Shift+F", Action::SaveState));
+                m.sub("Load state", |sub| slots(sub, "F", Action::LoadState));
             });
             menu(ui, "Video", &|m| {
                 for scale in 1..=4 {
@@ -423,8 +401,7 @@ fn menu_bar(ctx: &Context, view: &View, actions: &mut Vec<Action>) -> bool {
 }
 
 /// Slots 1-9 of the state menus.
-fn slots(ui: &mut egui::Ui, actions: &mut Vec<Action>, key: &str, action: fn(usize) -> Action) {
-    let mut menu = Menu { ui, actions };
+fn slots(menu: &mut Menu, key: &str, action: fn(usize) -> Action) {
     for slot in 1..=9 {
         menu.item(
             &format!("Slot {slot}"),
@@ -442,6 +419,13 @@ struct Menu<'u, 'a> {
 }
 
 impl Menu<'_, '_> {
+    /// A submenu, filled by `items`.
+    fn sub(&mut self, title: &str, items: impl FnOnce(&mut Menu)) {
+        let actions = &mut *self.actions;
+        self.ui
+            .menu_button(title, |ui| items(&mut Menu { ui, actions }));
+    }
+
     /// An item with its hotkey beside it; `on` marks a setting that is on (or off).
     fn item(&mut self, label: &str, key: &str, on: Option<bool>, action: Action) {
         let mut button = egui::Button::new(label).shortcut_text(key);

@@ -164,8 +164,10 @@ impl Gui {
                 let PhysicalKey::Code(code) = event.physical_key else {
                     return false;
                 };
-                if pressed && code == KeyCode::Escape {
-                    self.escape();
+                if code == KeyCode::Escape {
+                    if pressed && !event.repeat {
+                        self.escape();
+                    }
                     return true;
                 }
                 if !self.takes_keys() {

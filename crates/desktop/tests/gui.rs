@@ -1366,7 +1366,8 @@ fn message_shown(p: &Image) -> bool {
 /// the menu bar up and gives the keyboard to it (the game no longer sees keys) and puts it
 /// away; an action's message shows in a corner for a few seconds; Emulation > Pause clicked
 /// with the mouse pauses; C shows the frame counter and saves the setting; File > Open ROM
-/// switches to another game, which joins the recent ROMs; File > Quit exits with 0.
+/// switches to another game, which joins the recent ROMs; Video > 2x resizes the window;
+/// File > Quit exits with 0.
 fn menu_scenario() {
     let mut s = Session::start(&button_colour_rom());
     s.launch();
@@ -1451,6 +1452,14 @@ fn menu_scenario() {
         text.contains(quadfall.to_str().unwrap()),
         "not in the recent ROMs:\n{text}"
     );
+
+    // Video > 2x: the window takes the size of the picture at 2x, kept for the next start.
+    s.click_menu(&window, 2, |_| 1);
+    s.wait_picture(&window, "the window at 2x", |p| {
+        (p.width, p.height) == (512, 480)
+    });
+    let text = std::fs::read_to_string(&config).unwrap();
+    assert!(text.contains("scale = 2"), "{text}");
 
     // File > Quit, the last item.
     s.click_menu(&window, 0, |lines| lines.len() - 1);

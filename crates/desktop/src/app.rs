@@ -345,7 +345,8 @@ impl App {
     /// Runs one frame of the session with the players' buttons; its sound goes out.
     fn emulate_frame(&mut self) {
         let bindings = [&self.config.player1, &self.config.player2];
-        let pads = [0, 1].map(|port| self.input.buttons(port, bindings[port]));
+        let frame = self.session.console().frame_number();
+        let pads = [0, 1].map(|port| self.input.buttons(port, bindings[port], frame));
         self.input.frame_taken();
         self.session.set_pads(pads);
         if let Some(audio) = &self.audio {
@@ -551,7 +552,7 @@ impl App {
             KeyCode::KeyR => Action::Reset,
             KeyCode::KeyI => Action::ToggleAi,
             KeyCode::KeyO => Action::ToggleOverlay,
-            KeyCode::KeyC => Action::ToggleFrameCounter,
+            KeyCode::KeyK => Action::ToggleFrameCounter,
             KeyCode::KeyM => Action::ToggleMute,
             KeyCode::Minus | KeyCode::Equal => {
                 let step = if key == KeyCode::Equal { 0.1 } else { -0.1 };

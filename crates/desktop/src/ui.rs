@@ -367,7 +367,7 @@ fn menu_bar(ctx: &Context, view: &View, actions: &mut Vec<Action>) -> bool {
                     Action::ToggleMessages,
                 );
                 let counter = Some(view.counter.is_some());
-                m.item("Frame counter", "C", counter, Action::ToggleFrameCounter);
+                m.item("Frame counter", "K", counter, Action::ToggleFrameCounter);
             });
             menu(ui, "Audio", &|m| match view.volume {
                 Some(volume) => {

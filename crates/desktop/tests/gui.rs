@@ -1365,7 +1365,7 @@ fn message_shown(p: &Image) -> bool {
 /// The menus, the on-screen messages and the frame counter, as a person meets them: Esc brings
 /// the menu bar up and gives the keyboard to it (the game no longer sees keys) and puts it
 /// away; an action's message shows in a corner for a few seconds; Emulation > Pause clicked
-/// with the mouse pauses; C shows the frame counter and saves the setting; File > Open ROM
+/// with the mouse pauses; K shows the frame counter and saves the setting; File > Open ROM
 /// switches to another game, which joins the recent ROMs; Video > 2x resizes the window;
 /// File > Quit exits with 0.
 fn menu_scenario() {
@@ -1425,8 +1425,8 @@ fn menu_scenario() {
     s.xdotool(&["mousemove", "--window", &window, "400", "400"]);
     s.wait_picture(&window, "the message of the pause", message_shown);
 
-    // C: frames per second and the frame number in the top-right corner; saved.
-    s.key(&window, "c");
+    // K: frames per second and the frame number in the top-right corner; saved.
+    s.key(&window, "k");
     s.wait_picture(&window, "the frame counter", |p| {
         text_in(p, WIDTH - 250..WIDTH, 0..50)
     });

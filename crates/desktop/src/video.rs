@@ -151,6 +151,9 @@ impl Video {
         let renderer = &mut self.ui;
         let drawn = self.pixels.render_with(|encoder, target, context| {
             context.scaling_renderer.render(encoder, target);
+            if ui.jobs.is_empty() {
+                return Ok(()); // nothing over the picture: no second pass
+            }
             let (device, queue) = (&context.device, &context.queue);
             renderer.update_buffers(device, queue, encoder, &ui.jobs, &screen);
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {

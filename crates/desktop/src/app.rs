@@ -577,7 +577,11 @@ impl App {
     /// Does what a hotkey or a menu item asks.
     fn act(&mut self, event_loop: &ActiveEventLoop, action: Action) {
         match action {
-            Action::BrowseRoms => self.gui.browse(),
+            Action::BrowseRoms => {
+                let last = self.config.files.recent.first();
+                self.gui
+                    .browse(last.and_then(|rom| Path::new(rom).parent()));
+            }
             Action::OpenRom(path) => self.load_rom(&path),
             Action::Quit => event_loop.exit(),
             Action::TogglePause => {

@@ -202,9 +202,13 @@ impl Gui {
         }
     }
 
-    /// Opens the ROM browser (File > Open ROM).
-    pub fn browse(&mut self) {
-        let dir = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+    /// Opens the ROM browser (File > Open ROM) in `dir`, or else in the current folder.
+    pub fn browse(&mut self, dir: Option<&Path>) {
+        let dir = dir
+            .filter(|dir| dir.is_dir())
+            .map(Path::to_path_buf)
+            .or_else(|| std::env::current_dir().ok())
+            .unwrap_or_else(|| PathBuf::from("/"));
         self.browser = Some(Browser::new(dir));
     }
 

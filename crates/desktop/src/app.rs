@@ -5,6 +5,7 @@ use crate::audio::Audio;
 use crate::config::Config;
 use crate::files;
 use crate::input::Input;
+use crate::ui::{Action, Gui, View};
 use crate::video::{fitting_scale, picture_size, Video};
 use lua::{HostInput, Scripts, SpeedMode, Stream};
 use nes::ppu::palette::Palette;
@@ -36,7 +37,9 @@ const FAST_FORWARD: f64 = 4.0;
 /// Most frames run at one wake-up to catch up; further behind (a slow machine, a stall), the
 /// emulator drops the debt instead of racing.
 const MAX_LAG_FRAMES: u32 = 8;
-/// How long a status message stays in the title.
+/// How many ROMs File > Recent ROMs keeps.
+const RECENT_ROMS: usize = 8;
+/// How long a status message stays in the title and on the screen.
 const MESSAGE_TIME: Duration = Duration::from_secs(3);
 /// Colour of the AI's planned-placement outline.
 const OUTLINE_RGB: [u8; 3] = [255, 40, 200];
@@ -129,7 +132,8 @@ impl fmt::Display for RunError {
 
 impl std::error::Error for RunError {}
 
-/// Opens the window and plays until the user quits (Esc or closing the window, exit status 0)
+/// Opens the window and plays until the user quits (File > Quit, Ctrl+Q or closing the window,
+/// exit status 0)
 /// or a Lua script ends the program (`emu.exit`, `os.exit(n)`); returns the exit status.
 pub fn run(options: Options) -> Result<i32, RunError> {
     let mut console = Console::from_ines(&options.rom.bytes)
@@ -187,6 +191,7 @@ struct App {
     palette: Palette,
     window: Option<Arc<Window>>,
     video: Option<Video>,
+    gui: Gui,
     audio: Option<Audio>,
     input: Input,
     modifiers: ModifiersState,
@@ -266,6 +271,7 @@ impl App {
             palette: Palette::default(),
             window: None,
             video: None,
+            gui: Gui::new(),
             audio,
             input: Input::new(),
             modifiers: ModifiersState::empty(),
@@ -339,7 +345,8 @@ impl App {
     /// Runs one frame of the session with the players' buttons; its sound goes out.
     fn emulate_frame(&mut self) {
         let bindings = [&self.config.player1, &self.config.player2];
-        let pads = [0, 1].map(|port| self.input.buttons(port, bindings[port]));
+        let frame = self.session.console().frame_number();
+        let pads = [0, 1].map(|port| self.input.buttons(port, bindings[port], frame));
         self.input.frame_taken();
         self.session.set_pads(pads);
         if let Some(audio) = &self.audio {
@@ -477,64 +484,147 @@ impl App {
         picture
     }
 
-    fn redraw(&mut self) {
+    fn redraw(&mut self, event_loop: &ActiveEventLoop) {
         let mut picture = self.picture();
         if self.overlay_enabled {
             for outline in self.session.overlay() {
                 draw_outline(&mut picture, outline);
             }
         }
-        if let Some(video) = &mut self.video {
-            if let Err(err) = video.draw(&picture) {
-                eprintln!("nestor: drawing failed: {err}");
-            }
+        let view = self.view();
+        let (Some(window), Some(video)) = (&self.window, &mut self.video) else {
+            return;
+        };
+        let (painted, actions, again) = self.gui.frame(window, &view);
+        if let Err(err) = video.draw(&picture, &painted) {
+            eprintln!("nestor: drawing failed: {err}");
+        }
+        if again {
+            window.request_redraw();
+        }
+        for action in actions {
+            self.act(event_loop, action);
         }
     }
 
-    fn key(&mut self, event_loop: &ActiveEventLoop, key: KeyCode) {
-        let shift = self.modifiers.shift_key();
-        match key {
-            KeyCode::Escape => event_loop.exit(),
-            KeyCode::KeyP => {
+    /// What the menus and the on-screen display show.
+    fn view(&self) -> View {
+        let video = &self.config.video;
+        let window = self.window.as_ref();
+        let message = self.message.as_ref();
+        View {
+            paused: self.halted(),
+            speed: self.speed,
+            run_ahead: self.session.run_ahead_frames(),
+            scale: window.map_or(video.scale, |w| {
+                fitting_scale(w.inner_size(), video.pixel_aspect_8_7)
+            }),
+            aspect_8_7: video.pixel_aspect_8_7,
+            fullscreen: window.is_some_and(|w| w.fullscreen().is_some()),
+            volume: self.audio.as_ref().map(|a| a.volume),
+            muted: self.audio.as_ref().is_some_and(|a| a.muted),
+            ai: self.session.has_player().then(|| self.session.player_on()),
+            overlay: self.overlay_enabled,
+            scripts: self.session.scripts().is_some(),
+            messages: video.messages,
+            recent: self.config.files.recent.clone(),
+            message: message
+                .filter(|(_, since)| since.elapsed() < MESSAGE_TIME)
+                .map(|(text, _)| text.clone()),
+            counter: video.frame_counter.then(|| {
+                let fps = self.fps.map_or("-".into(), |fps| format!("{fps:.0}"));
+                let frame = self.session.console().frame_number();
+                format!("{fps} fps  frame {frame}")
+            }),
+        }
+    }
+
+    /// The action a key stands for (keys held for a while, Tab and Backspace, are not here).
+    fn hotkey(&self, key: KeyCode) -> Option<Action> {
+        let (shift, ctrl) = (self.modifiers.shift_key(), self.modifiers.control_key());
+        let action = match key {
+            KeyCode::KeyQ if ctrl => Action::Quit,
+            KeyCode::KeyO if ctrl => Action::BrowseRoms,
+            KeyCode::KeyP => Action::TogglePause,
+            KeyCode::KeyN => Action::FrameAdvance,
+            KeyCode::KeyT => Action::Speed((self.speed + 1) % SPEEDS.len()),
+            KeyCode::KeyR if shift => Action::PowerCycle,
+            KeyCode::KeyR => Action::Reset,
+            KeyCode::KeyI => Action::ToggleAi,
+            KeyCode::KeyO => Action::ToggleOverlay,
+            KeyCode::KeyK => Action::ToggleFrameCounter,
+            KeyCode::KeyM => Action::ToggleMute,
+            KeyCode::Minus | KeyCode::Equal => {
+                let step = if key == KeyCode::Equal { 0.1 } else { -0.1 };
+                Action::Volume((self.audio.as_ref()?.volume + step).clamp(0.0, 1.0))
+            }
+            KeyCode::F10 => Action::ToggleAspect,
+            KeyCode::F11 => Action::ToggleFullscreen,
+            KeyCode::Enter if self.modifiers.alt_key() => Action::ToggleFullscreen,
+            KeyCode::F12 => Action::Screenshot,
+            _ => {
+                let slot = function_key_slot(key)?;
+                if shift {
+                    Action::SaveState(slot)
+                } else {
+                    Action::LoadState(slot)
+                }
+            }
+        };
+        Some(action)
+    }
+
+    /// Does what a hotkey or a menu item asks.
+    fn act(&mut self, event_loop: &ActiveEventLoop, action: Action) {
+        match action {
+            Action::BrowseRoms => {
+                let last = self.config.files.recent.first();
+                self.gui
+                    .browse(last.and_then(|rom| Path::new(rom).parent()));
+            }
+            Action::OpenRom(path) => self.load_rom(&path),
+            Action::Quit => event_loop.exit(),
+            Action::TogglePause => {
                 let halted = self.halted();
                 if let Some((scripts, _)) = self.session.scripts_mut() {
                     scripts.unpause();
                 }
                 self.set_paused(!halted);
+                self.show(if halted { "resumed" } else { "paused" }.into());
             }
-            KeyCode::KeyN => {
+            Action::FrameAdvance => {
                 if self.halted() {
                     self.emulate_frame();
                 } else {
                     self.set_paused(true);
+                    self.show("paused".into());
                 }
             }
-            KeyCode::Tab => self.fast_forward = true,
-            KeyCode::Backspace => self.rewinding = true,
-            KeyCode::KeyT => self.speed = (self.speed + 1) % SPEEDS.len(),
-            KeyCode::KeyR if shift => {
-                self.session.power_cycle();
-                self.show("power cycled".into());
+            Action::Speed(speed) => {
+                self.speed = speed.min(SPEEDS.len() - 1);
+                self.show(format!("speed {}%", SPEEDS[self.speed] * 100.0));
             }
-            KeyCode::KeyR => {
+            Action::RunAhead(frames) => match self.session.set_run_ahead(frames) {
+                Ok(()) => {
+                    self.show(format!("run-ahead {frames}"));
+                    self.save_setting(|config| config.emulation.run_ahead = frames);
+                }
+                Err(err) => self.show(err),
+            },
+            Action::Reset => {
                 self.session.reset();
                 self.show("reset".into());
             }
-            KeyCode::KeyI if self.session.has_player() => {
-                let state = if self.session.toggle_player() {
-                    "on"
-                } else {
-                    "off"
-                };
-                self.show(format!("AI {state}"));
+            Action::PowerCycle => {
+                self.session.power_cycle();
+                self.show("power cycled".into());
             }
-            KeyCode::KeyI => self.show("no AI for this game".into()),
-            KeyCode::KeyO => {
-                self.overlay_enabled = !self.overlay_enabled;
-                let state = if self.overlay_enabled { "on" } else { "off" };
-                self.show(format!("AI overlay {state}"));
-            }
-            KeyCode::KeyM => {
+            Action::SaveState(slot) => self.save_state(slot),
+            Action::LoadState(slot) => self.load_state(slot),
+            Action::Scale(scale) => self.set_scale(scale),
+            Action::ToggleAspect => self.toggle_aspect(),
+            Action::ToggleFullscreen => self.toggle_fullscreen(),
+            Action::ToggleMute => {
                 if let Some(audio) = &mut self.audio {
                     audio.muted = !audio.muted;
                     let muted = audio.muted;
@@ -542,28 +632,50 @@ impl App {
                     self.save_setting(|config| config.audio.muted = muted);
                 }
             }
-            KeyCode::Minus | KeyCode::Equal => {
+            Action::Volume(volume) => {
                 if let Some(audio) = &mut self.audio {
-                    let step = if key == KeyCode::Equal { 0.1 } else { -0.1 };
-                    audio.volume = (audio.volume + step).clamp(0.0, 1.0);
+                    audio.volume = volume.clamp(0.0, 1.0);
                     let volume = audio.volume;
                     self.show(format!("volume {}%", (volume * 100.0).round()));
                     self.save_setting(|config| config.audio.volume = volume);
                 }
             }
-            KeyCode::F10 => self.toggle_aspect(),
-            KeyCode::F11 => self.toggle_fullscreen(),
-            KeyCode::Enter if self.modifiers.alt_key() => self.toggle_fullscreen(),
-            KeyCode::F12 => self.screenshot(),
-            _ => {
-                if let Some(slot) = function_key_slot(key) {
-                    if shift {
-                        self.save_state(slot);
-                    } else {
-                        self.load_state(slot);
-                    }
+            Action::ToggleAi if self.session.has_player() => {
+                let state = if self.session.toggle_player() {
+                    "on"
+                } else {
+                    "off"
+                };
+                self.show(format!("AI {state}"));
+            }
+            Action::ToggleAi => self.show("no AI for this game".into()),
+            Action::ToggleOverlay => {
+                self.overlay_enabled = !self.overlay_enabled;
+                let state = if self.overlay_enabled { "on" } else { "off" };
+                self.show(format!("AI overlay {state}"));
+            }
+            Action::Screenshot => self.screenshot(),
+            Action::StopScripts => {
+                if let Some((scripts, console)) = self.session.scripts_mut() {
+                    scripts.stop_all(console);
+                    self.show("Lua scripts stopped".into());
                 }
             }
+            Action::ToggleMessages => {
+                let on = !self.config.video.messages;
+                self.save_setting(|config| config.video.messages = on);
+                self.show(format!(
+                    "on-screen messages {}",
+                    if on { "on" } else { "off" }
+                ));
+            }
+            Action::ToggleFrameCounter => {
+                let on = !self.config.video.frame_counter;
+                self.save_setting(|config| config.video.frame_counter = on);
+            }
+        }
+        if let Some(window) = &self.window {
+            window.request_redraw();
         }
     }
 
@@ -725,7 +837,41 @@ impl App {
         }
     }
 
-    /// Loads a dropped ROM file; a bad one leaves the current game running.
+    /// Puts a ROM first in File > Recent ROMs (a path that is not UTF-8 cannot be saved).
+    fn remember_rom(&mut self, path: &Path) {
+        let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        let Some(path) = path.to_str().map(str::to_string) else {
+            return;
+        };
+        self.save_setting(|config| {
+            let recent = &mut config.files.recent;
+            recent.retain(|p| *p != path);
+            recent.insert(0, path);
+            recent.truncate(RECENT_ROMS);
+        });
+    }
+
+    /// The window takes the size of the picture at `scale` (the picture fits a fullscreen
+    /// window instead); the scale is saved for the next start.
+    fn set_scale(&mut self, scale: u32) {
+        let Some(window) = &self.window else { return };
+        let aspect_8_7 = self.config.video.pixel_aspect_8_7;
+        if window.fullscreen().is_none() {
+            let (width, height) = picture_size(scale, aspect_8_7);
+            if let Some(size) = window.request_inner_size(PhysicalSize::new(width, height)) {
+                if let Some(video) = &mut self.video {
+                    if let Err(err) = video.resize(size) {
+                        eprintln!("nestor: resize failed: {err}");
+                    }
+                }
+            }
+        }
+        self.show(format!("scale {scale}x"));
+        self.save_setting(|config| config.video.scale = scale);
+    }
+
+    /// Loads a ROM file (dropped on the window or chosen in File); a bad one leaves the current
+    /// game running.
     fn load_rom(&mut self, path: &Path) {
         match open_rom(path) {
             Ok((rom, console)) => {
@@ -736,6 +882,7 @@ impl App {
                 self.crashed = None;
                 self.set_paused(false);
                 self.show(format!("loaded {}", self.rom.name));
+                self.remember_rom(path);
             }
             Err(err) => {
                 eprintln!("nestor: {err}");
@@ -776,6 +923,18 @@ impl ApplicationHandler for App {
     }
 
     fn window_event(&mut self, event_loop: &ActiveEventLoop, _: WindowId, event: WindowEvent) {
+        let keys_were_the_uis = self.gui.takes_keys();
+        if let Some(window) = &self.window {
+            if self.gui.event(&event, window.scale_factor()) {
+                window.request_redraw();
+            }
+        }
+        if self.gui.takes_keys() && !keys_were_the_uis {
+            // The menu has the keyboard now: the game sees its keys let go.
+            self.input.release_keys();
+            self.fast_forward = false;
+            self.rewinding = false;
+        }
         match event {
             WindowEvent::CloseRequested => event_loop.exit(),
             WindowEvent::Resized(size) => {
@@ -785,7 +944,7 @@ impl ApplicationHandler for App {
                     }
                 }
             }
-            WindowEvent::RedrawRequested => self.redraw(),
+            WindowEvent::RedrawRequested => self.redraw(event_loop),
             WindowEvent::ModifiersChanged(modifiers) => self.modifiers = modifiers.state(),
             WindowEvent::Focused(false) => {
                 self.input.release_keys();
@@ -821,14 +980,23 @@ impl ApplicationHandler for App {
                     },
                 ..
             } => {
+                if keys_were_the_uis || key == KeyCode::Escape {
+                    return; // the UI's
+                }
                 let pressed = state == ElementState::Pressed;
                 self.input.key(key, pressed);
                 if key == KeyCode::Tab && !pressed {
                     self.fast_forward = false;
                 } else if key == KeyCode::Backspace && !pressed {
                     self.rewinding = false;
+                } else if key == KeyCode::Tab && pressed {
+                    self.fast_forward = true;
+                } else if key == KeyCode::Backspace && pressed {
+                    self.rewinding = true;
                 } else if pressed && !repeat {
-                    self.key(event_loop, key);
+                    if let Some(action) = self.hotkey(key) {
+                        self.act(event_loop, action);
+                    }
                 }
             }
             _ => {}
@@ -880,7 +1048,10 @@ impl ApplicationHandler for App {
             let wake = Instant::now() + Duration::from_secs_f64(1.0 / FRAME_RATE);
             event_loop.set_control_flow(ControlFlow::WaitUntil(wake));
         } else {
-            // Paused: wake only to clear the status message (and for gamepad hot-plug).
+            // Paused: wake to clear the status message (and for gamepad hot-plug).
+            if let Some(window) = &self.window {
+                window.request_redraw();
+            }
             let wake = Instant::now() + Duration::from_millis(250);
             event_loop.set_control_flow(ControlFlow::WaitUntil(wake));
         }

@@ -14,6 +14,7 @@ pub struct Config {
     pub audio: AudioConfig,
     pub emulation: EmulationConfig,
     pub lua: LuaConfig,
+    pub files: FilesConfig,
     pub player1: PlayerBindings,
     pub player2: PlayerBindings,
 }
@@ -25,6 +26,10 @@ pub struct VideoConfig {
     pub scale: u32,
     /// Stretch pixels to the 8:7 shape they have on a TV instead of square.
     pub pixel_aspect_8_7: bool,
+    /// Show what an action did ("saved state 1") in a corner of the picture for a while.
+    pub messages: bool,
+    /// Show the frames per second and the frame number in a corner.
+    pub frame_counter: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -50,6 +55,13 @@ impl Default for EmulationConfig {
 pub struct LuaConfig {
     /// Run every script in the sandbox, headless too (`--lua-sandbox` for one run).
     pub sandbox: bool,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FilesConfig {
+    /// ROMs opened in the window, the latest first (File > Recent ROMs).
+    pub recent: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -83,12 +95,23 @@ pub struct Pad<T> {
     pub down: Vec<T>,
     pub left: Vec<T>,
     pub right: Vec<T>,
+    /// Held, these press A (or B) for 2 frames and let go for 2: 15 presses a second.
+    pub turbo_a: Vec<T>,
+    pub turbo_b: Vec<T>,
 }
 
+/// Frames a turbo button stays pressed, then released.
+const TURBO_FRAMES: u64 = 2;
+
 impl<T> Pad<T> {
-    /// The controller byte (bit order of `nes::Buttons`) for the inputs `held` says are down.
-    pub fn buttons(&self, held: impl Fn(&T) -> bool) -> u8 {
+    /// The controller byte (bit order of `nes::Buttons`) for the inputs `held` says are down,
+    /// on frame number `frame` (for the turbo buttons).
+    pub fn buttons(&self, held: impl Fn(&T) -> bool, frame: u64) -> u8 {
+        let turbo = (frame / TURBO_FRAMES).is_multiple_of(2);
+        let turbo_bits = |bit| if turbo { bit } else { 0 };
         let lists = [
+            (&self.turbo_a, turbo_bits(nes::Buttons::A)),
+            (&self.turbo_b, turbo_bits(nes::Buttons::B)),
             (&self.a, nes::Buttons::A),
             (&self.b, nes::Buttons::B),
             (&self.select, nes::Buttons::SELECT),
@@ -117,12 +140,15 @@ impl Default for Config {
             down: vec![KeyS],
             left: vec![KeyA],
             right: vec![KeyD],
+            turbo_a: Vec::new(),
+            turbo_b: Vec::new(),
         };
         Config {
             video: VideoConfig::default(),
             audio: AudioConfig::default(),
             emulation: EmulationConfig::default(),
             lua: LuaConfig::default(),
+            files: FilesConfig::default(),
             player1: PlayerBindings::default(),
             player2: PlayerBindings {
                 keyboard: player2_keys,
@@ -137,6 +163,8 @@ impl Default for VideoConfig {
         VideoConfig {
             scale: 3,
             pixel_aspect_8_7: false,
+            messages: true,
+            frame_counter: false,
         }
     }
 }
@@ -164,6 +192,8 @@ impl Default for PlayerBindings {
                 down: vec![ArrowDown],
                 left: vec![ArrowLeft],
                 right: vec![ArrowRight],
+                turbo_a: vec![KeyV],
+                turbo_b: vec![KeyC],
             },
             gamepad: Pad::default(),
         }
@@ -183,6 +213,8 @@ impl Default for Pad<Button> {
             down: vec![DPadDown],
             left: vec![DPadLeft],
             right: vec![DPadRight],
+            turbo_a: vec![North],
+            turbo_b: vec![West],
         }
     }
 }
@@ -624,10 +656,25 @@ mod tests {
     fn pad_bits_follow_the_controller_order() {
         let pad = PlayerBindings::default().keyboard;
         let held = [KeyCode::KeyX, KeyCode::ArrowLeft, KeyCode::Enter];
-        let bits = pad.buttons(|k| held.contains(k));
+        let bits = pad.buttons(|k| held.contains(k), 0);
         assert_eq!(
             bits,
             nes::Buttons::A | nes::Buttons::LEFT | nes::Buttons::START
         );
+    }
+
+    #[test]
+    fn turbo_presses_two_frames_in_four() {
+        let pad = PlayerBindings::default().keyboard;
+        let turbo_a = pad.turbo_a[0];
+        let a: Vec<u8> = (0..8)
+            .map(|frame| pad.buttons(|k| *k == turbo_a, frame))
+            .collect();
+        let (on, off) = (nes::Buttons::A, 0);
+        assert_eq!(a, [on, on, off, off, on, on, off, off]);
+        // A config from before turbo existed still reads, and gets the default turbo keys.
+        let (config, problems) = Config::parse("[player1.keyboard]\na = [\"KeyX\"]\nb = [\"KeyZ\"]\nselect = []\nstart = []\nup = []\ndown = []\nleft = []\nright = []\n");
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(config.player1.keyboard.turbo_a, [KeyCode::KeyV]);
     }
 }

@@ -90,16 +90,18 @@ impl Input {
         }
     }
 
-    /// The controller byte for `player` (0 or 1): keyboard and gamepad together.
-    pub fn buttons(&self, player: usize, bindings: &PlayerBindings) -> u8 {
-        let keys = bindings
-            .keyboard
-            .buttons(|key| self.keys_held.contains(key) || self.keys_tapped.contains(key));
+    /// The controller byte for `player` (0 or 1) on frame number `frame`: keyboard and
+    /// gamepad together.
+    pub fn buttons(&self, player: usize, bindings: &PlayerBindings, frame: u64) -> u8 {
+        let keys = bindings.keyboard.buttons(
+            |key| self.keys_held.contains(key) || self.keys_tapped.contains(key),
+            frame,
+        );
         let pad = match (&self.gilrs, self.pads[player]) {
             (Some(gilrs), Some(id)) => {
                 let gamepad = gilrs.gamepad(id);
                 let stick = |axis: Axis, sign: f32| gamepad.value(axis) * sign > STICK_THRESHOLD;
-                let mut bits = bindings.gamepad.buttons(|&b| gamepad.is_pressed(b));
+                let mut bits = bindings.gamepad.buttons(|&b| gamepad.is_pressed(b), frame);
                 for (axis, sign, bit) in [
                     (Axis::LeftStickY, 1.0, nes::Buttons::UP),
                     (Axis::LeftStickY, -1.0, nes::Buttons::DOWN),
@@ -202,12 +204,16 @@ mod tests {
         let key = *bindings.keyboard.a.first().expect("a key for A");
         input.key(key, true);
         input.key(key, false);
-        assert_eq!(input.buttons(0, &bindings), nes::Buttons::A);
+        assert_eq!(input.buttons(0, &bindings, 0), nes::Buttons::A);
         input.frame_taken();
-        assert_eq!(input.buttons(0, &bindings), 0);
+        assert_eq!(input.buttons(0, &bindings, 0), 0);
         input.key(key, true);
         input.frame_taken();
-        assert_eq!(input.buttons(0, &bindings), nes::Buttons::A, "still held");
+        assert_eq!(
+            input.buttons(0, &bindings, 0),
+            nes::Buttons::A,
+            "still held"
+        );
     }
 
     #[test]

@@ -9,6 +9,7 @@ mod app;
 pub mod audio;
 pub mod config;
 mod input;
+mod ui;
 mod video;
 
 pub use app::{run, Options, Rom, RunError, FRAME_RATE};

@@ -3,9 +3,12 @@
 //! Scaling is done here on the CPU (nearest neighbour) into a buffer the size of the picture, so
 //! the GPU only copies it: that keeps square pixels exact and lets the 8:7 mode stretch columns
 //! without a custom shader. pixels centres the buffer in the window with black bars around it.
+//! The UI (egui) is drawn over it in the same frame.
 
+use crate::ui::Painted;
+use egui_wgpu::{Renderer, ScreenDescriptor};
 use nes::ppu::{HEIGHT, WIDTH};
-use pixels::{Pixels, PixelsBuilder, SurfaceTexture};
+use pixels::{wgpu, Pixels, PixelsBuilder, SurfaceTexture};
 use std::sync::Arc;
 use winit::dpi::PhysicalSize;
 use winit::window::Window;
@@ -50,8 +53,11 @@ pub fn scale_into(rgb: &[u8], width: u32, height: u32, rgba: &mut [u8]) {
 
 pub struct Video {
     pixels: Pixels<'static>,
+    ui: Renderer,
     aspect_8_7: bool,
     picture: (u32, u32),
+    /// The window's size in pixels.
+    surface: (u32, u32),
 }
 
 impl Video {
@@ -65,10 +71,18 @@ impl Video {
             .enable_vsync(false)
             .build()
             .map_err(|e| format!("cannot start the renderer: {e}"))?;
+        let ui = Renderer::new(
+            &pixels.context().device,
+            pixels.render_texture_format(),
+            None,
+            1,
+        );
         Ok(Video {
             pixels,
+            ui,
             aspect_8_7,
             picture,
+            surface: (size.width.max(1), size.height.max(1)),
         })
     }
 
@@ -84,6 +98,7 @@ impl Video {
         self.pixels
             .resize_surface(window.width, window.height)
             .map_err(|e| e.to_string())?;
+        self.surface = (window.width, window.height);
         self.fit(window)
     }
 
@@ -120,11 +135,49 @@ impl Video {
         )
     }
 
-    /// Shows one frame given as packed RGB at the NES's resolution.
-    pub fn draw(&mut self, rgb: &[u8]) -> Result<(), String> {
+    /// Shows one frame given as packed RGB at the NES's resolution, with the UI over it.
+    pub fn draw(&mut self, rgb: &[u8], ui: &Painted) -> Result<(), String> {
         let (width, height) = self.picture;
         scale_into(rgb, width, height, self.pixels.frame_mut());
-        self.pixels.render().map_err(|e| e.to_string())
+        let context = self.pixels.context();
+        for (id, delta) in &ui.textures.set {
+            self.ui
+                .update_texture(&context.device, &context.queue, *id, delta);
+        }
+        let screen = ScreenDescriptor {
+            size_in_pixels: [self.surface.0, self.surface.1],
+            pixels_per_point: ui.pixels_per_point,
+        };
+        let renderer = &mut self.ui;
+        let drawn = self.pixels.render_with(|encoder, target, context| {
+            context.scaling_renderer.render(encoder, target);
+            if ui.jobs.is_empty() {
+                return Ok(()); // nothing over the picture: no second pass
+            }
+            let (device, queue) = (&context.device, &context.queue);
+            renderer.update_buffers(device, queue, encoder, &ui.jobs, &screen);
+            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("ui"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view: target,
+                    resolve_target: None,
+                    // Over the picture, not instead of it.
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Load,
+                        store: wgpu::StoreOp::Store,
+                    },
+                })],
+                depth_stencil_attachment: None,
+                timestamp_writes: None,
+                occlusion_query_set: None,
+            });
+            renderer.render(&mut pass, &ui.jobs, &screen);
+            Ok(())
+        });
+        for id in &ui.textures.free {
+            self.ui.free_texture(id);
+        }
+        drawn.map_err(|e| e.to_string())
     }
 }
 

@@ -50,10 +50,10 @@ fn main() {
     // `cargo test` passes flags meant for libtest; they are ignored.
     if std::env::var_os("NESTOR_SKIP_GUI").is_some() {
         println!("gui: skipped because NESTOR_SKIP_GUI is set");
-        println!("0 passed, 0 failed, 8 skipped");
+        println!("0 passed, 0 failed, 9 skipped");
         return;
     }
-    let tests: [(&str, fn()); 8] = [
+    let tests: [(&str, fn()); 9] = [
         ("no_display_scenario", no_display_scenario),
         ("gui_scenario", gui_scenario),
         ("game_scenario", game_scenario),
@@ -62,6 +62,7 @@ fn main() {
         ("session_scenario", session_scenario),
         ("rewind_scenario", rewind_scenario),
         ("crash_scenario", crash_scenario),
+        ("menu_scenario", menu_scenario),
     ];
     // Like libtest: plain arguments are name filters.
     let filters: Vec<&String> = args[1..].iter().filter(|a| !a.starts_with('-')).collect();
@@ -351,6 +352,40 @@ impl Session {
         command
     }
 
+    /// Turns the on-screen messages off (as Video > On-screen messages does), for scenarios
+    /// that compare whole pictures.
+    fn messages_off(&self) {
+        let config = self.dir.join("config/nestor/config.toml");
+        std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+        std::fs::write(config, "[video]\nmessages = false\n").unwrap();
+    }
+
+    /// Clicks at a point of the window with the mouse.
+    fn click(&self, window: &str, x: usize, y: usize) {
+        let (x, y) = (x.to_string(), y.to_string());
+        self.xdotool(&["mousemove", "--sync", "--window", window, &x, &y]);
+        self.xdotool(&["click", "1"]);
+    }
+
+    /// With the mouse, as a person would: the pointer to the top brings the menu bar down, a
+    /// click on the `menu`-th title (0: File) drops its menu, and a click on the line of text
+    /// that `pick` chooses among the menu's lines runs that item.
+    fn click_menu(&mut self, window: &str, menu: usize, pick: fn(&[(usize, usize)]) -> usize) {
+        self.xdotool(&["mousemove", "--sync", "--window", window, "300", "5"]);
+        let bar = self.wait_picture(window, "the menu bar under the pointer", |p| {
+            menu_titles(p).len() == MENUS
+        });
+        let (left, right) = menu_titles(&bar)[menu];
+        let bottom = bar_bottom(&bar);
+        self.click(window, (left + right) / 2, bottom / 2);
+        let open = self.wait_picture(window, "the menu to drop down", |p| {
+            !menu_lines(p, left, bottom).is_empty()
+        });
+        let lines = menu_lines(&open, left, bottom);
+        let (top, end) = lines[pick(&lines)];
+        self.click(window, left + 20, (top + end) / 2);
+    }
+
     fn launch(&mut self) {
         self.launch_rom(&self.dir.join("buttons.nes"));
     }
@@ -463,13 +498,13 @@ impl Session {
         self.xdotool(&["key", keys]);
     }
 
-    /// Esc quits with exit code 0.
+    /// Ctrl+Q quits with exit code 0.
     fn quit(&mut self, window: &str) {
-        self.key(window, "Escape");
+        self.key(window, "ctrl+q");
         let status = self.wait_exit();
         assert!(
             status.success(),
-            "Esc must exit with 0, got {status}; stderr:\n{}",
+            "Ctrl+Q must exit with 0, got {status}; stderr:\n{}",
             self.stderr()
         );
     }
@@ -631,14 +666,11 @@ impl Image {
 
 fn gui_scenario() {
     let mut s = Session::start(&button_colour_rom());
+    s.messages_off();
     s.launch();
     let window = s.window();
     let title = s.wait_title(&window, "100%");
     assert!(title.starts_with("nestor - buttons.nes"), "title {title:?}");
-    assert!(
-        s.dir.join("config/nestor/config.toml").is_file(),
-        "the first run writes the default config"
-    );
 
     // Nothing held yet: the backdrop is colour $00 everywhere, at 3x the NES's size.
     let start = s.wait_picture(&window, "the first frame", |p| {
@@ -730,7 +762,6 @@ fn gui_scenario() {
         });
     }
 
-    // Esc quits with exit code 0.
     s.quit(&window);
 
     // The saved state outlives the program: after a restart, a damaged state file is reported
@@ -793,6 +824,7 @@ fn quadfall_title() -> Image {
 fn game_scenario() {
     let title = quadfall_title();
     let mut s = Session::start(&button_colour_rom());
+    s.messages_off();
     s.launch_rom(Path::new(QUADFALL));
     let window = s.window();
     s.wait_title(&window, "quadfall.nes - 100%");
@@ -1060,6 +1092,7 @@ fn lua_scenario() {
     let (boxed, failing) = (s.dir.join("box.lua"), s.dir.join("failing.lua"));
     std::fs::write(&boxed, BOX_SCRIPT).unwrap();
     std::fs::write(&failing, FAILING_SCRIPT).unwrap();
+    s.messages_off();
     s.launch_with(&s.dir.join("buttons.nes"), &[boxed, failing]);
     let window = s.window();
     let title = s.wait_title(&window, "Lua: ");
@@ -1214,7 +1247,7 @@ fn rewind_scenario() {
     std::thread::sleep(Duration::from_millis(500));
     assert_eq!(s.screenshot(&window).pixel(0, 0), before.pixel(0, 0));
     assert!(!s.title(&window).contains("rewinding"));
-    // SIGTERM closes the window as Esc does, through the same clean exit, with its own status.
+    // SIGTERM closes the window as Ctrl+Q does, through the same clean exit, with its own status.
     let pid = s.app.as_ref().unwrap().id();
     // SAFETY: signals our own child, which has not been waited for yet.
     unsafe { libc::kill(pid as i32, libc::SIGTERM) };
@@ -1248,7 +1281,7 @@ fn crash_scenario() {
     std::thread::sleep(Duration::from_millis(500));
     let shot = s.screenshot(&window);
     assert_eq!((shot.width, shot.height), (WIDTH, HEIGHT));
-    s.key(&window, "Escape");
+    s.key(&window, "ctrl+q");
     let status = s.wait_exit();
     assert_eq!(status.code(), Some(2), "stderr:\n{}", s.stderr());
     let stderr = s.stderr();
@@ -1258,4 +1291,182 @@ fn crash_scenario() {
         .collect();
     assert_eq!(lines.len(), 1, "stderr:\n{stderr}");
     assert!(lines[0].starts_with("nestor: ") && lines[0].ends_with("the game is stopped"));
+}
+
+/// The menus' titles: File, Emulation, Video, Audio, AI, Tools.
+const MENUS: usize = 6;
+
+/// Indexes in `range` where `lit` holds, as spans joined across gaps of at most `gap`.
+fn spans(
+    range: std::ops::Range<usize>,
+    gap: usize,
+    lit: impl Fn(usize) -> bool,
+) -> Vec<(usize, usize)> {
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    for i in range.filter(|&i| lit(i)) {
+        match spans.last_mut() {
+            Some(last) if i - last.1 <= gap + 1 => last.1 = i,
+            _ => spans.push((i, i)),
+        }
+    }
+    spans
+}
+
+/// The UI's text: light grey or white, brighter than the test ROM's colours.
+fn is_text(p: &Image, x: usize, y: usize) -> bool {
+    let [r, g, b] = p.pixel(x, y);
+    let (low, high) = (r.min(g).min(b), r.max(g).max(b));
+    low > 130 && high - low < 16
+}
+
+/// egui's dark grey panels (not black, nor a colour of the test ROM's).
+fn is_panel(p: &Image, x: usize, y: usize) -> bool {
+    let [r, g, b] = p.pixel(x, y);
+    r == g && g == b && (20..=35).contains(&r)
+}
+
+/// Rows from the top of the menu bar.
+fn bar_bottom(p: &Image) -> usize {
+    (0..p.height).take_while(|&y| is_panel(p, 2, y)).count()
+}
+
+/// The columns of the words in the menu bar: the menus' titles.
+fn menu_titles(p: &Image) -> Vec<(usize, usize)> {
+    let bottom = bar_bottom(p);
+    if !(10..60).contains(&bottom) {
+        return Vec::new();
+    }
+    spans(0..p.width, 6, |x| (0..bottom).any(|y| is_text(p, x, y)))
+}
+
+/// The rows of the lines of text in a menu dropped down under the bar at column `left`.
+fn menu_lines(p: &Image, left: usize, bottom: usize) -> Vec<(usize, usize)> {
+    // The menu's panel, across the highlight of an item under the pointer.
+    let Some(&(_, end)) = spans(bottom..p.height, 25, |y| is_panel(p, left + 4, y)).first() else {
+        return Vec::new();
+    };
+    let columns = left..(left + 120).min(p.width);
+    spans(bottom + 1..end, 2, |y| {
+        columns.clone().any(|x| is_text(p, x, y))
+    })
+}
+
+/// Whether the UI's white text is in the given corner region (x and y ranges).
+fn text_in(p: &Image, xs: std::ops::Range<usize>, ys: std::ops::Range<usize>) -> bool {
+    ys.into_iter()
+        .any(|y| xs.clone().any(|x| p.pixel(x, y).iter().all(|&c| c > 220)))
+}
+
+/// An on-screen message in the bottom-left corner.
+fn message_shown(p: &Image) -> bool {
+    text_in(p, 0..300, p.height - 50..p.height)
+}
+
+/// The menus, the on-screen messages and the frame counter, as a person meets them: Esc brings
+/// the menu bar up and gives the keyboard to it (the game no longer sees keys) and puts it
+/// away; an action's message shows in a corner for a few seconds; Emulation > Pause clicked
+/// with the mouse pauses; K shows the frame counter and saves the setting; File > Open ROM
+/// switches to another game, which joins the recent ROMs; Video > 2x resizes the window;
+/// File > Quit exits with 0.
+fn menu_scenario() {
+    let mut s = Session::start(&button_colour_rom());
+    s.launch();
+    let window = s.window();
+    s.wait_title(&window, "buttons.nes - 100%");
+    let config = s.dir.join("config/nestor/config.toml");
+    assert!(config.is_file(), "the first run writes the default config");
+    let start = s.wait_picture(&window, "the first frame", |p| {
+        p.width == WIDTH && p.uniform().is_some()
+    });
+    let centre = |p: &Image| p.pixel(WIDTH / 2, HEIGHT / 2);
+    // The game takes keys: Right changes its colour.
+    s.hold(&window, "Right");
+    let right = s.wait_picture(&window, "the game to see Right", |p| {
+        p.uniform().is_some() && *p != start
+    });
+    let backdrop = right.pixel(0, 0);
+
+    // Esc: the menu bar over the top of the picture, the rest still the game.
+    s.key(&window, "Escape");
+    let bar = s.wait_settled(&window, "the menu bar after Esc", |p| {
+        menu_titles(p).len() == MENUS
+    });
+    assert_eq!(centre(&bar), backdrop);
+    assert_eq!(bar.pixel(2, HEIGHT - 1), backdrop);
+    // The keyboard is the menu's: Left does not reach the game.
+    s.hold(&window, "Left");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(
+        centre(&s.screenshot(&window)),
+        backdrop,
+        "a key reached the game"
+    );
+    s.key(&window, "Escape");
+    s.wait_picture(&window, "the bar gone after Esc", |p| *p == right);
+    s.hold(&window, "Left");
+    s.wait_picture(&window, "the game to see Left", |p| {
+        p.uniform().is_some_and(|c| c != backdrop)
+    });
+
+    // A hotkey's message in the corner, gone after a few seconds.
+    s.key(&window, "shift+F1");
+    s.wait_title(&window, "saved state 1");
+    s.wait_picture(&window, "the message of the save", message_shown);
+    let shown = Instant::now();
+    s.wait_picture(&window, "the message to go", |p| p.uniform().is_some());
+    assert!(
+        shown.elapsed() > Duration::from_secs(1),
+        "the message went at once"
+    );
+
+    // Emulation > Pause with the mouse: the title and a message say so.
+    s.click_menu(&window, 1, |_| 0);
+    s.wait_title(&window, "paused");
+    s.xdotool(&["mousemove", "--window", &window, "400", "400"]);
+    s.wait_picture(&window, "the message of the pause", message_shown);
+
+    // K: frames per second and the frame number in the top-right corner; saved.
+    s.key(&window, "k");
+    s.wait_picture(&window, "the frame counter", |p| {
+        text_in(p, WIDTH - 250..WIDTH, 0..50)
+    });
+    let text = std::fs::read_to_string(&config).unwrap();
+    assert!(text.contains("frame_counter = true"), "{text}");
+
+    // File > Open ROM (Ctrl+O): a path typed in the browser opens that game.
+    let quadfall = std::fs::canonicalize(QUADFALL).unwrap();
+    s.key(&window, "ctrl+o");
+    s.wait_picture(&window, "the ROM browser", |p| {
+        let (xs, ys) = (
+            WIDTH / 2 - 100..WIDTH / 2 + 100,
+            HEIGHT / 2 - 100..HEIGHT / 2,
+        );
+        ys.into_iter().any(|y| xs.clone().any(|x| is_text(p, x, y)))
+    });
+    s.xdotool(&["type", "--delay", "20", quadfall.to_str().unwrap()]);
+    s.xdotool(&["key", "Return"]);
+    s.wait_title(&window, "nestor - quadfall.nes");
+    s.wait_picture(&window, "Quadfall's picture", |p| p.uniform().is_none());
+    let text = std::fs::read_to_string(&config).unwrap();
+    assert!(
+        text.contains(quadfall.to_str().unwrap()),
+        "not in the recent ROMs:\n{text}"
+    );
+
+    // Video > 2x: the window takes the size of the picture at 2x, kept for the next start.
+    s.click_menu(&window, 2, |_| 1);
+    s.wait_picture(&window, "the window at 2x", |p| {
+        (p.width, p.height) == (512, 480)
+    });
+    let text = std::fs::read_to_string(&config).unwrap();
+    assert!(text.contains("scale = 2"), "{text}");
+
+    // File > Quit, the last item.
+    s.click_menu(&window, 0, |lines| lines.len() - 1);
+    let status = s.wait_exit();
+    assert!(
+        status.success(),
+        "File > Quit: {status}; stderr:\n{}",
+        s.stderr()
+    );
 }

@@ -1,0 +1,595 @@
+//! What the window draws over the picture with egui: the menu bar, the ROM browser, on-screen
+//! messages and the frame counter.
+//!
+//! The UI never acts on the emulator itself: it returns [`Action`]s, which the window runs
+//! through the same code as the hotkeys. winit's events are handed to egui here (egui-winit is
+//! built for an older winit than the window's).
+
+use egui::{Align2, Color32, Context, Key, Modifiers, PointerButton, Pos2, RichText, Vec2};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
+use winit::keyboard::{KeyCode, PhysicalKey};
+use winit::window::Window;
+
+/// The pointer this close to the top (in points) brings the menu bar down.
+const MENU_STRIP: f32 = 24.0;
+/// Speeds offered in the menu, in the order of `SPEEDS` in app.rs.
+const SPEED_LABELS: [&str; 3] = ["100%", "200%", "50%"];
+
+/// Something the user asked for, from a menu or a hotkey.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    /// Show the ROM browser.
+    BrowseRoms,
+    OpenRom(PathBuf),
+    Quit,
+    TogglePause,
+    FrameAdvance,
+    Reset,
+    PowerCycle,
+    /// An index into the speeds.
+    Speed(usize),
+    RunAhead(u8),
+    SaveState(usize),
+    LoadState(usize),
+    Scale(u32),
+    ToggleAspect,
+    ToggleFullscreen,
+    ToggleMute,
+    Volume(f32),
+    ToggleAi,
+    ToggleOverlay,
+    Screenshot,
+    StopScripts,
+    ToggleMessages,
+    ToggleFrameCounter,
+}
+
+/// What the menus show as current: a snapshot of the window's state.
+pub struct View {
+    pub paused: bool,
+    pub speed: usize,
+    pub run_ahead: u8,
+    pub scale: u32,
+    pub aspect_8_7: bool,
+    pub fullscreen: bool,
+    /// `None` without a sound device.
+    pub volume: Option<f32>,
+    pub muted: bool,
+    /// `None` when no AI plays this game.
+    pub ai: Option<bool>,
+    pub overlay: bool,
+    pub scripts: bool,
+    pub messages: bool,
+    pub recent: Vec<String>,
+    /// The message of the moment, shown in a corner while `messages` is on.
+    pub message: Option<String>,
+    /// The frame counter's text, when it is on.
+    pub counter: Option<String>,
+}
+
+/// egui's output for one frame, ready for the renderer.
+pub struct Painted {
+    pub textures: egui::TexturesDelta,
+    pub jobs: Vec<egui::ClippedPrimitive>,
+    pub pixels_per_point: f32,
+}
+
+pub struct Gui {
+    ctx: Context,
+    /// Events since the last frame.
+    events: Vec<egui::Event>,
+    modifiers: Modifiers,
+    pointer: Option<Pos2>,
+    /// Esc brought the menu bar up: it stays, and the keyboard is the UI's.
+    menu_pinned: bool,
+    /// A menu was dropped down in the last frame.
+    menu_open: bool,
+    browser: Option<Browser>,
+    started: Instant,
+}
+
+impl Gui {
+    pub fn new() -> Gui {
+        Gui {
+            ctx: Context::default(),
+            events: Vec::new(),
+            modifiers: Modifiers::default(),
+            pointer: None,
+            menu_pinned: false,
+            menu_open: false,
+            browser: None,
+            started: Instant::now(),
+        }
+    }
+
+    /// Keys go to the UI, not to the game or the hotkeys.
+    pub fn takes_keys(&self) -> bool {
+        self.menu_pinned || self.menu_open || self.browser.is_some()
+    }
+
+    /// Takes a window event for egui; true when the UI must be drawn again to answer it.
+    pub fn event(&mut self, event: &WindowEvent, scale_factor: f64) -> bool {
+        let point =
+            |x: f64, y: f64| Pos2::new((x / scale_factor) as f32, (y / scale_factor) as f32);
+        match event {
+            WindowEvent::CursorMoved { position, .. } => {
+                let pos = point(position.x, position.y);
+                self.pointer = Some(pos);
+                self.events.push(egui::Event::PointerMoved(pos));
+            }
+            WindowEvent::CursorLeft { .. } => {
+                self.pointer = None;
+                self.events.push(egui::Event::PointerGone);
+            }
+            WindowEvent::MouseInput { state, button, .. } => {
+                let button = match button {
+                    MouseButton::Left => PointerButton::Primary,
+                    MouseButton::Right => PointerButton::Secondary,
+                    MouseButton::Middle => PointerButton::Middle,
+                    _ => return false,
+                };
+                let Some(pos) = self.pointer else {
+                    return false;
+                };
+                self.events.push(egui::Event::PointerButton {
+                    pos,
+                    button,
+                    pressed: *state == ElementState::Pressed,
+                    modifiers: self.modifiers,
+                });
+            }
+            WindowEvent::MouseWheel { delta, .. } => {
+                let delta = match delta {
+                    MouseScrollDelta::LineDelta(x, y) => Vec2::new(*x, *y) * 24.0,
+                    MouseScrollDelta::PixelDelta(p) => {
+                        Vec2::new(p.x as f32, p.y as f32) / scale_factor as f32
+                    }
+                };
+                self.events.push(egui::Event::Scroll(delta));
+            }
+            WindowEvent::ModifiersChanged(modifiers) => {
+                let state = modifiers.state();
+                self.modifiers = Modifiers {
+                    alt: state.alt_key(),
+                    ctrl: state.control_key(),
+                    shift: state.shift_key(),
+                    mac_cmd: false,
+                    command: state.control_key(),
+                };
+            }
+            WindowEvent::KeyboardInput { event, .. } => {
+                let pressed = event.state == ElementState::Pressed;
+                let PhysicalKey::Code(code) = event.physical_key else {
+                    return false;
+                };
+                if code == KeyCode::Escape {
+                    if pressed && !event.repeat {
+                        self.escape();
+                    }
+                    return true;
+                }
+                if !self.takes_keys() {
+                    return false;
+                }
+                if let Some(key) = egui_key(code) {
+                    self.events.push(egui::Event::Key {
+                        key,
+                        physical_key: Some(key),
+                        pressed,
+                        repeat: event.repeat,
+                        modifiers: self.modifiers,
+                    });
+                }
+                let typed = event
+                    .text
+                    .as_deref()
+                    .filter(|t| t.chars().all(|c| !c.is_control()));
+                if let Some(text) = typed.filter(|_| pressed && !self.modifiers.ctrl) {
+                    self.events.push(egui::Event::Text(text.to_string()));
+                }
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    /// Esc closes the ROM browser, or else brings the menu bar up or puts it away.
+    fn escape(&mut self) {
+        if self.browser.take().is_none() {
+            self.menu_pinned = !self.menu_pinned;
+        }
+    }
+
+    /// Opens the ROM browser (File > Open ROM) in `dir`, or else in the current folder.
+    pub fn browse(&mut self, dir: Option<&Path>) {
+        let dir = dir
+            .filter(|dir| dir.is_dir())
+            .map(Path::to_path_buf)
+            .or_else(|| std::env::current_dir().ok())
+            .unwrap_or_else(|| PathBuf::from("/"));
+        self.browser = Some(Browser::new(dir));
+    }
+
+    /// Lays out one frame of the UI over the window: what to draw, what the user asked for in
+    /// it, and whether egui wants another frame straight away (to finish an animation or a
+    /// layout).
+    pub fn frame(&mut self, window: &Window, view: &View) -> (Painted, Vec<Action>, bool) {
+        let size = window.inner_size();
+        let scale = window.scale_factor() as f32;
+        let mut input = egui::RawInput {
+            screen_rect: Some(egui::Rect::from_min_size(
+                Pos2::ZERO,
+                Vec2::new(size.width as f32, size.height as f32) / scale,
+            )),
+            time: Some(self.started.elapsed().as_secs_f64()),
+            modifiers: self.modifiers,
+            events: std::mem::take(&mut self.events),
+            focused: window.has_focus(),
+            ..Default::default()
+        };
+        input
+            .viewports
+            .entry(egui::ViewportId::ROOT)
+            .or_default()
+            .native_pixels_per_point = Some(scale);
+        let mut actions = Vec::new();
+        let near_top = self.pointer.is_some_and(|p| p.y <= MENU_STRIP);
+        let show_menu = self.menu_pinned || self.menu_open || near_top;
+        let mut menu_open = false;
+        let output = self.ctx.clone().run(input, |ctx| {
+            if show_menu {
+                menu_open = menu_bar(ctx, view, &mut actions);
+            }
+            if let Some(browser) = &mut self.browser {
+                match browser.show(ctx) {
+                    Some(Browsed::Open(path)) => actions.push(Action::OpenRom(path)),
+                    Some(Browsed::Cancel) => {}
+                    None => return,
+                }
+                self.browser = None;
+            }
+            if view.messages {
+                if let Some(message) = &view.message {
+                    corner(ctx, "message", Align2::LEFT_BOTTOM, message);
+                }
+            }
+            if let Some(counter) = &view.counter {
+                corner(ctx, "counter", Align2::RIGHT_TOP, counter);
+            }
+        });
+        self.menu_open = menu_open;
+        if !actions.is_empty() {
+            // Done with the menu: the keyboard is the game's again.
+            self.menu_pinned = false;
+        }
+        let repaint = output
+            .viewport_output
+            .get(&egui::ViewportId::ROOT)
+            .is_some_and(|v| v.repaint_delay.is_zero());
+        let painted = Painted {
+            jobs: self.ctx.tessellate(output.shapes, output.pixels_per_point),
+            textures: output.textures_delta,
+            pixels_per_point: output.pixels_per_point,
+        };
+        (painted, actions, repaint)
+    }
+}
+
+/// A line of text on a dark box in a corner of the window.
+fn corner(ctx: &Context, id: &str, align: Align2, text: &str) {
+    // 8 points in from the corner's two edges.
+    let offset = Vec2::new(8.0, 8.0) * -align.to_sign();
+    egui::Area::new(egui::Id::new(id))
+        .anchor(align, offset)
+        .interactable(false)
+        .show(ctx, |ui| {
+            egui::Frame::none()
+                .fill(Color32::from_black_alpha(200))
+                .rounding(4.0)
+                .inner_margin(6.0)
+                .show(ui, |ui| {
+                    ui.label(RichText::new(text).size(16.0).color(Color32::WHITE));
+                });
+        });
+}
+
+/// The menu bar; true while one of its menus is dropped down.
+fn menu_bar(ctx: &Context, view: &View, actions: &mut Vec<Action>) -> bool {
+    let mut open = false;
+    egui::TopBottomPanel::top("menu").show(ctx, |ui| {
+        egui::menu::bar(ui, |ui| {
+            let mut menu = |ui: &mut egui::Ui, title: &str, items: &dyn Fn(&mut Menu)| {
+                ui.menu_button(title, |ui| {
+                    open = true;
+                    let mut menu = Menu {
+                        ui,
+                        actions: &mut *actions,
+                    };
+                    items(&mut menu);
+                });
+            };
+            menu(ui, "File", &|m| {
+                m.item("Open ROM...", "Ctrl+O", None, Action::BrowseRoms);
+                m.sub("Recent ROMs", |recent| {
+                    if view.recent.is_empty() {
+                        recent.ui.label("none yet");
+                    }
+                    for path in &view.recent {
+                        recent.item(path, "", None, Action::OpenRom(path.into()));
+                    }
+                });
+                m.ui.separator();
+                m.item("Quit", "Ctrl+Q", None, Action::Quit);
+            });
+            menu(ui, "Emulation", &|m| {
+                m.item("Pause", "P", Some(view.paused), Action::TogglePause);
+                m.item("Next frame", "N", None, Action::FrameAdvance);
+                m.item("Reset", "R", None, Action::Reset);
+                m.item("Power cycle", "Shift+R", None, Action::PowerCycle);
+                m.ui.separator();
+                for (i, label) in SPEED_LABELS.iter().enumerate() {
+                    let item = format!("Speed {label}");
+                    m.item(&item, "T", Some(view.speed == i), Action::Speed(i));
+                }
+                m.ui.label("Fast-forward: hold Tab");
+                m.ui.label("Rewind: hold Backspace");
+                m.sub("Run-ahead", |sub| {
+                    for frames in 0..=4 {
+                        let label = format!("{frames} frames");
+                        let on = Some(view.run_ahead == frames);
+                        sub.item(&label, "", on, Action::RunAhead(frames));
+                    }
+                });
+                m.ui.separator();
+                m.sub("Save state", |sub| slots(sub, "Shift+F", Action::SaveState));
+                m.sub("Load state", |sub| slots(sub, "F", Action::LoadState));
+            });
+            menu(ui, "Video", &|m| {
+                for scale in 1..=4 {
+                    let label = format!("{scale}x");
+                    m.item(&label, "", Some(view.scale == scale), Action::Scale(scale));
+                }
+                m.ui.separator();
+                m.item(
+                    "8:7 pixels (TV)",
+                    "F10",
+                    Some(view.aspect_8_7),
+                    Action::ToggleAspect,
+                );
+                m.item(
+                    "Fullscreen",
+                    "F11",
+                    Some(view.fullscreen),
+                    Action::ToggleFullscreen,
+                );
+                m.item(
+                    "On-screen messages",
+                    "",
+                    Some(view.messages),
+                    Action::ToggleMessages,
+                );
+                let counter = Some(view.counter.is_some());
+                m.item("Frame counter", "K", counter, Action::ToggleFrameCounter);
+            });
+            menu(ui, "Audio", &|m| match view.volume {
+                Some(volume) => {
+                    m.item("Mute", "M", Some(view.muted), Action::ToggleMute);
+                    let down = (volume - 0.1).max(0.0);
+                    let up = (volume + 0.1).min(1.0);
+                    m.item("Volume down", "-", None, Action::Volume(down));
+                    m.item("Volume up", "=", None, Action::Volume(up));
+                    m.ui.label(format!("Volume {}%", (volume * 100.0).round()));
+                }
+                None => {
+                    m.ui.label("no sound device");
+                }
+            });
+            menu(ui, "AI", &|m| match view.ai {
+                Some(on) => {
+                    m.item("AI plays", "I", Some(on), Action::ToggleAi);
+                    m.item("Outline", "O", Some(view.overlay), Action::ToggleOverlay);
+                }
+                None => {
+                    m.ui.label("no AI for this game");
+                }
+            });
+            menu(ui, "Tools", &|m| {
+                m.item("Screenshot", "F12", None, Action::Screenshot);
+                if view.scripts {
+                    m.item("Stop Lua scripts", "", None, Action::StopScripts);
+                }
+            });
+        });
+    });
+    open
+}
+
+/// Slots 1-9 of the state menus.
+fn slots(menu: &mut Menu, key: &str, action: fn(usize) -> Action) {
+    for slot in 1..=9 {
+        menu.item(
+            &format!("Slot {slot}"),
+            &format!("{key}{slot}"),
+            None,
+            action(slot),
+        );
+    }
+}
+
+/// A dropped-down menu being filled.
+struct Menu<'u, 'a> {
+    ui: &'u mut egui::Ui,
+    actions: &'a mut Vec<Action>,
+}
+
+impl Menu<'_, '_> {
+    /// A submenu, filled by `items`.
+    fn sub(&mut self, title: &str, items: impl FnOnce(&mut Menu)) {
+        let actions = &mut *self.actions;
+        self.ui
+            .menu_button(title, |ui| items(&mut Menu { ui, actions }));
+    }
+
+    /// An item with its hotkey beside it; `on` marks a setting that is on (or off).
+    fn item(&mut self, label: &str, key: &str, on: Option<bool>, action: Action) {
+        let mut button = egui::Button::new(label).shortcut_text(key);
+        if let Some(on) = on {
+            button = button.selected(on);
+        }
+        if self.ui.add(button).clicked() {
+            self.actions.push(action);
+            self.ui.close_menu();
+        }
+    }
+}
+
+/// The ROM browser's answer.
+enum Browsed {
+    Open(PathBuf),
+    Cancel,
+}
+
+/// A small file browser for ROMs: a path to type (from the folder shown), or folders and .nes
+/// files to click.
+struct Browser {
+    dir: PathBuf,
+    typed: String,
+    entries: Result<Vec<(String, bool)>, String>,
+}
+
+impl Browser {
+    fn new(dir: PathBuf) -> Browser {
+        Browser {
+            typed: String::new(),
+            entries: list(&dir),
+            dir,
+        }
+    }
+
+    fn enter(&mut self, dir: PathBuf) {
+        *self = Browser::new(dir);
+    }
+
+    fn show(&mut self, ctx: &Context) -> Option<Browsed> {
+        let mut answer = None;
+        egui::Window::new("Open ROM")
+            .collapsible(false)
+            .resizable(false)
+            .anchor(Align2::CENTER_CENTER, Vec2::ZERO)
+            .show(ctx, |ui| {
+                ui.label(self.dir.display().to_string());
+                let field = egui::TextEdit::singleline(&mut self.typed)
+                    .hint_text("file name or path")
+                    .desired_width(400.0);
+                let field = ui.add(field);
+                if !field.has_focus() && !field.lost_focus() {
+                    field.request_focus();
+                }
+                let typed_enter = field.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter));
+                let typed = (!self.typed.is_empty()).then(|| self.dir.join(&self.typed));
+                let mut chosen = typed.clone().filter(|_| typed_enter);
+                egui::ScrollArea::vertical()
+                    .max_height(300.0)
+                    .show(ui, |ui| {
+                        if ui.button("..").clicked() {
+                            chosen = self.dir.parent().map(Path::to_path_buf);
+                        }
+                        match &self.entries {
+                            Ok(entries) => {
+                                for (name, is_dir) in entries {
+                                    let label = if *is_dir {
+                                        format!("{name}/")
+                                    } else {
+                                        name.clone()
+                                    };
+                                    if ui.button(label).clicked() {
+                                        chosen = Some(self.dir.join(name));
+                                    }
+                                }
+                            }
+                            Err(err) => {
+                                ui.colored_label(Color32::LIGHT_RED, err);
+                            }
+                        }
+                    });
+                ui.horizontal(|ui| {
+                    if ui.button("Open").clicked() {
+                        chosen = typed;
+                    }
+                    if ui.button("Cancel").clicked() {
+                        answer = Some(Browsed::Cancel);
+                    }
+                });
+                match chosen {
+                    Some(path) if path.is_dir() => self.enter(path),
+                    Some(path) => answer = Some(Browsed::Open(path)),
+                    None => {}
+                }
+            });
+        answer
+    }
+}
+
+/// A folder's subfolders and .nes files, folders first, by name; hidden entries left out.
+fn list(dir: &Path) -> Result<Vec<(String, bool)>, String> {
+    let read = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut entries: Vec<(String, bool)> = read
+        .flatten()
+        .filter_map(|entry| {
+            let name = entry.file_name().to_str()?.to_string();
+            let is_dir = entry.path().is_dir();
+            let rom = Path::new(&name)
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("nes"));
+            (!name.starts_with('.') && (is_dir || rom)).then_some((name, is_dir))
+        })
+        .collect();
+    entries.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    Ok(entries)
+}
+
+/// egui's name for a key, for the keys a menu or a text field uses.
+fn egui_key(code: KeyCode) -> Option<Key> {
+    let name = format!("{code:?}");
+    let name = name
+        .strip_prefix("Key")
+        .or_else(|| name.strip_prefix("Digit"))
+        .unwrap_or(&name);
+    Key::from_name(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_map_to_egui_keys() {
+        assert_eq!(egui_key(KeyCode::Enter), Some(Key::Enter));
+        assert_eq!(egui_key(KeyCode::ArrowDown), Some(Key::ArrowDown));
+        assert_eq!(egui_key(KeyCode::KeyQ), Some(Key::Q));
+        assert_eq!(egui_key(KeyCode::Digit3), Some(Key::Num3));
+        assert_eq!(egui_key(KeyCode::Fn), None);
+    }
+
+    #[test]
+    fn the_browser_lists_folders_then_roms() {
+        let dir = std::env::temp_dir().join(format!("nestor-browse-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("b-folder")).unwrap();
+        for file in ["z.nes", "a.NES", "notes.txt", ".hidden.nes"] {
+            std::fs::write(dir.join(file), b"").unwrap();
+        }
+        let names = list(&dir).unwrap();
+        assert_eq!(
+            names,
+            [
+                ("b-folder".to_string(), true),
+                ("a.NES".to_string(), false),
+                ("z.nes".to_string(), false)
+            ]
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(list(&dir).unwrap_err().contains("nestor-browse"));
+    }
+}

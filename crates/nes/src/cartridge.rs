@@ -41,8 +41,8 @@ pub struct Cartridge {
     /// any of them: CHR-ROM, CHR-RAM, the console's 2 KiB of nametable RAM (CIRAM, plus 2 KiB
     /// more on four-screen boards), then a KiB of open bus (see [`OPEN_BUS`]). Each part is
     /// a whole number of KiB.
-    ppu_memory: Vec<u8>,
-    /// Where CHR-RAM, CIRAM and the open bus begin in `ppu_memory`.
+    ppu_memory: Vec<[u8; 0x400]>,
+    /// Where CHR-RAM, CIRAM and the open bus begin in `ppu_memory`, in bytes.
     chr_ram_start: usize,
     ciram_start: usize,
     open_bus_start: usize,
@@ -65,8 +65,8 @@ struct Banks {
     prg_rom: [usize; 4],
     /// What answers at $6000-$7FFF.
     low: LowWindow,
-    /// The PPU's $0000-$3FFF in 1 KiB windows into `ppu_memory`: pattern tables, then the
-    /// nametables twice ($3000-$3FFF mirrors $2000-$2FFF).
+    /// The PPU's $0000-$3FFF in 1 KiB windows, each the number of a KiB of `ppu_memory`:
+    /// pattern tables, then the nametables twice ($3000-$3FFF mirrors $2000-$2FFF).
     ppu: [usize; 16],
     /// Bit n: window n is RAM, which PPU writes change.
     ppu_writable: u16,
@@ -137,6 +137,8 @@ impl WithBoard for Layout {
         let ppu_writable = (0..16)
             .filter(|&n| ram.contains(&ppu[n]))
             .fold(0, |bits, n| bits | 1 << n);
+        // Every bank is whole KiB: the windows count KiB.
+        let ppu = ppu.map(|offset| offset / 0x400);
         let watches_ppu_bus = self.needs.ppu_bus && board.watches_ppu_bus();
         Banks {
             prg_rom,
@@ -168,8 +170,8 @@ impl Field for Cartridge {
         } = self;
         fields!(io, mapper);
         io.fixed(prg_ram);
-        io.fixed(&mut ppu_memory[*chr_ram_start..*ciram_start]);
-        io.fixed(&mut ppu_memory[*ciram_start..*open_bus_start]);
+        io.fixed(ppu_memory[*chr_ram_start / 0x400..*ciram_start / 0x400].as_flattened_mut());
+        io.fixed(ppu_memory[*ciram_start / 0x400..*open_bus_start / 0x400].as_flattened_mut());
         // The banks follow from the (maybe just loaded) mapper registers.
         self.refresh_banks();
     }
@@ -188,17 +190,18 @@ impl Cartridge {
         }
         let prg_rom = bytes[start..start + header.prg_rom_size].to_vec();
         let chr_start = start + header.prg_rom_size;
-        let mut ppu_memory = bytes[chr_start..chr_start + header.chr_rom_size].to_vec();
-        ppu_memory.resize(whole_kib(ppu_memory.len()), 0);
-        let chr_ram_start = ppu_memory.len();
+        let mut memory = bytes[chr_start..chr_start + header.chr_rom_size].to_vec();
+        memory.resize(whole_kib(memory.len()), 0);
+        let chr_ram_start = memory.len();
         let chr_ram_size = match header.chr_ram_size {
             0 if header.chr_rom_size == 0 => CHR_BANK,
             size => whole_kib(size),
         };
         let ciram_start = chr_ram_start + chr_ram_size;
         let open_bus_start = ciram_start + if header.four_screen { 0x1000 } else { 0x800 };
-        ppu_memory.resize(open_bus_start, 0);
-        ppu_memory.extend(OPEN_BUS);
+        memory.resize(open_bus_start, 0);
+        memory.extend(OPEN_BUS);
+        let ppu_memory = memory.as_chunks().0.to_vec();
         let mapper = Mapper::new(&header)?;
         let needs = mapper.needs();
         // NES 2.0 states the PRG-RAM exactly; iNES 1.0 cannot, and test ROMs and games expect
@@ -392,43 +395,36 @@ impl Cartridge {
 
     #[inline]
     pub fn ppu_peek(&self, addr: u16) -> u8 {
-        self.ppu_memory[self.ppu_index(addr)]
+        self.ppu_window(addr)[usize::from(addr & 0x3FF)]
     }
 
     /// The 1 KiB window of pattern-table or nametable memory holding `addr`: the bytes
     /// [`Self::ppu_peek`] reads at `addr & !0x3FF` on, for reads in bulk.
+    #[inline]
     pub fn ppu_window(&self, addr: u16) -> &[u8; 0x400] {
-        let start = self.banks.ppu[usize::from(addr >> 10) & 15];
-        self.ppu_memory[start..start + 0x400]
-            .try_into()
-            .expect("windows are whole KiB")
+        &self.ppu_memory[self.banks.ppu[usize::from(addr >> 10) & 15]]
     }
 
     pub fn ppu_write(&mut self, addr: u16, val: u8) {
         self.ppu_address(addr);
-        if self.banks.ppu_writable & 1 << ((addr >> 10) & 15) != 0 {
-            let i = self.ppu_index(addr);
-            self.ppu_memory[i] = val;
+        let window = usize::from(addr >> 10) & 15;
+        if self.banks.ppu_writable & 1 << window != 0 {
+            self.ppu_memory[self.banks.ppu[window]][usize::from(addr & 0x3FF)] = val;
         }
-    }
-
-    #[inline]
-    fn ppu_index(&self, addr: u16) -> usize {
-        self.banks.ppu[usize::from(addr >> 10) & 15] + usize::from(addr & 0x3FF)
     }
 
     /// CHR-ROM then CHR-RAM (each padded to whole KiB).
     pub fn chr(&self) -> &[u8] {
-        &self.ppu_memory[..self.ciram_start]
+        self.ppu_memory[..self.ciram_start / 0x400].as_flattened()
     }
 
     pub fn chr_mut(&mut self) -> &mut [u8] {
-        &mut self.ppu_memory[..self.ciram_start]
+        self.ppu_memory[..self.ciram_start / 0x400].as_flattened_mut()
     }
 
     /// The nametable RAM: the console's 2 KiB, plus the board's 2 KiB on four-screen boards.
     pub fn ciram_mut(&mut self) -> &mut [u8] {
-        &mut self.ppu_memory[self.ciram_start..self.open_bus_start]
+        self.ppu_memory[self.ciram_start / 0x400..self.open_bus_start / 0x400].as_flattened_mut()
     }
 
     /// The battery-backed PRG-RAM, what the cartridge keeps with the power off; `None` without

@@ -6,8 +6,9 @@
 //! NES 2.0 submapper 1 (Nantettatte!! Baseball, with its option-ROM cartridge behind a
 //! licensing timer) is not supported.
 
-use super::{banked, last_bank, prg_16k_last_fixed, unknown_submapper, Board, CpuTarget};
-use super::Mirroring;
+use super::{
+    banked, last_bank, prg_16k_last_fixed, unknown_submapper, Board, CpuTarget, Mirroring,
+};
 use crate::header::{Header, RomError};
 use crate::state::{fields, Field, StateIo};
 

@@ -296,7 +296,13 @@ fn board_exerciser(mapper: u16, submapper: u8, chr_rom: bool) -> Vec<u8> {
     image.push((mapper as u8) << 4);
     image.push(mapper as u8 & 0xF0 | 0x08);
     image.push(submapper << 4 | (mapper >> 8) as u8);
-    image.extend([0, 0x07, if chr_rom { 0 } else { 0x09 }, 0, 0, 0, 0]);
+    // CHR-RAM: 32 KiB without CHR-ROM; TQROM's 8 KiB beside it.
+    let chr_ram = match (chr_rom, mapper) {
+        (false, _) => 0x09,
+        (true, 119) => 0x07,
+        (true, _) => 0,
+    };
+    image.extend([0, 0x07, chr_ram, 0, 0, 0, 0]);
     let mut code = vec![
         0x78, 0xD8, // SEI, CLD
         0xA9, 0x3F, 0x8D, 0x06, 0x20, 0xA9, 0x00, 0x8D, 0x06, 0x20, // $2006 = $3F00
@@ -353,8 +359,10 @@ fn states_cover_every_board() {
         (30, 0, false),
         (32, 0, true),
         (33, 0, true),
+        (48, 0, true),
         (65, 0, true),
         (67, 0, true),
+        (68, 0, true),
         (70, 0, true),
         (71, 1, false),
         (76, 0, true),
@@ -363,11 +371,14 @@ fn states_cover_every_board() {
         (87, 0, true),
         (88, 0, true),
         (95, 0, true),
+        (119, 0, true),
         (140, 0, true),
         (152, 0, true),
         (154, 0, true),
         (159, 0, true),
         (184, 0, true),
+        (185, 0, true),
+        (185, 6, true),
         (206, 0, true),
     ] {
         let image = board_exerciser(mapper, submapper, chr_rom);

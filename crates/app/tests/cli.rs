@@ -100,7 +100,16 @@ fn zero_prg_banks() {
 fn unsupported_mapper() {
     let mut image = header(2, 1, 5);
     image.resize(16 + 0x8000 + 0x2000, 0);
-    assert_one_line_error(&image, "mmc5.nes", "mapper 5");
+    assert_one_line_error(&image, "mmc5.nes", "mapper 5 (MMC5) is not supported");
+    let mut image = header(2, 1, 68);
+    image[7] |= 0x08; // NES 2.0, submapper 1
+    image[8] = 0x10;
+    image.resize(16 + 0x8000 + 0x2000, 0);
+    assert_one_line_error(
+        &image,
+        "nantettatte.nes",
+        "mapper 68 (Sunsoft-4) is supported, but not its submapper 1",
+    );
 }
 
 #[test]

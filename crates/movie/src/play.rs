@@ -9,11 +9,7 @@ use nes::{Buttons, Console, PowerOnRam};
 /// The ROM's MD5 as FCEUX computes it for `romChecksum`: PRG ROM then CHR ROM, without the
 /// header and the trainer.
 pub fn rom_checksum(cart: &nes::Cartridge) -> [u8; 16] {
-    let chr = if cart.header.chr_rom_size > 0 {
-        &cart.chr[..]
-    } else {
-        &[]
-    };
+    let chr = &cart.chr()[..cart.header.chr_rom_size];
     crate::md5::digest(&[&cart.prg_rom[..], chr].concat())
 }
 

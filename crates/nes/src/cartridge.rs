@@ -5,7 +5,7 @@
 use crate::game_genie::GameGenie;
 use crate::header::CHR_BANK;
 pub use crate::header::{Header, RomError};
-use crate::mapper::{Board, CpuTarget, Mapper, Needs};
+use crate::mapper::{Board, CpuTarget, Mapper, Needs, WithBoard};
 use crate::state::{fields, Field, Fnv1a, StateIo};
 use std::fmt;
 
@@ -37,10 +37,15 @@ pub struct Cartridge {
     mapper: Mapper,
     pub prg_rom: Vec<u8>,
     pub prg_ram: Vec<u8>,
-    pub chr: Vec<u8>,
-    chr_writable: bool,
-    /// The console's 2 KiB of nametable RAM; plus 2 KiB more on four-screen boards.
-    pub ciram: Vec<u8>,
+    /// The PPU side's memories in one, so that any 1 KiB window of the PPU's space can show
+    /// any of them: CHR-ROM, CHR-RAM, the console's 2 KiB of nametable RAM (CIRAM, plus 2 KiB
+    /// more on four-screen boards), then a KiB of open bus (see [`OPEN_BUS`]). Each part is
+    /// a whole number of KiB.
+    ppu_memory: Vec<[u8; 0x400]>,
+    /// Where CHR-RAM, CIRAM and the open bus begin in `ppu_memory`, in bytes.
+    chr_ram_start: usize,
+    ciram_start: usize,
+    open_bus_start: usize,
     /// The mapper's current banks, so that reads need no mapper call (see [`Banks`]).
     banks: Banks,
     /// What the board needs besides address translation, asked once.
@@ -60,10 +65,11 @@ struct Banks {
     prg_rom: [usize; 4],
     /// What answers at $6000-$7FFF.
     low: LowWindow,
-    /// CHR at $0000-$1FFF, 1 KiB each.
-    chr: [usize; 8],
-    /// CIRAM for the nametables at $2000, $2400, $2800 and $2C00.
-    nametables: [usize; 4],
+    /// The PPU's $0000-$3FFF in 1 KiB windows, each the number of a KiB of `ppu_memory`:
+    /// pattern tables, then the nametables twice ($3000-$3FFF mirrors $2000-$2FFF).
+    ppu: [usize; 16],
+    /// Bit n: window n is RAM, which PPU writes change.
+    ppu_writable: u16,
     /// The mapper must see the PPU's accesses as they happen ([`Board::watches_ppu_bus`]).
     watches_ppu_bus: bool,
     /// That, or the board counts CPU cycles.
@@ -80,6 +86,71 @@ enum LowWindow {
     OpenBus,
 }
 
+/// The memories' sizes and places, from which [`Banks`] follow the board's registers.
+struct Layout {
+    prg_rom: usize,
+    prg_ram: usize,
+    chr_ram_start: usize,
+    ciram_start: usize,
+    open_bus_start: usize,
+    four_screen: bool,
+    needs: Needs,
+}
+
+/// The banks as the board's own type sees them: one dispatch on the board type, then every
+/// question to the board is a direct call (most of them fold away for fixed boards).
+impl WithBoard for Layout {
+    type Output = Banks;
+
+    fn with<B: Board>(self, board: &B) -> Banks {
+        let prg_window = |slot: usize| match board.map_cpu(0x8000 + slot as u16 * 0x2000) {
+            CpuTarget::PrgRom(off) => wrap(off, self.prg_rom),
+            _ => unreachable!("every mapper puts PRG-ROM at $8000-$FFFF"),
+        };
+        let prg_rom = std::array::from_fn(prg_window);
+        let low = match board.map_cpu(0x6000) {
+            CpuTarget::PrgRam(off) if self.prg_ram > 0 => LowWindow::Ram(wrap(off, self.prg_ram)),
+            CpuTarget::PrgRom(off) => LowWindow::Rom(wrap(off, self.prg_rom)),
+            _ => LowWindow::OpenBus,
+        };
+        // CHR-ROM and CHR-RAM, where the board's CHR offsets point.
+        let chr_size = self.ciram_start;
+        let chr_enabled = board.chr_enabled();
+        let mut ppu = [0; 16];
+        for (slot, window) in ppu[..8].iter_mut().enumerate() {
+            *window = if chr_enabled {
+                wrap(board.map_chr(slot as u16 * 0x400), chr_size)
+            } else {
+                self.open_bus_start
+            };
+        }
+        for table in 0..4 {
+            let window = match board.nametable_chr(table) {
+                Some(offset) => wrap(offset, chr_size),
+                None if self.four_screen => self.ciram_start + table * 0x400,
+                None => self.ciram_start + board.nametable_page(table) * 0x400,
+            };
+            ppu[8 + table] = window;
+            ppu[12 + table] = window;
+        }
+        let ram = self.chr_ram_start..self.open_bus_start;
+        let ppu_writable = (0..16)
+            .filter(|&n| ram.contains(&ppu[n]))
+            .fold(0, |bits, n| bits | 1 << n);
+        // Every bank is whole KiB: the windows count KiB.
+        let ppu = ppu.map(|offset| offset / 0x400);
+        let watches_ppu_bus = self.needs.ppu_bus && board.watches_ppu_bus();
+        Banks {
+            prg_rom,
+            low,
+            ppu,
+            ppu_writable,
+            watches_ppu_bus,
+            sees_every_cycle: watches_ppu_bus || self.needs.cpu_clock,
+        }
+    }
+}
+
 /// The board's memories and registers; the ROMs come from the image.
 impl Field for Cartridge {
     fn visit(&mut self, io: &mut StateIo) {
@@ -88,9 +159,10 @@ impl Field for Cartridge {
             mapper,
             prg_rom: _,
             prg_ram,
-            chr,
-            chr_writable,
-            ciram,
+            ppu_memory,
+            chr_ram_start,
+            ciram_start,
+            open_bus_start,
             banks: _,
             needs: _,
             game_genie: _,
@@ -98,10 +170,8 @@ impl Field for Cartridge {
         } = self;
         fields!(io, mapper);
         io.fixed(prg_ram);
-        if *chr_writable {
-            io.fixed(chr);
-        }
-        io.fixed(ciram);
+        io.fixed(ppu_memory[*chr_ram_start / 0x400..*ciram_start / 0x400].as_flattened_mut());
+        io.fixed(ppu_memory[*ciram_start / 0x400..*open_bus_start / 0x400].as_flattened_mut());
         // The banks follow from the (maybe just loaded) mapper registers.
         self.refresh_banks();
     }
@@ -120,14 +190,18 @@ impl Cartridge {
         }
         let prg_rom = bytes[start..start + header.prg_rom_size].to_vec();
         let chr_start = start + header.prg_rom_size;
-        let (chr, chr_writable) = if header.chr_rom_size > 0 {
-            (
-                bytes[chr_start..chr_start + header.chr_rom_size].to_vec(),
-                false,
-            )
-        } else {
-            (vec![0; header.chr_ram_size.max(CHR_BANK)], true)
+        let mut memory = bytes[chr_start..chr_start + header.chr_rom_size].to_vec();
+        memory.resize(whole_kib(memory.len()), 0);
+        let chr_ram_start = memory.len();
+        let chr_ram_size = match header.chr_ram_size {
+            0 if header.chr_rom_size == 0 => CHR_BANK,
+            size => whole_kib(size),
         };
+        let ciram_start = chr_ram_start + chr_ram_size;
+        let open_bus_start = ciram_start + if header.four_screen { 0x1000 } else { 0x800 };
+        memory.resize(open_bus_start, 0);
+        memory.extend(OPEN_BUS);
+        let ppu_memory = memory.as_chunks().0.to_vec();
         let mapper = Mapper::new(&header)?;
         let needs = mapper.needs();
         // NES 2.0 states the PRG-RAM exactly; iNES 1.0 cannot, and test ROMs and games expect
@@ -141,15 +215,15 @@ impl Cartridge {
         if header.trainer && prg_ram.len() >= 0x1200 {
             prg_ram[0x1000..0x1200].copy_from_slice(&bytes[16..16 + 512]);
         }
-        let ciram = vec![0; if header.four_screen { 0x1000 } else { 0x800 }];
         let mut cart = Cartridge {
             header,
             mapper,
             prg_rom,
             prg_ram,
-            chr,
-            chr_writable,
-            ciram,
+            ppu_memory,
+            chr_ram_start,
+            ciram_start,
+            open_bus_start,
             banks: Banks::default(),
             needs,
             game_genie: Vec::new(),
@@ -169,38 +243,15 @@ impl Cartridge {
 
     /// Asks the mapper where each window points now.
     fn refresh_banks(&mut self) {
-        let prg_window = |slot: usize| match self.mapper.map_cpu(0x8000 + slot as u16 * 0x2000) {
-            CpuTarget::PrgRom(off) => wrap(off, self.prg_rom.len()),
-            _ => unreachable!("every mapper puts PRG-ROM at $8000-$FFFF"),
-        };
-        let prg_rom = std::array::from_fn(prg_window);
-        let low = match self.mapper.map_cpu(0x6000) {
-            CpuTarget::PrgRam(off) if !self.prg_ram.is_empty() => {
-                LowWindow::Ram(wrap(off, self.prg_ram.len()))
-            }
-            CpuTarget::PrgRom(off) => LowWindow::Rom(wrap(off, self.prg_rom.len())),
-            _ => LowWindow::OpenBus,
-        };
-        let chr = std::array::from_fn(|slot| {
-            wrap(self.mapper.map_chr(slot as u16 * 0x400), self.chr.len())
+        self.banks = self.mapper.with(Layout {
+            prg_rom: self.prg_rom.len(),
+            prg_ram: self.prg_ram.len(),
+            chr_ram_start: self.chr_ram_start,
+            ciram_start: self.ciram_start,
+            open_bus_start: self.open_bus_start,
+            four_screen: self.header.four_screen,
+            needs: self.needs,
         });
-        let nametables = std::array::from_fn(|table| {
-            let page = if self.header.four_screen {
-                table
-            } else {
-                self.mapper.nametable_page(table)
-            };
-            page * 0x400
-        });
-        let watches_ppu_bus = self.needs.ppu_bus && self.mapper.watches_ppu_bus();
-        self.banks = Banks {
-            prg_rom,
-            low,
-            chr,
-            nametables,
-            watches_ppu_bus,
-            sees_every_cycle: watches_ppu_bus || self.needs.cpu_clock,
-        };
     }
 
     /// CPU read of $4020-$FFFF; `None` where nothing drives the bus (open bus).
@@ -344,53 +395,36 @@ impl Cartridge {
 
     #[inline]
     pub fn ppu_peek(&self, addr: u16) -> u8 {
-        let addr = addr & 0x3FFF;
-        if addr < 0x2000 {
-            self.chr[self.chr_index(addr)]
-        } else {
-            self.ciram[self.ciram_index(addr)]
-        }
+        self.ppu_window(addr)[usize::from(addr & 0x3FF)]
     }
 
     /// The 1 KiB window of pattern-table or nametable memory holding `addr`: the bytes
-    /// [`Self::ppu_peek`] reads at `addr & !0x3FF` on, for reads in bulk. `None` where CHR
-    /// memory does not hold the whole window (a size that is not a multiple of 1 KiB).
-    pub fn ppu_window(&self, addr: u16) -> Option<&[u8; 0x400]> {
-        let addr = addr & 0x3FFF;
-        let (memory, start) = if addr < 0x2000 {
-            (&self.chr, self.banks.chr[usize::from(addr >> 10) & 7])
-        } else {
-            (
-                &self.ciram,
-                self.banks.nametables[usize::from(addr >> 10) & 3],
-            )
-        };
-        memory.get(start..start + 0x400)?.try_into().ok()
+    /// [`Self::ppu_peek`] reads at `addr & !0x3FF` on, for reads in bulk.
+    #[inline]
+    pub fn ppu_window(&self, addr: u16) -> &[u8; 0x400] {
+        &self.ppu_memory[self.banks.ppu[usize::from(addr >> 10) & 15]]
     }
 
     pub fn ppu_write(&mut self, addr: u16, val: u8) {
         self.ppu_address(addr);
-        let addr = addr & 0x3FFF;
-        if addr < 0x2000 {
-            if self.chr_writable {
-                let i = self.chr_index(addr);
-                self.chr[i] = val;
-            }
-        } else {
-            let i = self.ciram_index(addr);
-            self.ciram[i] = val;
+        let window = usize::from(addr >> 10) & 15;
+        if self.banks.ppu_writable & 1 << window != 0 {
+            self.ppu_memory[self.banks.ppu[window]][usize::from(addr & 0x3FF)] = val;
         }
     }
 
-    #[inline]
-    fn chr_index(&self, addr: u16) -> usize {
-        let bank = self.banks.chr[usize::from(addr >> 10) & 7];
-        wrap(bank + usize::from(addr & 0x3FF), self.chr.len())
+    /// CHR-ROM then CHR-RAM (each padded to whole KiB).
+    pub fn chr(&self) -> &[u8] {
+        self.ppu_memory[..self.ciram_start / 0x400].as_flattened()
     }
 
-    #[inline]
-    fn ciram_index(&self, addr: u16) -> usize {
-        self.banks.nametables[usize::from(addr >> 10) & 3] + usize::from(addr & 0x3FF)
+    pub fn chr_mut(&mut self) -> &mut [u8] {
+        self.ppu_memory[..self.ciram_start / 0x400].as_flattened_mut()
+    }
+
+    /// The nametable RAM: the console's 2 KiB, plus the board's 2 KiB on four-screen boards.
+    pub fn ciram_mut(&mut self) -> &mut [u8] {
+        self.ppu_memory[self.ciram_start / 0x400..self.open_bus_start / 0x400].as_flattened_mut()
     }
 
     /// The battery-backed PRG-RAM, what the cartridge keeps with the power off; `None` without
@@ -462,9 +496,7 @@ impl Cartridge {
             (four_screen || one_screen).into(),
         ]);
         hash.write(&self.prg_rom);
-        if !self.chr_writable {
-            hash.write(&self.chr);
-        }
+        hash.write(&self.chr()[..chr_rom_size]);
         hash.finish()
     }
 
@@ -472,6 +504,23 @@ impl Cartridge {
     pub fn irq(&self) -> bool {
         self.needs.irq && self.mapper.irq()
     }
+}
+
+/// The open bus of the PPU's data bus, a KiB of it: the bus keeps the low byte of the address
+/// the PPU drove on the same pins, so a read with nothing driving returns that.
+const OPEN_BUS: [u8; 0x400] = {
+    let mut bytes = [0; 0x400];
+    let mut i = 0;
+    while i < 0x400 {
+        bytes[i] = i as u8;
+        i += 1;
+    }
+    bytes
+};
+
+/// `size` rounded up to whole KiB, the PPU's window.
+fn whole_kib(size: usize) -> usize {
+    size.next_multiple_of(0x400)
 }
 
 /// `offset % len`, without the division when the offset is already inside (almost always:
@@ -577,6 +626,67 @@ mod tests {
         assert_eq!(cart.ppu_read(0x2C00), 9);
         cart.cpu_write(0x8000, 0x03, 0);
         assert_ne!(cart.ppu_read(0x2C00), 9);
+    }
+
+    /// An NES 2.0 image: mapper, submapper, 16 KiB PRG banks, 8 KiB CHR-ROM banks (filled
+    /// with their bank number), CHR-RAM byte.
+    fn nes2(mapper: u16, submapper: u8, prg: u8, chr: u8, chr_ram: u8) -> Vec<u8> {
+        let mut img = image(prg, chr, (mapper as u8) << 4);
+        img[7] = mapper as u8 & 0xF0 | 0x08;
+        img[8] = submapper << 4;
+        img[11] = chr_ram;
+        let chr_start = 16 + usize::from(prg) * PRG_BANK;
+        for (bank, bytes) in img[chr_start..].chunks_mut(CHR_BANK).enumerate() {
+            bytes.fill(bank as u8);
+        }
+        img
+    }
+
+    #[test]
+    fn disabled_chr_rom_reads_the_low_byte_of_the_address() {
+        let mut img = nes2(185, 5, 2, 1, 0);
+        img[16] = 0xFF; // bus conflicts: $8000 holds $FF
+        let mut cart = Cartridge::from_ines(&img).unwrap();
+        assert_eq!(cart.ppu_read(0x1234), 0x34, "latch 0: disabled");
+        cart.cpu_write(0x8000, 0x01, 0);
+        assert_eq!(cart.ppu_read(0x1234), 0x00, "CHR-ROM's bank 0");
+        cart.ppu_write(0x1234, 0x77);
+        assert_eq!(cart.ppu_read(0x1234), 0x00, "ROM");
+    }
+
+    #[test]
+    fn tqrom_banks_chr_ram_beside_chr_rom() {
+        let mut cart = Cartridge::from_ines(&nes2(119, 0, 8, 8, 0x07)).unwrap();
+        cart.cpu_write(0x8000, 2, 0); // R2: 1 KiB at $1000
+        cart.cpu_write(0x8001, 0x43, 0); // CHR-RAM's KiB 3
+        cart.cpu_write(0x8000, 3, 0); // R3: 1 KiB at $1400
+        cart.cpu_write(0x8001, 0x08, 0); // CHR-ROM's KiB 8: bank 1
+        cart.ppu_write(0x1005, 0x5A);
+        cart.ppu_write(0x1405, 0x5A);
+        assert_eq!((cart.ppu_read(0x1005), cart.ppu_read(0x1405)), (0x5A, 1));
+        assert_eq!(cart.chr()[8 * CHR_BANK + 3 * 0x400 + 5], 0x5A);
+        // iNES 1.0 cannot declare the CHR-RAM: TQROM has its 8 KiB anyway.
+        let mut img = nes2(119, 0, 8, 8, 0);
+        img[7] &= 0xF0;
+        let cart = Cartridge::from_ines(&img).unwrap();
+        assert_eq!(cart.chr().len(), 9 * CHR_BANK);
+    }
+
+    #[test]
+    fn sunsoft4_nametables_from_chr_rom() {
+        // 256 KiB of CHR-ROM: the nametable banks are in its upper half.
+        let mut cart = Cartridge::from_ines(&nes2(68, 0, 8, 32, 0)).unwrap();
+        cart.ppu_write(0x2000, 0x11);
+        cart.cpu_write(0xC000, 0x08, 0); // KiB $88: CHR bank $11
+        cart.cpu_write(0xD000, 0x10, 0); // KiB $90: CHR bank $12
+        cart.cpu_write(0xE000, 0x11, 0); // CHR-ROM, horizontal
+        let tables =
+            |cart: &mut Cartridge| [0x2000, 0x2400, 0x2800, 0x2C00].map(|a| cart.ppu_read(a));
+        assert_eq!(tables(&mut cart), [0x11, 0x11, 0x12, 0x12]);
+        cart.ppu_write(0x2000, 0x99);
+        assert_eq!(cart.ppu_read(0x3000), 0x11, "ROM, mirrored at $3000");
+        cart.cpu_write(0xE000, 0x01, 0); // CIRAM again
+        assert_eq!(tables(&mut cart), [0x11, 0x11, 0, 0]);
     }
 
     #[test]

@@ -444,8 +444,10 @@ impl Console {
         let prg = cart.prg_rom.len();
         let byte = match at.checked_sub(prg) {
             None => cart.prg_rom.get_mut(at),
-            Some(_) if cart.header.chr_rom_size == 0 => None,
-            Some(chr_at) => cart.chr.get_mut(chr_at),
+            Some(chr_at) => {
+                let rom = cart.header.chr_rom_size;
+                cart.chr_mut()[..rom].get_mut(chr_at)
+            }
         };
         let Some(byte) = byte else {
             return false;

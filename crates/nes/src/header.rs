@@ -34,10 +34,15 @@ impl fmt::Display for RomError {
                 "the file is truncated: the header declares {expected} bytes, the file has {actual}"
             ),
             RomError::UnsupportedMapper { mapper, submapper } => {
-                write!(
-                    f,
-                    "mapper {mapper} (submapper {submapper}) is not supported"
-                )
+                let name = board_name(*mapper).map_or(String::new(), |n| format!(" ({n})"));
+                if crate::mapper::supported(*mapper) {
+                    write!(
+                        f,
+                        "mapper {mapper}{name} is supported, but not its submapper {submapper}"
+                    )
+                } else {
+                    write!(f, "mapper {mapper}{name} is not supported")
+                }
             }
             RomError::BadSize(what) => write!(f, "unsupported {what} size in the header"),
         }
@@ -45,6 +50,60 @@ impl fmt::Display for RomError {
 }
 
 impl std::error::Error for RomError {}
+
+/// The common name of the board or chip behind a well-known iNES mapper number, for messages:
+/// a user whose game does not load can look the board up.
+fn board_name(mapper: u16) -> Option<&'static str> {
+    Some(match mapper {
+        0 => "NROM",
+        1 => "MMC1",
+        2 => "UxROM",
+        3 => "CNROM",
+        4 => "MMC3",
+        5 => "MMC5",
+        7 => "AxROM",
+        9 => "MMC2",
+        10 => "MMC4",
+        11 => "Color Dreams",
+        13 => "CPROM",
+        16 | 159 => "Bandai FCG",
+        18 => "Jaleco SS88006",
+        19 => "Namco 163",
+        20 => "Famicom Disk System",
+        21 | 22 | 23 | 25 => "VRC2/VRC4",
+        24 | 26 => "VRC6",
+        28 => "Action 53",
+        30 => "UNROM 512",
+        32 => "Irem G-101",
+        33 => "Taito TC0190",
+        34 => "BNROM",
+        48 => "Taito TC0690",
+        64 => "Tengen RAMBO-1",
+        65 => "Irem H3001",
+        66 => "GxROM",
+        67 => "Sunsoft-3",
+        68 => "Sunsoft-4",
+        69 => "Sunsoft FME-7",
+        71 => "Camerica",
+        73 => "VRC3",
+        75 => "VRC1",
+        76 | 88 | 95 | 154 | 206 => "Namco 108",
+        78 => "Irem 74HC161",
+        79 => "NINA-03/06",
+        80 => "Taito X1-005",
+        82 => "Taito X1-017",
+        85 => "VRC7",
+        90 => "J.Y. Company",
+        105 => "NES-EVENT",
+        118 => "TxSROM",
+        119 => "TQROM",
+        185 => "CNROM with CHR protection",
+        210 => "Namco 175/340",
+        228 => "Action 52",
+        232 => "Camerica Quattro",
+        _ => return None,
+    })
+}
 
 /// What the header says about the board.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -87,7 +146,8 @@ impl Header {
         let nes2 = h[7] & 0x0C == 0x08;
         let mut mapper = u16::from(h[6] >> 4);
         let (prg_rom_size, chr_rom_size, mut submapper);
-        let (mut prg_ram_size, mut prg_nvram_size, mut chr_ram_size) = (0, 0, 0);
+        let (mut prg_ram_size, mut prg_nvram_size) = (0, 0);
+        let chr_ram_size;
         if nes2 {
             mapper |= u16::from(h[7] & 0xF0) | (u16::from(h[8] & 0x0F) << 8);
             submapper = h[8] >> 4;
@@ -106,15 +166,15 @@ impl Header {
             submapper = 0;
             prg_rom_size = usize::from(h[4]) * PRG_BANK;
             chr_rom_size = usize::from(h[5]) * CHR_BANK;
-            if chr_rom_size == 0 {
-                // The boards' CHR-RAM, which iNES 1.0 cannot state: CPROM has 16 KiB, UNROM
-                // 512 32 KiB.
-                chr_ram_size = match mapper {
-                    13 => 2 * CHR_BANK,
-                    30 => 4 * CHR_BANK,
-                    _ => CHR_BANK,
-                };
-            }
+            // The boards' CHR-RAM, which iNES 1.0 cannot state: CPROM has 16 KiB, UNROM 512
+            // 32 KiB, TQROM 8 KiB beside its CHR-ROM.
+            chr_ram_size = match mapper {
+                13 if chr_rom_size == 0 => 2 * CHR_BANK,
+                30 if chr_rom_size == 0 => 4 * CHR_BANK,
+                _ if chr_rom_size == 0 => CHR_BANK,
+                119 => CHR_BANK,
+                _ => 0,
+            };
         }
         if prg_rom_size == 0 {
             return Err(RomError::NoPrg);

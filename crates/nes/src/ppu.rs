@@ -451,11 +451,12 @@ impl Ppu {
                 && self.render_dot == 0
                 && (self.sprites.buffered || !self.rendering_enabled())
             {
-                if line_past && self.render_whole_line(cart) {
+                if line_past {
+                    self.render_whole_line(cart);
                     continue;
                 }
                 // Dot by dot then: something looks at the line before its end (its start is
-                // kept in case the rest can still run as a whole), or CHR memory is odd.
+                // kept in case the rest can still run as a whole).
                 if !line_past && keep_line_start {
                     self.line_start = Some(self.line_start());
                 }
@@ -548,15 +549,12 @@ impl Ppu {
         self.render_dot = 0;
     }
 
-    /// The render part's whole current line, from dot 0; false (and nothing done) where the
-    /// cartridge's CHR memory has an odd size, for the line to run dot by dot.
-    fn render_whole_line(&mut self, cart: &mut Cartridge) -> bool {
+    /// The render part's whole current line, from dot 0.
+    fn render_whole_line(&mut self, cart: &mut Cartridge) {
         let line = self.render_line;
         if line < 240 || line == PRE_RENDER_LINE {
             if self.rendering_enabled() {
-                let Some(memory) = LineMemory::new(cart, self.ppu_ctrl) else {
-                    return false;
-                };
+                let memory = LineMemory::new(cart, self.ppu_ctrl);
                 self.corrupt_oam();
                 self.render_line(&memory, cart);
                 // Dot 339's nametable fetch is the line's last address on the bus (MMC1 keeps
@@ -578,7 +576,6 @@ impl Ppu {
             }
         }
         self.next_render_line();
-        true
     }
 
     /// A visible or pre-render line with rendering on: what [`Ppu::render_dot`] does over dots

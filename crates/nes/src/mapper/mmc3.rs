@@ -1,9 +1,11 @@
 //! MMC3 (mapper 4, TxROM): 8 KiB PRG and 1/2 KiB CHR banks, switchable mirroring, PRG-RAM
 //! protection, and a scanline counter clocked by filtered rising edges of PPU A12. TxSROM
 //! (mapper 118) wires CHR A17 to CIRAM A10 instead: each nametable takes its page from bit 7
-//! of the CHR bank that the same slot of $0000-$0FFF uses.
+//! of the CHR bank that the same slot of $0000-$0FFF uses. TQROM (mapper 119) has 8 KiB of
+//! CHR-RAM beside its CHR-ROM: bit 6 of a CHR bank number selects the RAM.
 
 use super::{chr_two_2k_four_1k, Board, CpuTarget, Mirroring, Needs};
+use crate::cartridge::wrap;
 use crate::header::{Header, RomError};
 use crate::state::{fields, Field, StateIo};
 
@@ -23,18 +25,11 @@ pub struct Mmc3 {
     /// $A001: bit 7 enables PRG-RAM, bit 6 makes it read-only.
     prg_ram_protect: u8,
     prg_banks: usize,
-    irq_latch: u8,
-    irq_counter: u8,
-    irq_reload: bool,
-    irq_enabled: bool,
-    irq: bool,
-    /// MMC3A (NES 2.0 submapper 4): a counter reloaded to zero by itself raises no IRQ.
-    old_irq_behaviour: bool,
-    a12_high: bool,
-    /// CPU cycles (M2 falling edges) seen while A12 was low, for the filter.
-    a12_low_cycles: u8,
+    counter: ScanlineCounter,
     /// TxSROM: nametables from CHR bank bit 7, $A000 mirroring unconnected.
     txsrom: bool,
+    /// TQROM: the CHR-ROM's size, where the CHR-RAM begins.
+    tqrom_chr_ram: Option<usize>,
 }
 
 impl Field for Mmc3 {
@@ -45,26 +40,121 @@ impl Field for Mmc3 {
             mirroring,
             prg_ram_protect,
             prg_banks: _,
-            irq_latch,
-            irq_counter,
-            irq_reload,
-            irq_enabled,
+            counter,
+            txsrom: _,
+            tqrom_chr_ram: _,
+        } = self;
+        fields!(io, bank_select, banks, mirroring, prg_ram_protect, counter);
+    }
+}
+
+/// MMC3's scanline counter, clocked by filtered rising edges of PPU A12; Taito's TC0690 has
+/// one too.
+#[derive(Clone, Debug)]
+pub(super) struct ScanlineCounter {
+    latch: u8,
+    counter: u8,
+    reload: bool,
+    enabled: bool,
+    irq: bool,
+    /// MMC3A (NES 2.0 submapper 4): a counter reloaded to zero by itself raises no IRQ.
+    old_behaviour: bool,
+    a12_high: bool,
+    /// CPU cycles (M2 falling edges) seen while A12 was low, for the filter.
+    a12_low_cycles: u8,
+}
+
+impl Field for ScanlineCounter {
+    fn visit(&mut self, io: &mut StateIo) {
+        let ScanlineCounter {
+            latch,
+            counter,
+            reload,
+            enabled,
             irq,
-            old_irq_behaviour: _,
+            old_behaviour: _,
             a12_high,
             a12_low_cycles,
-            txsrom: _,
         } = self;
-        fields!(
-            io,
-            bank_select,
-            banks,
-            mirroring,
-            prg_ram_protect,
-            irq_latch,
-            irq_counter
-        );
-        fields!(io, irq_reload, irq_enabled, irq, a12_high, a12_low_cycles);
+        fields!(io, latch, counter, reload, enabled, irq, a12_high, a12_low_cycles);
+    }
+}
+
+impl ScanlineCounter {
+    pub(super) fn new(old_behaviour: bool) -> ScanlineCounter {
+        ScanlineCounter {
+            latch: 0,
+            counter: 0,
+            reload: false,
+            enabled: false,
+            irq: false,
+            old_behaviour,
+            a12_high: false,
+            a12_low_cycles: 0,
+        }
+    }
+
+    /// What a board with this counter needs: the A12 filter counts CPU cycles.
+    pub(super) const NEEDS: Needs = Needs {
+        cpu_clock: true,
+        irq: true,
+        ppu_bus: true,
+        low_registers: false,
+    };
+
+    pub(super) fn irq(&self) -> bool {
+        self.irq
+    }
+
+    /// The value the counter reloads from.
+    pub(super) fn set_latch(&mut self, val: u8) {
+        self.latch = val;
+    }
+
+    /// Empties the counter: the next clock reloads it.
+    pub(super) fn reload(&mut self) {
+        self.counter = 0;
+        self.reload = true;
+    }
+
+    /// Disabling also acknowledges.
+    pub(super) fn enable(&mut self, enabled: bool) {
+        self.enabled = enabled;
+        self.irq &= enabled;
+    }
+
+    /// One CPU cycle (an M2 falling edge) for the A12 filter.
+    pub(super) fn cpu_clock(&mut self) {
+        if !self.a12_high {
+            self.a12_low_cycles = self.a12_low_cycles.saturating_add(1);
+        }
+    }
+
+    /// The PPU put `addr` on its address bus.
+    pub(super) fn ppu_address(&mut self, addr: u16) {
+        let high = addr & 0x1000 != 0;
+        if high && !self.a12_high && self.a12_low_cycles >= A12_FILTER_CYCLES {
+            self.clock();
+        }
+        if high != self.a12_high {
+            self.a12_low_cycles = 0;
+        }
+        self.a12_high = high;
+    }
+
+    fn clock(&mut self) {
+        let before = self.counter;
+        let reloaded = self.reload;
+        if self.counter == 0 || self.reload {
+            self.counter = self.latch;
+        } else {
+            self.counter -= 1;
+        }
+        self.reload = false;
+        let fire = self.counter == 0 && (!self.old_behaviour || before != 0 || reloaded);
+        if fire && self.enabled {
+            self.irq = true;
+        }
     }
 }
 
@@ -76,30 +166,19 @@ impl Board for Mmc3 {
             mirroring: Mirroring::hardwired(header),
             prg_ram_protect: 0x80,
             prg_banks: (header.prg_rom_size / BANK_8K).max(2),
-            irq_latch: 0,
-            irq_counter: 0,
-            irq_reload: false,
-            irq_enabled: false,
-            irq: false,
-            old_irq_behaviour: header.submapper == 4,
-            a12_high: false,
-            a12_low_cycles: 0,
+            counter: ScanlineCounter::new(header.submapper == 4),
             txsrom: header.mapper == 118,
+            tqrom_chr_ram: (header.mapper == 119 && header.chr_rom_size > 0)
+                .then_some(header.chr_rom_size),
         })
     }
 
     fn needs(&self) -> Needs {
-        // The A12 filter counts CPU cycles.
-        Needs {
-            cpu_clock: true,
-            irq: true,
-            ppu_bus: true,
-            ..Needs::default()
-        }
+        ScanlineCounter::NEEDS
     }
 
     fn irq(&self) -> bool {
-        self.irq
+        self.counter.irq()
     }
 
     fn prg_ram_writable(&self) -> bool {
@@ -130,7 +209,12 @@ impl Board for Mmc3 {
 
     fn map_chr(&self, addr: u16) -> usize {
         let banks = std::array::from_fn(|i| self.banks[i]);
-        chr_two_2k_four_1k(addr, banks, self.bank_select & 0x80 != 0)
+        let offset = chr_two_2k_four_1k(addr, banks, self.bank_select & 0x80 != 0);
+        match self.tqrom_chr_ram {
+            Some(rom) if offset & 0x40 << 10 != 0 => rom + (offset & 0x1FFF),
+            Some(rom) => wrap(offset & 0xFFFF, rom),
+            None => offset,
+        }
     }
 
     fn write_register(&mut self, addr: u16, val: u8, _cpu_cycle: u64) {
@@ -145,16 +229,9 @@ impl Board for Mmc3 {
                 }
             }
             (0xA000, _) => self.prg_ram_protect = val,
-            (0xC000, 0) => self.irq_latch = val,
-            (0xC000, _) => {
-                self.irq_counter = 0;
-                self.irq_reload = true;
-            }
-            (_, 0) => {
-                self.irq_enabled = false;
-                self.irq = false;
-            }
-            _ => self.irq_enabled = true,
+            (0xC000, 0) => self.counter.set_latch(val),
+            (0xC000, _) => self.counter.reload(),
+            (_, bit) => self.counter.enable(bit == 1),
         }
     }
 
@@ -170,41 +247,13 @@ impl Board for Mmc3 {
         }
     }
 
-    /// One CPU cycle (an M2 falling edge) for the A12 filter.
     fn cpu_clock(&mut self) {
-        if !self.a12_high {
-            self.a12_low_cycles = self.a12_low_cycles.saturating_add(1);
-        }
+        self.counter.cpu_clock();
     }
 
-    /// The PPU put `addr` on its address bus.
     fn ppu_address(&mut self, addr: u16) -> bool {
-        let high = addr & 0x1000 != 0;
-        if high && !self.a12_high && self.a12_low_cycles >= A12_FILTER_CYCLES {
-            self.clock_irq_counter();
-        }
-        if high != self.a12_high {
-            self.a12_low_cycles = 0;
-        }
-        self.a12_high = high;
+        self.counter.ppu_address(addr);
         false
-    }
-}
-
-impl Mmc3 {
-    fn clock_irq_counter(&mut self) {
-        let before = self.irq_counter;
-        let reloaded = self.irq_reload;
-        if self.irq_counter == 0 || self.irq_reload {
-            self.irq_counter = self.irq_latch;
-        } else {
-            self.irq_counter -= 1;
-        }
-        self.irq_reload = false;
-        let fire = self.irq_counter == 0 && (!self.old_irq_behaviour || before != 0 || reloaded);
-        if fire && self.irq_enabled {
-            self.irq = true;
-        }
     }
 }
 
@@ -269,18 +318,18 @@ mod tests {
         m.write_register(0xE001, 0, 0);
         scanline(&mut m); // reload to 2
         scanline(&mut m); // 1
-        assert!(!m.irq);
+        assert!(!m.irq());
         // A12 toggling without enough M2 cycles low is filtered out.
         m.ppu_address(0x0000);
         for _ in 1..A12_FILTER_CYCLES {
             m.cpu_clock();
         }
         m.ppu_address(0x1000);
-        assert!(!m.irq);
+        assert!(!m.irq());
         scanline(&mut m); // 0: IRQ
-        assert!(m.irq);
+        assert!(m.irq());
         m.write_register(0xE000, 0, 0);
-        assert!(!m.irq);
+        assert!(!m.irq());
     }
 
     #[test]
@@ -291,8 +340,8 @@ mod tests {
             m.write_register(0xE001, 0, 0);
             for _ in 0..2 {
                 scanline(&mut m); // counter 0 reloads 0
-                assert_eq!(m.irq, fires, "submapper {submapper}");
-                m.irq = false;
+                assert_eq!(m.irq(), fires, "submapper {submapper}");
+                m.counter.irq = false;
             }
         }
     }

@@ -191,6 +191,17 @@ pub trait Board: Sized {
         self.mirroring().page(table)
     }
 
+    /// An offset into CHR that nametable `table` shows instead of CIRAM, on boards that can
+    /// put ROM there.
+    fn nametable_chr(&self, _table: usize) -> Option<usize> {
+        None
+    }
+
+    /// Whether the CHR chip answers: if not, the pattern tables read as open bus.
+    fn chr_enabled(&self) -> bool {
+        true
+    }
+
     /// A CPU write to $8000-$FFFF; `cpu_cycle` lets serial boards see back-to-back writes.
     fn write_register(&mut self, _addr: u16, _val: u8, _cpu_cycle: u64) {}
 
@@ -232,6 +243,13 @@ pub trait Board: Sized {
     }
 }
 
+/// Something done with the cartridge's board as its own type ([`Mapper::with`]): every call
+/// to the board inside is direct, after one dispatch on the type.
+pub trait WithBoard {
+    type Output;
+    fn with<B: Board>(self, board: &B) -> Self::Output;
+}
+
 /// The one list of boards: `file::Type: iNES mapper numbers;`. The modules, the loader, save
 /// states and the dispatch in [`Mapper`] all come from it.
 macro_rules! boards {
@@ -241,12 +259,24 @@ macro_rules! boards {
             pub use $module::$board;
         )+
 
+        /// Whether some board answers to iNES mapper number `mapper`.
+        pub fn supported(mapper: u16) -> bool {
+            matches!(mapper, $($($number)|+)|+)
+        }
+
         /// The cartridge's board, one variant per type in the list. A plain tag byte (no
         /// niche in a board's fields) keeps the dispatch on every cycle to a load and a test.
         #[derive(Clone, Debug)]
         #[repr(u8)]
         pub enum Mapper {
             $($board($board),)+
+        }
+
+        impl Mapper {
+            /// `f` done with the board as its own type.
+            pub fn with<F: WithBoard>(&self, f: F) -> F::Output {
+                match self { $(Mapper::$board(m) => f.with(m),)+ }
+            }
         }
 
         /// The board type comes from the ROM's header; only its registers are stored.
@@ -284,6 +314,12 @@ macro_rules! boards {
             fn nametable_page(&self, table: usize) -> usize {
                 match self { $(Mapper::$board(m) => m.nametable_page(table),)+ }
             }
+            fn nametable_chr(&self, table: usize) -> Option<usize> {
+                match self { $(Mapper::$board(m) => m.nametable_chr(table),)+ }
+            }
+            fn chr_enabled(&self) -> bool {
+                match self { $(Mapper::$board(m) => m.chr_enabled(),)+ }
+            }
             fn write_register(&mut self, addr: u16, val: u8, cpu_cycle: u64) {
                 match self { $(Mapper::$board(m) => m.write_register(addr, val, cpu_cycle),)+ }
             }
@@ -318,8 +354,8 @@ boards! {
     nrom::Nrom: 0;
     mmc1::Mmc1: 1;
     uxrom::Uxrom: 2 | 180;
-    cnrom::Cnrom: 3;
-    mmc3::Mmc3: 4 | 118;
+    cnrom::Cnrom: 3 | 185;
+    mmc3::Mmc3: 4 | 118 | 119;
     axrom::Axrom: 7;
     mmc2::Mmc2: 9 | 10;
     gxrom::Gxrom: 11 | 66 | 87 | 140 | 184;
@@ -330,10 +366,11 @@ boards! {
     action53::Action53: 28;
     unrom512::Unrom512: 30;
     g101::G101: 32;
-    tc0190::Tc0190: 33;
+    tc0190::Tc0190: 33 | 48;
     bnrom::Bnrom: 34;
     h3001::H3001: 65;
     sunsoft3::Sunsoft3: 67;
+    sunsoft4::Sunsoft4: 68;
     fme7::Fme7: 69;
     bandai152::Bandai152: 70 | 152;
     camerica::Camerica: 71;

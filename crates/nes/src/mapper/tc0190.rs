@@ -1,8 +1,14 @@
 //! Taito TC0190 (mapper 33): two 8 KiB PRG banks ($8000, $8001; the last two fixed at $C000),
 //! two 2 KiB CHR banks ($8002, $8003) and four 1 KiB ones ($A000-$A003), bit 6 of $8000 the
 //! mirroring ("INES Mapper 033"). Registers repeat every four bytes.
+//!
+//! Taito's TC0690 (mapper 48) adds MMC3's scanline counter at $C000-$C003 (latch, reload,
+//! enable, disable), whose latch takes the complement of the value written, and moves the
+//! mirroring bit to bit 6 of $E000 ("INES Mapper 048"). The few cycles by which its IRQ is
+//! said to come later than MMC3's are not modelled.
 
-use super::{banked, Board, CpuTarget, Mirroring};
+use super::mmc3::ScanlineCounter;
+use super::{banked, Board, CpuTarget, Mirroring, Needs};
 use crate::header::{Header, RomError};
 use crate::state::{fields, Field, StateIo};
 
@@ -13,6 +19,8 @@ pub struct Tc0190 {
     /// 2 KiB banks at $0000 and $0800, then 1 KiB banks at $1000-$1C00.
     chr_banks: [u8; 6],
     second_last: usize,
+    /// TC0690: the counter, and $E000 with the mirroring.
+    tc0690: Option<(ScanlineCounter, u8)>,
 }
 
 impl Field for Tc0190 {
@@ -21,8 +29,12 @@ impl Field for Tc0190 {
             prg_banks,
             chr_banks,
             second_last: _,
+            tc0690,
         } = self;
         fields!(io, prg_banks, chr_banks);
+        if let Some((counter, mirroring)) = tc0690 {
+            fields!(io, counter, mirroring);
+        }
     }
 }
 
@@ -32,7 +44,32 @@ impl Board for Tc0190 {
             prg_banks: [0, 0],
             chr_banks: [0; 6],
             second_last: (header.prg_rom_size / 0x2000).max(2) - 2,
+            tc0690: (header.mapper == 48).then(|| (ScanlineCounter::new(false), 0)),
         })
+    }
+
+    fn needs(&self) -> Needs {
+        match self.tc0690 {
+            Some(_) => ScanlineCounter::NEEDS,
+            None => Needs::default(),
+        }
+    }
+
+    fn irq(&self) -> bool {
+        self.tc0690.as_ref().is_some_and(|(counter, _)| counter.irq())
+    }
+
+    fn cpu_clock(&mut self) {
+        if let Some((counter, _)) = &mut self.tc0690 {
+            counter.cpu_clock();
+        }
+    }
+
+    fn ppu_address(&mut self, addr: u16) -> bool {
+        if let Some((counter, _)) = &mut self.tc0690 {
+            counter.ppu_address(addr);
+        }
+        false
     }
 
     fn map_cpu(&self, addr: u16) -> CpuTarget {
@@ -59,7 +96,11 @@ impl Board for Tc0190 {
     }
 
     fn mirroring(&self) -> Mirroring {
-        Mirroring::from_two_bits(self.prg_banks[0] >> 6 & 1)
+        let register = match self.tc0690 {
+            Some((_, mirroring)) => mirroring,
+            None => self.prg_banks[0],
+        };
+        Mirroring::from_two_bits(register >> 6 & 1)
     }
 
     fn write_register(&mut self, addr: u16, val: u8, _cpu_cycle: u64) {
@@ -68,7 +109,17 @@ impl Board for Tc0190 {
             (0x8000, 0 | 1) => self.prg_banks[reg] = val,
             (0x8000, _) => self.chr_banks[reg - 2] = val,
             (0xA000, _) => self.chr_banks[2 + reg] = val,
-            _ => {}
+            _ => {
+                let Some((counter, mirroring)) = &mut self.tc0690 else {
+                    return;
+                };
+                match (addr & 0xE000, reg) {
+                    (0xC000, 0) => counter.set_latch(!val),
+                    (0xC000, 1) => counter.reload(),
+                    (0xC000, _) => counter.enable(reg == 2),
+                    _ => *mirroring = val,
+                }
+            }
         }
     }
 }
@@ -77,11 +128,15 @@ impl Board for Tc0190 {
 mod tests {
     use super::*;
 
+    fn board(mapper: u8) -> Tc0190 {
+        let mut h = vec![b'N', b'E', b'S', 0x1A, 8, 16, mapper << 4, mapper & 0xF0];
+        h.resize(16, 0);
+        Tc0190::new(&Header::parse(&h).unwrap()).unwrap()
+    }
+
     #[test]
     fn banks_and_mirroring() {
-        let mut h = vec![b'N', b'E', b'S', 0x1A, 8, 16, 0x10, 0x20];
-        h.resize(16, 0);
-        let mut m = Tc0190::new(&Header::parse(&h).unwrap()).unwrap();
+        let mut m = board(33);
         m.write_register(0x8000, 0x43, 0);
         m.write_register(0x8005, 4, 0);
         m.write_register(0x8002, 5, 0);
@@ -92,5 +147,35 @@ mod tests {
         assert_eq!(m.map_chr(0x0401), 5 * 0x800 + 0x401);
         assert_eq!(m.map_chr(0x1C01), 9 * 0x400 + 1);
         assert_eq!(m.mirroring(), Mirroring::Horizontal);
+    }
+
+    #[test]
+    fn tc0690_mirroring_at_e000_and_inverted_counter_latch() {
+        let mut m = board(48);
+        assert_eq!(m.needs(), ScanlineCounter::NEEDS);
+        m.write_register(0x8000, 0x43, 0);
+        assert_eq!(m.map_cpu(0x8000), CpuTarget::PrgRom(3 * 0x2000));
+        assert_eq!(m.mirroring(), Mirroring::Vertical, "$8000 bit 6 is PRG only");
+        m.write_register(0xE000, 0x40, 0);
+        assert_eq!(m.mirroring(), Mirroring::Horizontal);
+        // $FE written: the counter reloads to 1, so the second scanline raises the IRQ.
+        m.write_register(0xC000, 0xFE, 0);
+        m.write_register(0xC001, 0, 0);
+        m.write_register(0xC002, 0, 0);
+        let mut scanlines = 0;
+        while !m.irq() {
+            m.ppu_address(0x0000);
+            for _ in 0..8 {
+                m.cpu_clock();
+            }
+            m.ppu_address(0x1000);
+            scanlines += 1;
+            assert!(scanlines < 300, "no IRQ");
+        }
+        assert_eq!(scanlines, 2);
+        m.write_register(0xC003, 0, 0);
+        assert!(!m.irq(), "$C003 acknowledges");
+        assert!(!board(33).irq());
+        assert_eq!(board(33).needs(), Needs::default());
     }
 }

@@ -79,21 +79,13 @@ pub(super) struct LineMemory<'a> {
 }
 
 impl<'a> LineMemory<'a> {
-    /// `None` when the cartridge cannot lend whole windows (an odd CHR size).
-    pub(super) fn new(cart: &'a Cartridge, ppu_ctrl: u8) -> Option<LineMemory<'a>> {
+    pub(super) fn new(cart: &'a Cartridge, ppu_ctrl: u8) -> LineMemory<'a> {
         let table = u16::from(ppu_ctrl & ctrl::BG_TABLE) << 8;
-        let windows = |base: u16| -> Option<[&'a [u8; 0x400]; 4]> {
-            Some([
-                cart.ppu_window(base)?,
-                cart.ppu_window(base + 0x400)?,
-                cart.ppu_window(base + 0x800)?,
-                cart.ppu_window(base + 0xC00)?,
-            ])
-        };
-        Some(LineMemory {
-            patterns: windows(table)?,
-            nametables: windows(0x2000)?,
-        })
+        let windows = |base: u16| std::array::from_fn(|i| cart.ppu_window(base + i as u16 * 0x400));
+        LineMemory {
+            patterns: windows(table),
+            nametables: windows(0x2000),
+        }
     }
 
     /// The byte at `addr`, $0000-$1FFF in the background table or $2000-$2FFF.

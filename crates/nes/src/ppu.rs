@@ -32,11 +32,17 @@ pub const LINES_PER_FRAME: u16 = 262;
 pub const VBLANK_LINE: u16 = 241;
 pub const PRE_RENDER_LINE: u16 = 261;
 
-/// A PPUMASK write takes effect after this many dots have run, from the third dot of the next
-/// CPU cycle on. AccuracyCoin's "BG Serial In" needs the rendering switch to land 3 or 4 dots
-/// after the access with this bus's CPU/PPU alignment (its notes put the delay at 2-5 dots);
-/// 3 keeps one pending write at a time, as writes come at least a CPU cycle apart.
+/// A PPUMASK write reaches the rendering pipeline (fetches, shifters, sprite evaluation) after
+/// this many dots have run, from the third dot of the next CPU cycle on: AccuracyCoin's "BG
+/// Serial In" needs it 3 or 4 dots after the access with this bus's CPU/PPU alignment (its
+/// notes put the delay at 2-5 dots). The output stage takes the bits earlier (see
+/// [`Ppu::shown`]). 3 keeps one pending write at a time, as writes come at least a CPU cycle
+/// apart.
 const MASK_DELAY: u8 = 3;
+
+/// The output stage sends pixel x to the video signal on dot x + 4, three dots after choosing
+/// its colour; greyscale and emphasis act there.
+const OUTPUT_DELAY: u16 = 3;
 
 /// A bit of the open-bus latch fades to 0 about 600 ms after it was last driven high.
 const DECAY_FRAMES: u64 = 36;
@@ -58,6 +64,8 @@ pub mod mask {
     pub const BG: u8 = 0x08;
     pub const SPRITES: u8 = 0x10;
     pub const RENDERING: u8 = BG | SPRITES;
+    pub const EMPHASIS_RED: u8 = 0x20;
+    pub const EMPHASIS_GREEN: u8 = 0x40;
     /// Colour emphasis: red, green, blue.
     pub const EMPHASIS: u8 = 0xE0;
 }
@@ -78,12 +86,15 @@ pub struct Ppu {
     pub oam: [u8; 256],
     /// Palette RAM: 6-bit entries; $3F10/$14/$18/$1C are mirrors of $3F00/$04/$08/$0C.
     pub palette: [u8; 32],
-    /// 9-bit pixels: palette index (bits 0-5) and emphasis (bits 6-8).
+    /// 9-bit pixels: palette index (bits 0-5) and emphasis (bits 6-8). On a line drawn dot by
+    /// dot, the last three pixels chosen are still plain palette entries, on their way through
+    /// the output stage.
     pub frame_buffer: Vec<u16>,
 
     pub ppu_ctrl: u8,
+    /// PPUMASK as the rendering pipeline sees it (red and green emphasis as written).
     pub ppu_mask: u8,
-    /// A PPUMASK write on its way in: the value and the dots left before it takes effect.
+    /// A PPUMASK write on its way in: the value and the dots left before the pipeline has it.
     mask_pending: Option<(u8, u8)>,
     pub oam_addr: u8,
     vblank: bool,
@@ -382,10 +393,11 @@ impl Ppu {
             self.catch_up(cart);
         }
         if let Some((val, dots)) = self.mask_pending {
+            // The output stage and then the pipeline take the bits between two dots.
+            self.catch_up(cart);
             if dots > 1 {
                 self.mask_pending = Some((val, dots - 1));
             } else {
-                self.catch_up(cart);
                 self.apply_mask(val);
             }
         }
@@ -480,10 +492,20 @@ impl Ppu {
                 self.corrupt_oam();
                 self.render_dot(cart);
             } else if line < 240 && (1..=256).contains(&dot) {
-                self.output_backdrop();
-                if !self.sprites.buffered {
-                    self.sprites.clock_slots(false);
+                let sprite = if self.sprites.buffered {
+                    sprites::Pixel::default()
+                } else {
+                    self.sprites.clock_slots(false)
+                };
+                if self.shown() & mask::RENDERING != 0 {
+                    // Shown before the pipeline restarts: what its stopped shifters hold.
+                    self.output_pixel(sprite);
+                } else {
+                    self.output_backdrop();
                 }
+            }
+            if line < 240 && (1 + OUTPUT_DELAY..=256 + OUTPUT_DELAY).contains(&dot) {
+                self.send_pixel(dot - 1 - OUTPUT_DELAY);
             }
             if line == 0 && dot == 1 {
                 self.after_first_dot();
@@ -561,10 +583,8 @@ impl Ppu {
                 if !self.sprites.buffered {
                     self.sprites.idle_line();
                 }
-                self.render_dot = 1;
-                self.output_backdrop();
                 let start = usize::from(line) * WIDTH;
-                let backdrop = self.frame_buffer[start];
+                let backdrop = self.colour(self.backdrop_addr());
                 self.frame_buffer[start..start + WIDTH].fill(backdrop);
             }
             if line == PRE_RENDER_LINE {
@@ -621,7 +641,7 @@ impl Ppu {
         // What each layer shows in the first tile and in the others (left-edge clipping).
         let shown = |on: u8, left: u8| {
             let all = |on: bool| if on { u64::MAX } else { 0 };
-            let mask = self.ppu_mask;
+            let mask = self.shown();
             [all(mask & (on | left) == on | left), all(mask & on == on)]
         };
         let (bg_shown, sprites_shown) = (
@@ -689,7 +709,12 @@ impl Ppu {
             self.bg.reload();
         }
         if self.render_line < 240 && (1..=256).contains(&dot) {
-            self.output_pixel();
+            let sprite = if self.sprites.buffered {
+                self.sprites.pixel(usize::from(dot - 1))
+            } else {
+                self.sprites.clock_slots(true)
+            };
+            self.output_pixel(sprite);
         }
         self.background_dot(cart);
         self.sprite_dot(cart);
@@ -697,50 +722,64 @@ impl Ppu {
 
     /// The 6-bit palette index of a pixel, greyscale applied, with the emphasis bits on top.
     fn colour(&self, palette_addr: u16) -> u16 {
-        let greyscale = if self.ppu_mask & mask::GREYSCALE != 0 {
-            0x30
-        } else {
-            0x3F
-        };
-        let index = self.palette[palette_index(palette_addr)] & greyscale;
-        u16::from(index) | u16::from(self.ppu_mask & mask::EMPHASIS) << 1
+        coloured(self.palette[palette_index(palette_addr)], self.ppu_mask)
     }
 
+    /// The mask with which pixels are chosen and sent out: the pipeline's, or from a pending
+    /// write's second dot on, the written one. (Red and green emphasis act from the write on,
+    /// see [`Ppu::write_register`].)
+    fn shown(&self) -> u8 {
+        match self.mask_pending {
+            Some((val, dots)) if dots < MASK_DELAY => val,
+            _ => self.ppu_mask,
+        }
+    }
+
+    /// Chooses the colour of the current dot's pixel: its palette entry, for the output stage
+    /// to send on (see [`Ppu::send_pixel`]).
     fn put_pixel(&mut self, palette_addr: u16) {
         let x = usize::from(self.render_dot - 1);
         let i = usize::from(self.render_line) * WIDTH + x;
-        self.frame_buffer[i] = self.colour(palette_addr);
+        self.frame_buffer[i] = u16::from(self.palette[palette_index(palette_addr)]);
     }
 
-    /// Rendering off: the backdrop, or the colour v points at when v is in palette RAM.
+    /// The output stage sends pixel `x` of the render line, greyscale and emphasis applied.
+    fn send_pixel(&mut self, x: u16) {
+        let i = usize::from(self.render_line) * WIDTH + usize::from(x);
+        self.frame_buffer[i] = coloured(self.frame_buffer[i] as u8, self.shown());
+    }
+
+    /// The palette address shown with rendering off: the backdrop's, or v when it points into
+    /// palette RAM.
+    fn backdrop_addr(&self) -> u16 {
+        if self.v & 0x3F00 == 0x3F00 {
+            self.v
+        } else {
+            0
+        }
+    }
+
     fn output_backdrop(&mut self) {
-        let addr = if self.v & 0x3F00 == 0x3F00 { self.v } else { 0 };
-        self.put_pixel(addr);
+        self.put_pixel(self.backdrop_addr());
     }
 
-    /// Combines the background and sprite pixels of the current dot, and detects sprite 0 hit.
-    fn output_pixel(&mut self) {
+    /// Combines the background pixel of the current dot with `sprite`, and detects sprite 0
+    /// hit.
+    fn output_pixel(&mut self, sprite: sprites::Pixel) {
         let x = usize::from(self.render_dot - 1);
         let left_edge = x < 8;
-        let bg = if self.ppu_mask & mask::BG != 0
-            && !(left_edge && self.ppu_mask & mask::BG_LEFT == 0)
-        {
+        let shown = self.shown();
+        let bg = if shown & mask::BG != 0 && !(left_edge && shown & mask::BG_LEFT == 0) {
             self.bg.pixel(self.fine_x)
         } else {
             0
         };
-        let sprite = if self.sprites.buffered {
-            self.sprites.pixel(x)
-        } else {
-            self.sprites.clock_slots(true)
-        };
-        let sprite = if self.ppu_mask & mask::SPRITES != 0
-            && !(left_edge && self.ppu_mask & mask::SPRITES_LEFT == 0)
-        {
-            sprite
-        } else {
-            sprites::Pixel::default()
-        };
+        let sprite =
+            if shown & mask::SPRITES != 0 && !(left_edge && shown & mask::SPRITES_LEFT == 0) {
+                sprite
+            } else {
+                sprites::Pixel::default()
+            };
         let (addr, sprite0) = combine(x, bg, sprite);
         self.sprite0_hit |= sprite0;
         self.put_pixel(addr);
@@ -868,7 +907,10 @@ impl Ppu {
                 self.t = (self.t & !0x0C00) | (u16::from(val & 3) << 10);
             }
             1 => {
-                // Writes come at least a CPU cycle apart: the last one has landed by now.
+                // Writes come at least a CPU cycle apart: the last one has landed by now. Red
+                // and green emphasis reach the output stage at once, the other bits a dot later.
+                let at_once = mask::EMPHASIS_RED | mask::EMPHASIS_GREEN;
+                self.ppu_mask = (self.ppu_mask & !at_once) | (val & at_once);
                 self.mask_pending = Some((val, MASK_DELAY));
                 self.quiet_until = 0;
             }
@@ -995,6 +1037,17 @@ fn combine(x: usize, bg: u8, sprite: sprites::Pixel) -> (u16, bool) {
         addr,
         sprite.is_sprite0 && sprite_opaque && bg_opaque && x != 255,
     )
+}
+
+/// A palette entry as the output stage sends it with PPUMASK `ppu_mask`: greyscale applied, the
+/// emphasis bits on top.
+fn coloured(entry: u8, ppu_mask: u8) -> u16 {
+    let greyscale = if ppu_mask & mask::GREYSCALE != 0 {
+        0x30
+    } else {
+        0x3F
+    };
+    u16::from(entry & greyscale) | u16::from(ppu_mask & mask::EMPHASIS) << 1
 }
 
 /// Index into palette RAM for a PPU address in $3F00-$3FFF.

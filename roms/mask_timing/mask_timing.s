@@ -8,43 +8,17 @@
 ; ($2A), at X 0 on lines SPRITE_TOP to SPRITE_TOP + 7. Each frame starts with PPUMASK $1E
 ; (background and sprites, in the left columns too, no colour effects).
 
-PPUCTRL   = $2000
-PPUMASK   = $2001
-PPUSTATUS = $2002
-OAMADDR   = $2003
-PPUSCROLL = $2005
-PPUADDR   = $2006
-PPUDATA   = $2007
-OAMDMA    = $4014
+.include "nes.inc"
 
 oam_page   = $0200
 SPRITE_TOP = 60
 MASK_START = $1E
 
-.segment "HEADER"
-    .byte "NES", $1A
-    .byte 1                     ; 16 KiB PRG-ROM
-    .byte 0                     ; CHR-RAM
-    .byte $01                   ; mapper 0, vertical mirroring
-    .byte $00
-    .res 8, 0
+ines_header 1, 0, $01  ; 16 KiB PRG-ROM, CHR-RAM, mapper 0, vertical mirroring
 
 .segment "CODE"
 reset:
-    sei
-    cld
-    ldx #$FF
-    txs
-    inx
-    stx PPUCTRL
-    stx PPUMASK
-    bit PPUSTATUS
-@vblank1:
-    bit PPUSTATUS
-    bpl @vblank1
-@vblank2:
-    bit PPUSTATUS
-    bpl @vblank2
+    start_up
 
     ; Tile 1: low plane all set, high plane clear.
     lda #$00

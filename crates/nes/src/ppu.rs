@@ -44,6 +44,14 @@ const MASK_DELAY: u8 = 3;
 /// its colour; greyscale and emphasis act there.
 const OUTPUT_DELAY: u16 = 3;
 
+/// A $2007 read during rendering fills the read buffer on the fourth dot after the access: the
+/// PPU's data state machine puts v's address out (ALE), idles, then reads, while the background
+/// and sprite fetches do the same every two dots (AccuracyCoin's "$2007 Stress Test" and "ALE +
+/// Read" notes). On a dot where a fetch reads, the buffer takes the fetch's byte; on one where
+/// a fetch puts its address out, the address latch keeps the byte on the bus as the address's
+/// low half, and the fetch and the buffer read from there.
+const READ_DELAY: u8 = 4;
+
 /// A bit of the open-bus latch fades to 0 about 600 ms after it was last driven high.
 const DECAY_FRAMES: u64 = 36;
 
@@ -111,6 +119,13 @@ pub struct Ppu {
     pub fine_x: u8,
     w: bool,
     read_buffer: u8,
+    /// Dots left until a $2007 read made during rendering has had its dot (0: none).
+    read_pending: u8,
+    /// The render part's next dot is the one of that read; never set across an instruction.
+    read_now: bool,
+    /// The byte the render part's last memory fetch read, dot by dot; not part of the state
+    /// (a pending read takes it from fetches made after the access).
+    fetched: u8,
 
     /// The I/O data-bus latch that reads of undriven bits return, and when each bit was last
     /// driven high (in frames) so it can decay.
@@ -187,6 +202,9 @@ impl Field for Ppu {
             fine_x,
             w,
             read_buffer,
+            read_pending,
+            read_now: _,
+            fetched: _,
             io_latch,
             io_refreshed,
             bg,
@@ -219,7 +237,15 @@ impl Field for Ppu {
             w
         );
         io.checked(fine_x, "fine X scroll", |&x| x < 8);
-        fields!(io, read_buffer, io_latch, io_refreshed, bg, sprites);
+        fields!(
+            io,
+            read_buffer,
+            read_pending,
+            io_latch,
+            io_refreshed,
+            bg,
+            sprites
+        );
         io.fixed(frame_buffer);
         io.counter(frame, "frame counter");
         for address in [v, t] {
@@ -255,6 +281,9 @@ impl Default for Ppu {
             fine_x: 0,
             w: false,
             read_buffer: 0,
+            read_pending: 0,
+            read_now: false,
+            fetched: 0,
             io_latch: 0,
             io_refreshed: [0; 8],
             bg: background::Pipeline::default(),
@@ -275,6 +304,8 @@ impl Ppu {
         self.mask_pending = None;
         self.w = false;
         self.read_buffer = 0;
+        self.read_pending = 0;
+        self.read_now = false;
         self.odd_frame = false;
     }
 
@@ -401,11 +432,28 @@ impl Ppu {
                 self.apply_mask(val);
             }
         }
-        self.quiet_until = if cart.watches_ppu_bus() || self.mask_pending.is_some() {
-            0
-        } else {
-            self.quiet_until()
-        };
+        if self.read_pending > 0 {
+            // Rendered up to the read's dot, then through it.
+            self.catch_up(cart);
+            self.read_pending -= 1;
+            match self.read_pending {
+                1 => self.read_now = true,
+                0 => {
+                    if std::mem::take(&mut self.read_now) {
+                        self.read_buffer = self.fetched;
+                    }
+                    self.increment_v();
+                    self.drive_address_after_access(cart);
+                }
+                _ => {}
+            }
+        }
+        self.quiet_until =
+            if cart.watches_ppu_bus() || self.mask_pending.is_some() || self.read_pending > 0 {
+                0
+            } else {
+                self.quiet_until()
+            };
     }
 
     /// The first dot from the current one on where the timing part has more to do than count:
@@ -716,8 +764,25 @@ impl Ppu {
             };
             self.output_pixel(sprite);
         }
-        self.background_dot(cart);
+        // The sprite fetches' first nametable read, on dot 257, is at v before the horizontal
+        // copy.
         self.sprite_dot(cart);
+        self.background_dot(cart);
+    }
+
+    /// A memory read of the render part's fetches, on the dot it puts the address out (ALE).
+    fn fetch(&mut self, cart: &mut Cartridge, addr: u16) -> u8 {
+        let addr = if self.read_now {
+            // The $2007 read's Read meets this ALE: the latch keeps the data bus's byte.
+            addr & 0xFF00 | u16::from(self.fetched)
+        } else {
+            addr
+        };
+        self.fetched = cart.ppu_read(addr);
+        if std::mem::take(&mut self.read_now) {
+            self.read_buffer = self.fetched;
+        }
+        self.fetched
     }
 
     /// The 6-bit palette index of a pixel, greyscale applied, with the emphasis bits on top.
@@ -844,6 +909,15 @@ impl Ppu {
             }
             4 => {
                 let val = self.oam_data();
+                self.drive_latch(val, 0xFF);
+                val
+            }
+            7 if self.v & 0x3F00 != 0x3F00 && self.rendering_now() => {
+                // The read's own dot, a few dots on, fills the buffer from the fetches' bus
+                // and moves v on (see READ_DELAY).
+                self.read_pending = READ_DELAY + 1;
+                self.quiet_until = 0;
+                let val = self.read_buffer;
                 self.drive_latch(val, 0xFF);
                 val
             }

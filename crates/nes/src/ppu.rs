@@ -540,16 +540,19 @@ impl Ppu {
                 self.corrupt_oam();
                 self.render_dot(cart);
             } else if line < 240 && (1..=256).contains(&dot) {
-                let sprite = if self.sprites.buffered {
-                    sprites::Pixel::default()
-                } else {
-                    self.sprites.clock_slots(false)
-                };
                 if self.shown() & mask::RENDERING != 0 {
                     // Shown before the pipeline restarts: what its stopped shifters hold.
+                    let sprite = if self.sprites.buffered {
+                        sprites::Pixel::default()
+                    } else {
+                        self.sprites.clock_slots(false)
+                    };
                     self.output_pixel(sprite);
                 } else {
                     self.output_backdrop();
+                    if !self.sprites.buffered {
+                        self.sprites.clock_slots(false);
+                    }
                 }
             }
             if line < 240 && (1 + OUTPUT_DELAY..=256 + OUTPUT_DELAY).contains(&dot) {
@@ -809,9 +812,14 @@ impl Ppu {
     }
 
     /// The output stage sends pixel `x` of the render line, greyscale and emphasis applied.
+    #[inline]
     fn send_pixel(&mut self, x: u16) {
-        let i = usize::from(self.render_line) * WIDTH + usize::from(x);
-        self.frame_buffer[i] = coloured(self.frame_buffer[i] as u8, self.shown());
+        let colour_bits = self.shown() & (mask::GREYSCALE | mask::EMPHASIS);
+        // Without them the palette entry is the pixel already.
+        if colour_bits != 0 {
+            let i = usize::from(self.render_line) * WIDTH + usize::from(x);
+            self.frame_buffer[i] = coloured(self.frame_buffer[i] as u8, colour_bits);
+        }
     }
 
     /// The palette address shown with rendering off: the backdrop's, or v when it points into

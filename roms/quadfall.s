@@ -11,14 +11,7 @@
 ; ---------------------------------------------------------------------------------------------
 ; Hardware
 
-PPUCTRL   = $2000
-PPUMASK   = $2001
-PPUSTATUS = $2002
-OAMADDR   = $2003
-PPUSCROLL = $2005
-PPUADDR   = $2006
-PPUDATA   = $2007
-OAMDMA    = $4014
+.include "nes.inc"
 APUSTATUS = $4015
 JOY1      = $4016
 JOY2      = $4017

@@ -14,14 +14,7 @@
 ; - 8x16 sprites from both pattern tables with every flip, a palette each, background priority
 ;   and overlaps (table `sprites` below).
 
-PPUCTRL   = $2000
-PPUMASK   = $2001
-PPUSTATUS = $2002
-OAMADDR   = $2003
-PPUSCROLL = $2005
-PPUADDR   = $2006
-PPUDATA   = $2007
-OAMDMA    = $4014
+.include "nes.inc"
 
 oam_page  = $0200
 temp      = $00
@@ -37,30 +30,11 @@ SCROLL_X_BOTTOM = 200
 ; Delay loop count that puts the PPUMASK write in the horizontal blank of the hit line.
 HBLANK_DELAY = 15
 
-.segment "HEADER"
-    .byte "NES", $1A
-    .byte 1                     ; 16 KiB PRG-ROM
-    .byte 1                     ; 8 KiB CHR-ROM
-    .byte $01                   ; mapper 0, vertical mirroring
-    .byte $00
-    .res 8, 0
+ines_header 1, 1, $01  ; 16 KiB PRG-ROM, 8 KiB CHR-ROM, mapper 0, vertical mirroring
 
 .segment "CODE"
 reset:
-    sei
-    cld
-    ldx #$FF
-    txs
-    inx
-    stx PPUCTRL
-    stx PPUMASK
-    bit PPUSTATUS
-@vblank1:
-    bit PPUSTATUS
-    bpl @vblank1
-@vblank2:
-    bit PPUSTATUS
-    bpl @vblank2
+    start_up
 
     ; Palettes.
     lda #$3F

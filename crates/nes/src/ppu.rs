@@ -32,11 +32,25 @@ pub const LINES_PER_FRAME: u16 = 262;
 pub const VBLANK_LINE: u16 = 241;
 pub const PRE_RENDER_LINE: u16 = 261;
 
-/// A PPUMASK write takes effect after this many dots have run, from the third dot of the next
-/// CPU cycle on. AccuracyCoin's "BG Serial In" needs the rendering switch to land 3 or 4 dots
-/// after the access with this bus's CPU/PPU alignment (its notes put the delay at 2-5 dots);
-/// 3 keeps one pending write at a time, as writes come at least a CPU cycle apart.
+/// A PPUMASK write reaches the rendering pipeline (fetches, shifters, sprite evaluation) after
+/// this many dots have run, from the third dot of the next CPU cycle on: AccuracyCoin's "BG
+/// Serial In" needs it 3 or 4 dots after the access with this bus's CPU/PPU alignment (its
+/// notes put the delay at 2-5 dots). The output stage takes the bits earlier (see
+/// [`Ppu::shown`]). 3 keeps one pending write at a time, as writes come at least a CPU cycle
+/// apart.
 const MASK_DELAY: u8 = 3;
+
+/// The output stage sends pixel x to the video signal on dot x + 4, three dots after choosing
+/// its colour; greyscale and emphasis act there.
+const OUTPUT_DELAY: u16 = 3;
+
+/// A $2007 read during rendering fills the read buffer on the fourth dot after the access: the
+/// PPU's data state machine puts v's address out (ALE), idles, then reads, while the background
+/// and sprite fetches do the same every two dots (AccuracyCoin's "$2007 Stress Test" and "ALE +
+/// Read" notes). On a dot where a fetch reads, the buffer takes the fetch's byte; on one where
+/// a fetch puts its address out, the address latch keeps the byte on the bus as the address's
+/// low half, and the fetch and the buffer read from there.
+const READ_DELAY: u8 = 4;
 
 /// A bit of the open-bus latch fades to 0 about 600 ms after it was last driven high.
 const DECAY_FRAMES: u64 = 36;
@@ -58,6 +72,8 @@ pub mod mask {
     pub const BG: u8 = 0x08;
     pub const SPRITES: u8 = 0x10;
     pub const RENDERING: u8 = BG | SPRITES;
+    pub const EMPHASIS_RED: u8 = 0x20;
+    pub const EMPHASIS_GREEN: u8 = 0x40;
     /// Colour emphasis: red, green, blue.
     pub const EMPHASIS: u8 = 0xE0;
 }
@@ -78,12 +94,15 @@ pub struct Ppu {
     pub oam: [u8; 256],
     /// Palette RAM: 6-bit entries; $3F10/$14/$18/$1C are mirrors of $3F00/$04/$08/$0C.
     pub palette: [u8; 32],
-    /// 9-bit pixels: palette index (bits 0-5) and emphasis (bits 6-8).
+    /// 9-bit pixels: palette index (bits 0-5) and emphasis (bits 6-8). On a line drawn dot by
+    /// dot, the last three pixels chosen are still plain palette entries, on their way through
+    /// the output stage.
     pub frame_buffer: Vec<u16>,
 
     pub ppu_ctrl: u8,
+    /// PPUMASK as the rendering pipeline sees it (red and green emphasis as written).
     pub ppu_mask: u8,
-    /// A PPUMASK write on its way in: the value and the dots left before it takes effect.
+    /// A PPUMASK write on its way in: the value and the dots left before the pipeline has it.
     mask_pending: Option<(u8, u8)>,
     pub oam_addr: u8,
     vblank: bool,
@@ -100,6 +119,13 @@ pub struct Ppu {
     pub fine_x: u8,
     w: bool,
     read_buffer: u8,
+    /// Dots left until a $2007 read made during rendering has had its dot (0: none).
+    read_pending: u8,
+    /// The render part's next dot is the one of that read; never set across an instruction.
+    read_now: bool,
+    /// The byte the render part's last memory fetch read, dot by dot; not part of the state
+    /// (a pending read takes it from fetches made after the access).
+    fetched: u8,
 
     /// The I/O data-bus latch that reads of undriven bits return, and when each bit was last
     /// driven high (in frames) so it can decay.
@@ -176,6 +202,9 @@ impl Field for Ppu {
             fine_x,
             w,
             read_buffer,
+            read_pending,
+            read_now: _,
+            fetched: _,
             io_latch,
             io_refreshed,
             bg,
@@ -208,7 +237,15 @@ impl Field for Ppu {
             w
         );
         io.checked(fine_x, "fine X scroll", |&x| x < 8);
-        fields!(io, read_buffer, io_latch, io_refreshed, bg, sprites);
+        fields!(
+            io,
+            read_buffer,
+            read_pending,
+            io_latch,
+            io_refreshed,
+            bg,
+            sprites
+        );
         io.fixed(frame_buffer);
         io.counter(frame, "frame counter");
         for address in [v, t] {
@@ -244,6 +281,9 @@ impl Default for Ppu {
             fine_x: 0,
             w: false,
             read_buffer: 0,
+            read_pending: 0,
+            read_now: false,
+            fetched: 0,
             io_latch: 0,
             io_refreshed: [0; 8],
             bg: background::Pipeline::default(),
@@ -264,6 +304,8 @@ impl Ppu {
         self.mask_pending = None;
         self.w = false;
         self.read_buffer = 0;
+        self.read_pending = 0;
+        self.read_now = false;
         self.odd_frame = false;
     }
 
@@ -387,18 +429,36 @@ impl Ppu {
             self.catch_up(cart);
         }
         if let Some((val, dots)) = self.mask_pending {
+            // The output stage and then the pipeline take the bits between two dots.
+            self.catch_up(cart);
             if dots > 1 {
                 self.mask_pending = Some((val, dots - 1));
             } else {
-                self.catch_up(cart);
                 self.apply_mask(val);
             }
         }
-        self.quiet_until = if cart.watches_ppu_bus() || self.mask_pending.is_some() {
-            0
-        } else {
-            self.quiet_until()
-        };
+        if self.read_pending > 0 {
+            // Rendered up to the read's dot, then through it.
+            self.catch_up(cart);
+            self.read_pending -= 1;
+            match self.read_pending {
+                1 => self.read_now = true,
+                0 => {
+                    if std::mem::take(&mut self.read_now) {
+                        self.read_buffer = self.fetched;
+                    }
+                    self.increment_v();
+                    self.drive_address_after_access(cart);
+                }
+                _ => {}
+            }
+        }
+        self.quiet_until =
+            if cart.watches_ppu_bus() || self.mask_pending.is_some() || self.read_pending > 0 {
+                0
+            } else {
+                self.quiet_until()
+            };
     }
 
     /// The first dot from the current one on where the timing part has more to do than count:
@@ -486,10 +546,23 @@ impl Ppu {
                 self.corrupt_oam();
                 self.render_dot(cart);
             } else if line < 240 && (1..=256).contains(&dot) {
-                self.output_backdrop();
-                if !self.sprites.buffered {
-                    self.sprites.clock_slots(false);
+                if self.shown() & mask::RENDERING != 0 {
+                    // Shown before the pipeline restarts: what its stopped shifters hold.
+                    let sprite = if self.sprites.buffered {
+                        sprites::Pixel::default()
+                    } else {
+                        self.sprites.clock_slots(false)
+                    };
+                    self.output_pixel(sprite);
+                } else {
+                    self.output_backdrop();
+                    if !self.sprites.buffered {
+                        self.sprites.clock_slots(false);
+                    }
                 }
+            }
+            if line < 240 && (1 + OUTPUT_DELAY..=256 + OUTPUT_DELAY).contains(&dot) {
+                self.send_pixel(dot - 1 - OUTPUT_DELAY);
             }
             if line == 0 && dot == 1 {
                 self.after_first_dot();
@@ -564,10 +637,8 @@ impl Ppu {
                 if !self.sprites.buffered {
                     self.sprites.idle_line();
                 }
-                self.render_dot = 1;
-                self.output_backdrop();
                 let start = usize::from(line) * WIDTH;
-                let backdrop = self.frame_buffer[start];
+                let backdrop = self.colour(self.backdrop_addr());
                 self.frame_buffer[start..start + WIDTH].fill(backdrop);
             }
             if line == PRE_RENDER_LINE {
@@ -623,7 +694,7 @@ impl Ppu {
         // What each layer shows in the first tile and in the others (left-edge clipping).
         let shown = |on: u8, left: u8| {
             let all = |on: bool| if on { u64::MAX } else { 0 };
-            let mask = self.ppu_mask;
+            let mask = self.shown();
             [all(mask & (on | left) == on | left), all(mask & on == on)]
         };
         let (bg_shown, sprites_shown) = (
@@ -691,58 +762,99 @@ impl Ppu {
             self.bg.reload();
         }
         if self.render_line < 240 && (1..=256).contains(&dot) {
-            self.output_pixel();
+            let sprite = if self.sprites.buffered {
+                self.sprites.pixel(usize::from(dot - 1))
+            } else {
+                self.sprites.clock_slots(true)
+            };
+            self.output_pixel(sprite);
         }
-        self.background_dot(cart);
+        // The sprite fetches' first nametable read, on dot 257, is at v before the horizontal
+        // copy.
         self.sprite_dot(cart);
+        self.background_dot(cart);
+    }
+
+    /// A memory read of the render part's fetches, on the dot it puts the address out (ALE).
+    fn fetch(&mut self, cart: &mut Cartridge, addr: u16) -> u8 {
+        let addr = if self.read_now {
+            // The $2007 read's Read meets this ALE: the latch keeps the data bus's byte.
+            addr & 0xFF00 | u16::from(self.fetched)
+        } else {
+            addr
+        };
+        self.fetched = cart.ppu_read(addr);
+        if std::mem::take(&mut self.read_now) {
+            self.read_buffer = self.fetched;
+        }
+        self.fetched
     }
 
     /// The 6-bit palette index of a pixel, greyscale applied, with the emphasis bits on top.
     fn colour(&self, palette_addr: u16) -> u16 {
-        let greyscale = if self.ppu_mask & mask::GREYSCALE != 0 {
-            0x30
-        } else {
-            0x3F
-        };
-        let index = self.palette[palette_index(palette_addr)] & greyscale;
-        u16::from(index) | u16::from(self.ppu_mask & mask::EMPHASIS) << 1
+        coloured(self.palette[palette_index(palette_addr)], self.ppu_mask)
     }
 
+    /// The mask with which pixels are chosen and sent out: the pipeline's, or from a pending
+    /// write's second dot on, the written one. (Red and green emphasis act from the write on,
+    /// see [`Ppu::write_register`].)
+    fn shown(&self) -> u8 {
+        match self.mask_pending {
+            Some((val, dots)) if dots < MASK_DELAY => val,
+            _ => self.ppu_mask,
+        }
+    }
+
+    /// Chooses the colour of the current dot's pixel: its palette entry, for the output stage
+    /// to send on (see [`Ppu::send_pixel`]).
     fn put_pixel(&mut self, palette_addr: u16) {
         let x = usize::from(self.render_dot - 1);
         let i = usize::from(self.render_line) * WIDTH + x;
-        self.frame_buffer[i] = self.colour(palette_addr);
+        self.frame_buffer[i] = u16::from(self.palette[palette_index(palette_addr)]);
     }
 
-    /// Rendering off: the backdrop, or the colour v points at when v is in palette RAM.
+    /// The output stage sends pixel `x` of the render line, greyscale and emphasis applied.
+    #[inline]
+    fn send_pixel(&mut self, x: u16) {
+        let colour_bits = self.shown() & (mask::GREYSCALE | mask::EMPHASIS);
+        // Without them the palette entry is the pixel already.
+        if colour_bits != 0 {
+            let i = usize::from(self.render_line) * WIDTH + usize::from(x);
+            self.frame_buffer[i] = coloured(self.frame_buffer[i] as u8, colour_bits);
+        }
+    }
+
+    /// The palette address shown with rendering off: the backdrop's, or v when it points into
+    /// palette RAM.
+    fn backdrop_addr(&self) -> u16 {
+        if self.v & 0x3F00 == 0x3F00 {
+            self.v
+        } else {
+            0
+        }
+    }
+
     fn output_backdrop(&mut self) {
-        let addr = if self.v & 0x3F00 == 0x3F00 { self.v } else { 0 };
-        self.put_pixel(addr);
+        self.put_pixel(self.backdrop_addr());
     }
 
-    /// Combines the background and sprite pixels of the current dot, and detects sprite 0 hit.
-    fn output_pixel(&mut self) {
+    /// Combines the background pixel of the current dot with `sprite`, and detects sprite 0
+    /// hit.
+    fn output_pixel(&mut self, sprite: sprites::Pixel) {
         let x = usize::from(self.render_dot - 1);
         let left_edge = x < 8;
-        let bg = if self.ppu_mask & mask::BG != 0
-            && !(left_edge && self.ppu_mask & mask::BG_LEFT == 0)
-        {
+        let shown = self.shown();
+        let bg = if shown & mask::BG != 0 && !(left_edge && shown & mask::BG_LEFT == 0) {
             self.bg.pixel(self.fine_x)
         } else {
             0
         };
-        let sprite = if self.sprites.buffered {
-            self.sprites.pixel(x)
-        } else {
-            self.sprites.clock_slots(true)
-        };
-        let sprite = if self.ppu_mask & mask::SPRITES != 0
-            && !(left_edge && self.ppu_mask & mask::SPRITES_LEFT == 0)
-        {
-            sprite
-        } else {
-            sprites::Pixel::default()
-        };
+        let sprite =
+            if shown & mask::SPRITES != 0 && !(left_edge && shown & mask::SPRITES_LEFT == 0) {
+                sprite
+            } else {
+                sprites::Pixel::default()
+            };
         let (addr, sprite0) = combine(x, bg, sprite);
         self.sprite0_hit |= sprite0;
         self.put_pixel(addr);
@@ -810,6 +922,15 @@ impl Ppu {
                 self.drive_latch(val, 0xFF);
                 val
             }
+            7 if self.v & 0x3F00 != 0x3F00 && self.rendering_now() => {
+                // The read's own dot, a few dots on, fills the buffer from the fetches' bus
+                // and moves v on (see READ_DELAY).
+                self.read_pending = READ_DELAY + 1;
+                self.quiet_until = 0;
+                let val = self.read_buffer;
+                self.drive_latch(val, 0xFF);
+                val
+            }
             7 => {
                 let addr = self.v & 0x3FFF;
                 let val = if addr >= 0x3F00 {
@@ -870,7 +991,10 @@ impl Ppu {
                 self.t = (self.t & !0x0C00) | (u16::from(val & 3) << 10);
             }
             1 => {
-                // Writes come at least a CPU cycle apart: the last one has landed by now.
+                // Writes come at least a CPU cycle apart: the last one has landed by now. Red
+                // and green emphasis reach the output stage at once, the other bits a dot later.
+                let at_once = mask::EMPHASIS_RED | mask::EMPHASIS_GREEN;
+                self.ppu_mask = (self.ppu_mask & !at_once) | (val & at_once);
                 self.mask_pending = Some((val, MASK_DELAY));
                 self.quiet_until = 0;
             }
@@ -997,6 +1121,17 @@ fn combine(x: usize, bg: u8, sprite: sprites::Pixel) -> (u16, bool) {
         addr,
         sprite.is_sprite0 && sprite_opaque && bg_opaque && x != 255,
     )
+}
+
+/// A palette entry as the output stage sends it with PPUMASK `ppu_mask`: greyscale applied, the
+/// emphasis bits on top.
+fn coloured(entry: u8, ppu_mask: u8) -> u16 {
+    let greyscale = if ppu_mask & mask::GREYSCALE != 0 {
+        0x30
+    } else {
+        0x3F
+    };
+    u16::from(entry & greyscale) | u16::from(ppu_mask & mask::EMPHASIS) << 1
 }
 
 /// Index into palette RAM for a PPU address in $3F00-$3FFF.

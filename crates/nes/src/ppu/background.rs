@@ -216,7 +216,7 @@ impl Ppu {
             257 => self.copy_horizontal(),
             280..=304 if self.render_line == PRE_RENDER_LINE => self.copy_vertical(),
             337 | 339 => {
-                cart.ppu_read(self.nametable_addr());
+                self.fetch(cart, self.nametable_addr());
             }
             _ => {}
         }
@@ -298,22 +298,22 @@ impl Ppu {
     }
 
     fn fetch_tile(&mut self, cart: &mut Cartridge) {
-        self.bg.tile = cart.ppu_read(self.nametable_addr());
+        self.bg.tile = self.fetch(cart, self.nametable_addr());
     }
 
     fn fetch_attribute(&mut self, cart: &mut Cartridge) {
         let (addr, shift) = attribute_addr(self.v);
-        self.bg.attribute = (cart.ppu_read(addr) >> shift) & 3;
+        self.bg.attribute = (self.fetch(cart, addr) >> shift) & 3;
     }
 
     fn fetch_pattern_low(&mut self, cart: &mut Cartridge) {
         let addr = bg_pattern_addr(self.ppu_ctrl, self.bg.tile, self.v);
-        self.bg.pattern_low = cart.ppu_read(addr);
+        self.bg.pattern_low = self.fetch(cart, addr);
     }
 
     fn fetch_pattern_high(&mut self, cart: &mut Cartridge) {
         let addr = bg_pattern_addr(self.ppu_ctrl, self.bg.tile, self.v);
-        self.bg.pattern_high = cart.ppu_read(addr | 8);
+        self.bg.pattern_high = self.fetch(cart, addr | 8);
     }
 
     /// Next tile column, wrapping into the horizontally adjacent nametable.

@@ -505,11 +505,13 @@ impl Ppu {
         self.sprites.oam_bus = entry[usize::from(step.min(3))];
         match step {
             0 | 2 => {
-                cart.ppu_read(0x2000 | (self.v & 0x0FFF));
+                self.fetch(cart, 0x2000 | (self.v & 0x0FFF));
             }
-            4 => self.sprites.pattern_low = cart.ppu_read(self.sprite_pattern_addr(y, tile, attr)),
+            4 => {
+                self.sprites.pattern_low = self.fetch(cart, self.sprite_pattern_addr(y, tile, attr))
+            }
             6 => {
-                let high = cart.ppu_read(self.sprite_pattern_addr(y, tile, attr) | 8);
+                let high = self.fetch(cart, self.sprite_pattern_addr(y, tile, attr) | 8);
                 let low = self.sprites.pattern_low;
                 self.load_slot(slot, self.sprite_in_range(y), low, high, attr, x);
             }

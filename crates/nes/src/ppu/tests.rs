@@ -421,17 +421,30 @@ fn mask_at(ppu: &mut Ppu, cart: &mut Cartridge, line: u16, dot: u16, val: u8) {
 }
 
 #[test]
-fn mask_writes_take_effect_three_dots_later() {
-    let (mut ppu, mut cart) = (Ppu::default(), cart());
-    background_scene(&mut ppu, &mut cart);
-    write_mask(&mut ppu, &mut cart, mask::BG | mask::BG_LEFT);
-    set_addr(&mut ppu, &mut cart, 0x2000);
-    run_to(&mut ppu, &mut cart, 10, 100);
-    ppu.write_register(1, 0, &mut cart);
-    run_to(&mut ppu, &mut cart, 11, 0);
-    // Dots 100-102 still draw (x = dot - 1), dot 103 on shows the backdrop.
-    assert_eq!(pixel_at(&ppu, 101, 10), 0x16);
-    assert_eq!(pixel_at(&ppu, 102, 10), 0x0F);
+fn mask_bits_reach_the_picture_at_their_own_dots() {
+    let bg = mask::BG | mask::BG_LEFT;
+    // Each write at dot 100 (dots 0-99 have run); pixel x is chosen on dot x + 1 and sent to
+    // the video output on dot x + 4.
+    let line_after = |val: u8| {
+        let (mut ppu, mut cart) = (Ppu::default(), cart());
+        background_scene(&mut ppu, &mut cart);
+        write_mask(&mut ppu, &mut cart, bg);
+        set_addr(&mut ppu, &mut cart, 0x2000);
+        run_to(&mut ppu, &mut cart, 10, 100);
+        ppu.write_register(1, val, &mut cart);
+        run_to(&mut ppu, &mut cart, 11, 0);
+        (95..104).map(|x| pixel_at(&ppu, x, 10)).collect::<Vec<_>>()
+    };
+    let red = u16::from(mask::EMPHASIS_RED) << 1;
+    let blue = 0x100;
+    // Rendering off: the pixel chosen on the dot after the write's shows the backdrop.
+    assert_eq!(line_after(0)[4..7], [0x16, 0x0F, 0x0F]);
+    // Greyscale and blue emphasis act on the output from that dot, three pixels earlier.
+    let grey_blue = line_after(bg | mask::GREYSCALE | 0x80);
+    assert_eq!(grey_blue[0..3], [0x16, 0x16, 0x10 | blue]);
+    // Red (and green) emphasis from the write's own dot, one pixel earlier still.
+    let red_grey = line_after(bg | mask::GREYSCALE | mask::EMPHASIS_RED);
+    assert_eq!(red_grey[0..3], [0x16, 0x16 | red, 0x10 | red]);
 }
 
 /// Tile 2 with only its top-left pixel set (colour 3), drawn as $13, and sprite 0 at

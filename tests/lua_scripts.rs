@@ -351,6 +351,43 @@ fn stopped_within_a_minute(name: &'static str, limit_ms: u64) {
     assert!(output.contains("without yielding"), "{output}");
 }
 
+/// Loads `name` with the watchdog's limit at 0.1 s on a thread of its own: the watchdog must
+/// stop it within 10 s, though its instructions would take minutes to reach the hook's count.
+fn stopped_within_seconds(name: &'static str) {
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut s = Session::new();
+        s.scripts
+            .set_time_limit(std::time::Duration::from_millis(100));
+        s.load(name);
+        done.send(s.output()).unwrap();
+    });
+    let output = finished
+        .recv_timeout(std::time::Duration::from_secs(10))
+        .expect("the watchdog stops the loop");
+    assert!(output.contains("without yielding"), "{output}");
+}
+
+/// A loop of slow C calls in a coroutine is stopped once the limit has passed, not 10,000
+/// instructions (thousands of calls) later.
+#[test]
+fn a_runaway_of_slow_calls_in_a_coroutine_is_stopped_after_the_limit() {
+    stopped_within_seconds("runaway_slow_loop");
+}
+
+/// Slow calls each in a short coroutine of their own are stopped as soon as the limit has
+/// passed.
+#[test]
+fn a_runaway_of_short_slow_coroutines_is_stopped_after_the_limit() {
+    stopped_within_seconds("runaway_short_coroutines");
+}
+
+/// `coroutine.resume` and `coroutine.wrap` (the watchdog's own) behave as Lua 5.1's.
+#[test]
+fn coroutines_behave_as_in_lua_5_1() {
+    check("coroutines", 0);
+}
+
 /// A limit shorter than the time the watchdog's countdown of further instructions takes still
 /// stops the script (the countdown is not restarted each time the limit passes again).
 #[test]

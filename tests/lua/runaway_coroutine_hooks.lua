@@ -5,7 +5,7 @@ local big = {}
 for i = 1, 30000 do big[i] = "x" end
 memory.registerread(0x0000, 0x800, function()
   coroutine.wrap(function()
-    for i = 1, 100 do table.concat(big) end
+    for i = 1, 20 do table.concat(big) end
   end)()
 end)
 emu.frameadvance()

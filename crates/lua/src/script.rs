@@ -191,7 +191,10 @@ impl Script {
             return true;
         };
         state(&self.lua, |s| s.advancing = false);
-        let result = self.enter(console, || main.resume::<MultiValue>(()).map(|_| ()));
+        let result = self.enter(console, || {
+            self.watchdog
+                .resuming(&main, || main.resume::<MultiValue>(()).map(|_| ()))
+        });
         match result {
             Ok(())
                 if main.status() == ThreadStatus::Resumable

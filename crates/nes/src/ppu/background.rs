@@ -102,7 +102,7 @@ impl<'a> LineMemory<'a> {
 /// Fetch latches and the 16-bit shift registers (high byte: the tile being drawn).
 #[derive(Clone, Default)]
 pub(super) struct Pipeline {
-    tile: u8,
+    pub(super) tile: u8,
     attribute: u8,
     pattern_low: u8,
     pattern_high: u8,

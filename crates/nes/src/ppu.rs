@@ -52,6 +52,14 @@ const OUTPUT_DELAY: u16 = 3;
 /// low half, and the fetch and the buffer read from there.
 const READ_DELAY: u8 = 4;
 
+/// A second $2006 write during rendering copies t into v after this many dots have run, from
+/// the third dot of the next CPU cycle on, as a PPUMASK write reaches the pipeline (TriCNES
+/// counts 4 PPU cycles from the write on most alignments, 2 for PPUMASK's pixel logic). When
+/// the copy lands between a nametable or attribute fetch's address dot and its read dot, the
+/// read takes its high byte from the new v and its low byte from the address latch
+/// (AccuracyCoin's "Hybrid Addresses").
+const ADDRESS_DELAY: u8 = 3;
+
 /// A bit of the open-bus latch fades to 0 about 600 ms after it was last driven high.
 const DECAY_FRAMES: u64 = 36;
 
@@ -121,6 +129,8 @@ pub struct Ppu {
     read_buffer: u8,
     /// Dots left until a $2007 read made during rendering has had its dot (0: none).
     read_pending: u8,
+    /// A second $2006 write during rendering on its way to v: the address and the dots left.
+    address_pending: Option<(u16, u8)>,
     /// The render part's next dot is the one of that read; never set across an instruction.
     read_now: bool,
     /// The byte the render part's last memory fetch read, dot by dot; not part of the state
@@ -203,6 +213,7 @@ impl Field for Ppu {
             w,
             read_buffer,
             read_pending,
+            address_pending,
             read_now: _,
             fetched: _,
             io_latch,
@@ -241,6 +252,7 @@ impl Field for Ppu {
             io,
             read_buffer,
             read_pending,
+            address_pending,
             io_latch,
             io_refreshed,
             bg,
@@ -282,6 +294,7 @@ impl Default for Ppu {
             w: false,
             read_buffer: 0,
             read_pending: 0,
+            address_pending: None,
             read_now: false,
             fetched: 0,
             io_latch: 0,
@@ -453,12 +466,25 @@ impl Ppu {
                 _ => {}
             }
         }
-        self.quiet_until =
-            if cart.watches_ppu_bus() || self.mask_pending.is_some() || self.read_pending > 0 {
-                0
+        if let Some((address, dots)) = self.address_pending {
+            // Rendered up to the copy's dot.
+            self.catch_up(cart);
+            if dots > 1 {
+                self.address_pending = Some((address, dots - 1));
             } else {
-                self.quiet_until()
-            };
+                self.address_pending = None;
+                self.copy_address(address, cart);
+            }
+        }
+        self.quiet_until = if cart.watches_ppu_bus()
+            || self.mask_pending.is_some()
+            || self.read_pending > 0
+            || self.address_pending.is_some()
+        {
+            0
+        } else {
+            self.quiet_until()
+        };
     }
 
     /// The first dot from the current one on where the timing part has more to do than count:
@@ -1022,9 +1048,15 @@ impl Ppu {
             6 => {
                 if self.w {
                     self.t = (self.t & 0x7F00) | u16::from(val);
-                    self.v = self.t;
-                    // The new address appears on the PPU bus, where mappers watching A12 see it.
-                    cart.ppu_address(self.v);
+                    if self.rendering_now() {
+                        self.address_pending = Some((self.t, ADDRESS_DELAY));
+                        self.quiet_until = 0;
+                    } else {
+                        self.v = self.t;
+                        // The new address appears on the PPU bus, where mappers watching A12
+                        // see it.
+                        cart.ppu_address(self.v);
+                    }
                 } else {
                     self.t = (self.t & 0x00FF) | (u16::from(val & 0x3F) << 8);
                 }

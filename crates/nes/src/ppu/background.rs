@@ -102,7 +102,7 @@ impl<'a> LineMemory<'a> {
 /// Fetch latches and the 16-bit shift registers (high byte: the tile being drawn).
 #[derive(Clone, Default)]
 pub(super) struct Pipeline {
-    tile: u8,
+    pub(super) tile: u8,
     attribute: u8,
     pattern_low: u8,
     pattern_high: u8,
@@ -314,6 +314,36 @@ impl Ppu {
     fn fetch_pattern_high(&mut self, cart: &mut Cartridge) {
         let addr = bg_pattern_addr(self.ppu_ctrl, self.bg.tile, self.v);
         self.bg.pattern_high = self.fetch(cart, addr | 8);
+    }
+
+    /// A second $2006 write's copy of t into v (`address`), landing before the render part's
+    /// dot. Between a nametable or attribute fetch's address dot and its read dot, the read
+    /// goes to the new v's high byte with the low byte already in the address latch: nestor
+    /// made the fetch on its address dot, so it is made again from there.
+    pub(super) fn copy_address(&mut self, address: u16, cart: &mut Cartridge) {
+        self.line_start = None;
+        let old = self.v;
+        self.v = address;
+        let fetching = self.rendering_enabled()
+            && (self.render_line < 240 || self.render_line == PRE_RENDER_LINE)
+            && matches!(self.render_dot, 2..=257 | 322..=337);
+        let hybrid = |old_addr: u16, new_addr: u16| new_addr & 0xFF00 | old_addr & 0x00FF;
+        match self.render_dot % 8 {
+            2 if fetching => {
+                let addr = hybrid(nametable_addr(old), nametable_addr(address));
+                self.fetched = cart.ppu_read(addr);
+                self.bg.tile = self.fetched;
+            }
+            4 if fetching => {
+                let (old_addr, shift) = attribute_addr(old);
+                let addr = hybrid(old_addr, attribute_addr(address).0);
+                self.fetched = cart.ppu_read(addr);
+                self.bg.attribute = (self.fetched >> shift) & 3;
+            }
+            _ => {}
+        }
+        // The new address appears on the PPU bus, where mappers watching A12 see it.
+        cart.ppu_address(self.v);
     }
 
     /// Next tile column, wrapping into the horizontally adjacent nametable.

@@ -534,6 +534,33 @@ fn oam_bus_after_eight_sprites_alternates_primary_reads_with_secondary_slot_0() 
 }
 
 /// Runs the render part's current line dot by dot: the reference for whole lines.
+#[test]
+fn an_address_copy_between_a_fetchs_two_dots_reads_a_hybrid_address() {
+    // A second $2006 write before dot `write_dot` of line 10 lands 3 dots on; the nametable
+    // fetch of dots 185-186 is at $2039 (coarse X 25, coarse Y 1) before the write.
+    let second: Vec<u8> = (0..0x400).map(|i| i as u8 ^ 0x55).collect();
+    for (write_dot, tile) in [
+        // Before the fetch's address dot: the new v's byte, $25C0.
+        (182, 0xC0 ^ 0x55),
+        // Between its two dots: $25 from the new v, $39 from the address latch.
+        (183, 0x39 ^ 0x55),
+        // After its read dot: the old v's byte.
+        (184, 0x11),
+    ] {
+        let (mut ppu, mut cart) = (Ppu::default(), cart());
+        write_vram(&mut ppu, &mut cart, 0x2000, &[0x11; 0x400]);
+        write_vram(&mut ppu, &mut cart, 0x2400, &second);
+        set_addr(&mut ppu, &mut cart, 0x2000);
+        ppu.write_register(1, mask::BG, &mut cart);
+        run_to(&mut ppu, &mut cart, 10, write_dot);
+        set_addr(&mut ppu, &mut cart, 0x25C0);
+        assert_ne!(ppu.v, 0x25C0, "v is copied later");
+        run_to(&mut ppu, &mut cart, 10, 187);
+        assert_eq!(ppu.v, 0x25C0);
+        assert_eq!(ppu.bg.tile, tile, "second write before dot {write_dot}");
+    }
+}
+
 fn render_line_by_dots(ppu: &mut Ppu, cart: &mut Cartridge) {
     let line = ppu.render_line;
     while ppu.render_line == line {

@@ -505,7 +505,10 @@ impl Ppu {
         cart: &mut Cartridge,
         catch_up: bool,
     ) -> Option<bool> {
-        if dot % 2 == 0 || !self.rendering_enabled() || (240..PRE_RENDER_LINE).contains(&line) {
+        if dot.is_multiple_of(2)
+            || !self.rendering_enabled()
+            || (240..PRE_RENDER_LINE).contains(&line)
+        {
             return None;
         }
         match dot {

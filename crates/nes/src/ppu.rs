@@ -13,7 +13,9 @@
 //! a whole line at a time where it can, whenever something could observe it: a register access,
 //! a cartridge write (banks, mirroring), and the end of every line. Between those points
 //! nothing outside the render part reads or changes what it works on, so the result is the
-//! same as running it dot by dot. Mappers that watch the PPU's address bus (MMC3's A12) see
+//! same as running it dot by dot. Mappers that watch only A12 of the PPU's address bus (MMC3's
+//! counter, MMC1's PRG side) hear of its changes from the timing part, which knows the fetch
+//! pattern (see [`Ppu::tell_a12`]); mappers that watch every address (MMC2's latches) see
 //! every dot as it happens: with them the render part never lags.
 
 mod background;

@@ -547,6 +547,23 @@ fn ppu_state(ppu: &Ppu) -> Vec<u8> {
     StateIo::save(|io| ppu.visit(io))
 }
 
+/// A PPU with a random palette and OAM: sprites anywhere from spread over the screen to
+/// crowded on a few lines.
+fn random_palette_and_sprites(random: &mut XorShift) -> Ppu {
+    let mut ppu = Ppu::default();
+    ppu.palette
+        .iter_mut()
+        .for_each(|b| *b = random.byte() & 0x3F);
+    let sprite_rows = random.byte().max(1);
+    for (i, b) in ppu.oam.iter_mut().enumerate() {
+        *b = random.byte();
+        if i % 4 == 0 {
+            *b %= sprite_rows;
+        }
+    }
+    ppu
+}
+
 #[test]
 fn whole_lines_match_the_dot_by_dot_reference() {
     let mut random = XorShift(0x9E37_79B9_7F4A_7C15);
@@ -559,18 +576,7 @@ fn whole_lines_match_the_dot_by_dot_reference() {
         cart.ciram_mut()
             .iter_mut()
             .for_each(|b| *b = random.byte() % tiles);
-        let mut ppu = Ppu::default();
-        ppu.palette
-            .iter_mut()
-            .for_each(|b| *b = random.byte() & 0x3F);
-        // Sprites anywhere from spread over the screen to crowded on a few lines.
-        let sprite_rows = random.byte().max(1);
-        for (i, b) in ppu.oam.iter_mut().enumerate() {
-            *b = random.byte();
-            if i % 4 == 0 {
-                *b %= sprite_rows;
-            }
-        }
+        let mut ppu = random_palette_and_sprites(&mut random);
         ppu.ppu_ctrl = random.byte();
         ppu.ppu_mask = random.byte();
         if random.byte() < 200 {
@@ -709,17 +715,7 @@ fn a12_changes_match_lockstep() {
     for scene in 0..40 {
         let mut cart = mmc3_cart(&mut random);
         cart.ciram_mut().iter_mut().for_each(|b| *b = random.byte());
-        let mut ppu = Ppu::default();
-        ppu.palette
-            .iter_mut()
-            .for_each(|b| *b = random.byte() & 0x3F);
-        let sprite_rows = random.byte().max(1);
-        for (i, b) in ppu.oam.iter_mut().enumerate() {
-            *b = random.byte();
-            if i % 4 == 0 {
-                *b %= sprite_rows;
-            }
-        }
+        let mut ppu = random_palette_and_sprites(&mut random);
         // Both tables and sizes, rendering on mostly.
         ppu.ppu_ctrl = random.byte() & 0x38;
         ppu.ppu_mask = random.byte()

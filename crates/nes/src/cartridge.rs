@@ -54,6 +54,9 @@ pub struct Cartridge {
     game_genie: Vec<GameGenie>,
     /// Bit n: a code's address is in the 8 KiB window $8000 + n * $2000.
     game_genie_windows: u8,
+    /// The PPU shows a board that watches its bus every fetch as it happens, even one that
+    /// only needs A12's changes: the reference for that shortcut (not part of a state).
+    ppu_lockstep: bool,
 }
 
 /// Where the mapper points each window of the address spaces, as offsets into the memories
@@ -72,6 +75,9 @@ struct Banks {
     ppu_writable: u16,
     /// The mapper must see the PPU's accesses as they happen ([`Board::watches_ppu_bus`]).
     watches_ppu_bus: bool,
+    /// That, and it looks at A12 alone ([`Needs::ppu_a12_only`]): the PPU tells it A12's
+    /// changes from its fetch pattern, and its fetches pass no address on.
+    follows_a12: bool,
     /// That, or the board counts CPU cycles.
     sees_every_cycle: bool,
 }
@@ -95,6 +101,8 @@ struct Layout {
     open_bus_start: usize,
     four_screen: bool,
     needs: Needs,
+    /// The PPU may tell an A12-only board A12's changes alone (not in lockstep).
+    a12_changes: bool,
 }
 
 /// The banks as the board's own type sees them: one dispatch on the board type, then every
@@ -146,6 +154,7 @@ impl WithBoard for Layout {
             ppu,
             ppu_writable,
             watches_ppu_bus,
+            follows_a12: watches_ppu_bus && self.needs.ppu_a12_only && self.a12_changes,
             sees_every_cycle: watches_ppu_bus || self.needs.cpu_clock,
         }
     }
@@ -167,6 +176,7 @@ impl Field for Cartridge {
             needs: _,
             game_genie: _,
             game_genie_windows: _,
+            ppu_lockstep: _,
         } = self;
         fields!(io, mapper);
         io.fixed(prg_ram);
@@ -228,6 +238,7 @@ impl Cartridge {
             needs,
             game_genie: Vec::new(),
             game_genie_windows: 0,
+            ppu_lockstep: false,
         };
         cart.refresh_banks();
         Ok(cart)
@@ -251,7 +262,16 @@ impl Cartridge {
             open_bus_start: self.open_bus_start,
             four_screen: self.header.four_screen,
             needs: self.needs,
+            a12_changes: !self.ppu_lockstep,
         });
+    }
+
+    /// Whether the PPU shows a board that watches its bus every fetch as it happens
+    /// (`true`), or, to one that needs A12's changes alone, only those (the default; the
+    /// board sees the same either way).
+    pub fn set_ppu_lockstep(&mut self, on: bool) {
+        self.ppu_lockstep = on;
+        self.refresh_banks();
     }
 
     /// CPU read of $4020-$FFFF; `None` where nothing drives the bus (open bus).
@@ -365,6 +385,17 @@ impl Cartridge {
         val
     }
 
+    /// A read of the PPU's rendering fetches: [`Self::ppu_read`], except that a board
+    /// [`Self::follows_a12`] hears of A12's changes from the PPU's timing part instead.
+    #[inline]
+    pub fn ppu_fetch(&mut self, addr: u16) -> u8 {
+        let val = self.ppu_peek(addr);
+        if !self.banks.follows_a12 {
+            self.ppu_address(addr);
+        }
+        val
+    }
+
     /// The PPU drove an address (a fetch, or e.g. a $2006 write setting v).
     #[inline]
     pub fn ppu_address(&mut self, addr: u16) {
@@ -377,6 +408,20 @@ impl Cartridge {
     #[inline]
     pub fn watches_ppu_bus(&self) -> bool {
         self.banks.watches_ppu_bus
+    }
+
+    /// Whether the mapper watches the PPU's bus for every fetch's address (not only A12's
+    /// changes): then the PPU renders in lockstep with its timing part.
+    #[inline]
+    pub fn watches_every_fetch(&self) -> bool {
+        self.banks.watches_ppu_bus && !self.banks.follows_a12
+    }
+
+    /// Whether the mapper watches the PPU's bus for A12's changes alone, which the PPU's
+    /// timing part tells it at the dots its fetch pattern makes them.
+    #[inline]
+    pub fn follows_a12(&self) -> bool {
+        self.banks.follows_a12
     }
 
     /// Whether the board counts CPU cycles or watches the PPU's bus now: then every cycle

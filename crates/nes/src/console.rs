@@ -177,10 +177,14 @@ impl Console {
         self.run(max, u64::MAX, go_on)
     }
 
-    /// Turns the fast paths (idle loops skipped, OAM DMAs in VBlank done at once) on (the
-    /// default) or off; the machine runs the same either way.
+    /// Turns the fast paths (idle loops skipped, OAM DMAs in VBlank done at once, boards
+    /// that follow A12 told only of its changes instead of running the PPU in lockstep) on
+    /// (the default) or off; the machine runs the same either way.
     pub fn set_fast_forward(&mut self, on: bool) {
         self.bus.fast_forward = on;
+        self.bus.ppu.catch_up(&mut self.bus.cart);
+        self.bus.cart.set_ppu_lockstep(!on);
+        self.bus.ppu.cartridge_changed(&self.bus.cart);
     }
 
     /// CPU cycles the fast path has skipped since power-on.

@@ -13,7 +13,9 @@
 //! a whole line at a time where it can, whenever something could observe it: a register access,
 //! a cartridge write (banks, mirroring), and the end of every line. Between those points
 //! nothing outside the render part reads or changes what it works on, so the result is the
-//! same as running it dot by dot. Mappers that watch the PPU's address bus (MMC3's A12) see
+//! same as running it dot by dot. Mappers that watch only A12 of the PPU's address bus (MMC3's
+//! counter, MMC1's PRG side) hear of its changes from the timing part, which knows the fetch
+//! pattern (see [`Ppu::tell_a12`]); mappers that watch every address (MMC2's latches) see
 //! every dot as it happens: with them the render part never lags.
 
 mod background;
@@ -149,6 +151,13 @@ pub struct Ppu {
     /// The render part's line as it began, while it runs dot by dot only because it was
     /// caught up to the middle and nothing has changed since (see [`Ppu::catch_up`]).
     line_start: Option<LineStart>,
+    /// With a board that follows A12 ([`Cartridge::follows_a12`]): the level of A12 it last
+    /// heard of, if known (unknown: the next fetch tells it again). Not part of the state.
+    a12_seen: Option<bool>,
+    /// The pattern tables of the eight sprite slots' fetches on a line with 8x16 sprites
+    /// (bit n: slot n fetches from $1000), known before the render part fetches them: the
+    /// line and the bits. Not part of the state.
+    slot_tables: Option<(u16, u8)>,
 }
 
 /// What the render part changes over a line (besides pixels), as it was at dot 0.
@@ -222,8 +231,11 @@ impl Field for Ppu {
             sprites,
             line_colours: _,
             line_start,
+            a12_seen,
+            slot_tables,
         } = self;
         *line_start = None;
+        (*a12_seen, *slot_tables) = (None, None);
         io.checked(scanline, "PPU scanline", |&l| l < LINES_PER_FRAME);
         io.checked(dot, "PPU dot", |&d| d < DOTS_PER_LINE);
         // States are taken with the render part caught up (Console::save_state).
@@ -303,6 +315,8 @@ impl Default for Ppu {
             sprites: sprites::Sprites::default(),
             line_colours: LineColours::default(),
             line_start: None,
+            a12_seen: None,
+            slot_tables: None,
         }
     }
 }
@@ -312,6 +326,9 @@ impl Ppu {
     /// palette and VRAM keep their contents.
     pub fn reset(&mut self) {
         self.line_start = None;
+        // PPUCTRL and PPUMASK change: what the timing part expected of the fetches too.
+        self.quiet_until = 0;
+        self.slot_tables = None;
         self.ppu_ctrl = 0;
         self.ppu_mask = 0;
         self.mask_pending = None;
@@ -438,8 +455,11 @@ impl Ppu {
                 self.odd_frame = !self.odd_frame;
             }
             self.catch_up(cart);
-        } else if cart.watches_ppu_bus() {
+        } else if cart.watches_every_fetch() {
             self.catch_up(cart);
+        }
+        if cart.follows_a12() {
+            self.tell_a12(line, dot, cart);
         }
         if let Some((val, dots)) = self.mask_pending {
             // The output stage and then the pipeline take the bits between two dots.
@@ -476,15 +496,123 @@ impl Ppu {
                 self.copy_address(address, cart);
             }
         }
-        self.quiet_until = if cart.watches_ppu_bus()
+        self.quiet_until = if cart.watches_every_fetch()
             || self.mask_pending.is_some()
             || self.read_pending > 0
             || self.address_pending.is_some()
         {
             0
+        } else if cart.follows_a12() {
+            self.quiet_until().min(self.next_a12_change(cart))
         } else {
             self.quiet_until()
         };
+    }
+
+    /// The board follows A12 and the timing part has run dot `dot` of line `line`: if the
+    /// render part fetches on that dot (it may not have yet) with A12 other than the board last
+    /// heard of, the board hears of the change now, as it would in lockstep.
+    fn tell_a12(&mut self, line: u16, dot: u16, cart: &mut Cartridge) {
+        if let Some(high) = self.fetch_a12(line, dot, cart, true) {
+            if self.a12_seen != Some(high) {
+                self.a12_seen = Some(high);
+                cart.ppu_address(u16::from(high) << 12);
+            }
+        }
+    }
+
+    /// A12 of the render part's fetch on dot `dot` of `line`, the timing part's line, None if
+    /// it fetches nothing there (or, unless `catch_up` lets the render part run up to now to
+    /// find out, if that is not known yet: the tables of 8x16 sprites). Nametable and
+    /// attribute fetches are at $2000-$2FFF; the background's patterns come from PPUCTRL's
+    /// table, the sprites' from theirs or, 8x16, from each slot's tile number.
+    fn fetch_a12(
+        &mut self,
+        line: u16,
+        dot: u16,
+        cart: &mut Cartridge,
+        catch_up: bool,
+    ) -> Option<bool> {
+        if dot.is_multiple_of(2)
+            || !self.rendering_enabled()
+            || (240..PRE_RENDER_LINE).contains(&line)
+        {
+            return None;
+        }
+        match dot {
+            1..=256 | 321..=336 => Some(dot % 8 >= 5 && self.ppu_ctrl & ctrl::BG_TABLE != 0),
+            257..=320 if (dot - 257) % 8 < 4 => Some(false),
+            257..=320 => {
+                let slot = (dot - 257) / 8;
+                self.sprite_tables(line, cart, catch_up)
+                    .map(|tables| tables >> slot & 1 != 0)
+            }
+            _ => Some(false),
+        }
+    }
+
+    /// The first dot from the timing part's on whose fetch the board must hear of (see
+    /// [`Self::tell_a12`]), or one whose A12 is not known yet; the end of the line if none.
+    fn next_a12_change(&mut self, cart: &mut Cartridge) -> u16 {
+        let line = self.scanline;
+        if !self.rendering_enabled() || (240..PRE_RENDER_LINE).contains(&line) {
+            return DOTS_PER_LINE;
+        }
+        let background = self.ppu_ctrl & ctrl::BG_TABLE != 0;
+        let sprites = self.sprite_tables(line, cart, false);
+        let mut dot = self.dot | 1;
+        while dot < DOTS_PER_LINE {
+            let low = self.a12_seen == Some(false);
+            // Stretches of fetches all from below $1000 while A12 is low are passed at once.
+            if low && !background && matches!(dot, 1..=256 | 321..=336) {
+                dot = if dot <= 256 { 257 } else { 337 };
+                continue;
+            }
+            if low && sprites == Some(0) && (257..=320).contains(&dot) {
+                dot = 321;
+                continue;
+            }
+            match self.fetch_a12(line, dot, cart, false) {
+                Some(high) if Some(high) == self.a12_seen => dot += 2,
+                _ => return dot,
+            }
+        }
+        DOTS_PER_LINE
+    }
+
+    /// The eight slots' pattern tables on `line` (bit n: slot n fetches from $1000), if known
+    /// before the render part fetches them. 8x8 sprites take PPUCTRL's table. 8x16 ones take
+    /// bit 0 of the tile number each slot has in secondary OAM: from the render part's
+    /// evaluation once it is done (or the last visible line's on the pre-render line), or
+    /// predicted by running the evaluation ahead when the render part is at the line's start
+    /// (with no OAM corruption on its way; rendering stays on and OAM unchanged until the next
+    /// access or PPUMASK change, which forget the prediction), or else, if `catch_up`, after
+    /// running the render part up to now.
+    fn sprite_tables(&mut self, line: u16, cart: &mut Cartridge, catch_up: bool) -> Option<u8> {
+        if self.ppu_ctrl & ctrl::SPRITE_8X16 == 0 {
+            return Some(if self.ppu_ctrl & ctrl::SPRITE_TABLE != 0 {
+                0xFF
+            } else {
+                0
+            });
+        }
+        match self.slot_tables {
+            Some((known, tables)) if known == line => return Some(tables),
+            _ => {}
+        }
+        let here = self.render_line == line && self.sprites.oam_corruption.is_none();
+        let tables = if here && (self.render_dot >= 257 || line == PRE_RENDER_LINE) {
+            self.sprites.tile_tables()
+        } else if here && self.render_dot == 0 {
+            self.predicted_tile_tables()
+        } else if catch_up {
+            self.catch_up(cart);
+            self.sprites.tile_tables()
+        } else {
+            return None;
+        };
+        self.slot_tables = Some((line, tables));
+        Some(tables)
     }
 
     /// The first dot from the current one on where the timing part has more to do than count:
@@ -504,6 +632,10 @@ impl Ppu {
         if cart.watches_ppu_bus() {
             self.quiet_until = 0;
         }
+        if !cart.follows_a12() {
+            // The board hears of every fetch itself until it follows A12 again.
+            self.a12_seen = None;
+        }
     }
 
     /// Runs the render part up to the timing part's dot.
@@ -516,12 +648,19 @@ impl Ppu {
     fn catch_up_for_access(&mut self, cart: &mut Cartridge) {
         self.render_until_now(cart, false);
         self.line_start = None;
+        if cart.follows_a12() {
+            // The access may change what the fetches read or put an address on the bus: the
+            // timing part looks at its fetches again from the next dot on.
+            self.quiet_until = 0;
+            self.a12_seen = None;
+            self.slot_tables = None;
+        }
     }
 
     /// Runs the render part up to the timing part's dot; `keep_line_start` when what it works
     /// on may stay unchanged until its line is past.
     fn render_until_now(&mut self, cart: &mut Cartridge, keep_line_start: bool) {
-        let whole_lines = !cart.watches_ppu_bus();
+        let whole_lines = !cart.watches_every_fetch();
         while self.lags() {
             let line_past = self.render_line != self.scanline;
             if (240..PRE_RENDER_LINE).contains(&self.render_line) {
@@ -657,8 +796,10 @@ impl Ppu {
                 self.corrupt_oam();
                 self.render_line(&memory, cart);
                 // Dot 339's nametable fetch is the line's last address on the bus (MMC1 keeps
-                // its A12).
-                cart.ppu_address(self.nametable_addr());
+                // its A12), unless the timing part tells the board of A12 itself.
+                if !cart.follows_a12() {
+                    cart.ppu_address(self.nametable_addr());
+                }
             } else if line < 240 {
                 if !self.sprites.buffered {
                     self.sprites.idle_line();
@@ -809,7 +950,7 @@ impl Ppu {
         } else {
             addr
         };
-        self.fetched = cart.ppu_read(addr);
+        self.fetched = cart.ppu_fetch(addr);
         if std::mem::take(&mut self.read_now) {
             self.read_buffer = self.fetched;
         }
@@ -1105,6 +1246,7 @@ impl Ppu {
     /// A PPUMASK write taking effect (the render part caught up to this dot).
     fn apply_mask(&mut self, val: u8) {
         self.line_start = None;
+        self.slot_tables = None;
         self.mask_pending = None;
         if self.rendering_now() && val & mask::RENDERING == 0 {
             self.rendering_stopped();

@@ -138,6 +138,8 @@ impl Board for Mmc1 {
     fn needs(&self) -> Needs {
         Needs {
             ppu_bus: self.prg_side_wired,
+            // A12 moves the PRG side only; CHR follows the address anyway.
+            ppu_a12_only: true,
             ..Needs::default()
         }
     }

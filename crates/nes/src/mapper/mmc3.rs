@@ -99,6 +99,7 @@ impl ScanlineCounter {
         cpu_clock: true,
         irq: true,
         ppu_bus: true,
+        ppu_a12_only: true,
         low_registers: false,
     };
 

@@ -157,6 +157,10 @@ pub struct Needs {
     /// May follow the PPU's address bus: [`Board::ppu_address`] sees the PPU's addresses, every
     /// dot as it happens while [`Board::watches_ppu_bus`].
     pub ppu_bus: bool,
+    /// With [`Self::ppu_bus`]: [`Board::ppu_address`] looks at A12 alone and changes no PPU
+    /// window, so the PPU may show it only A12's changes, at the dots its fetch pattern makes
+    /// them, instead of every fetch as it happens (see `Ppu::fetch_a12`).
+    pub ppu_a12_only: bool,
 }
 
 /// One board's registers and wiring. The defaults are those of a discrete board: PRG-ROM and

@@ -198,10 +198,12 @@ impl Sprites {
         pixel
     }
 
-    /// A visible line run with rendering off: every counter runs out, nothing shifts.
+    /// A visible line run with rendering off: every counter still counting runs out (to 0, as
+    /// 256 dots of [`Self::clock_slots`] leave it), nothing shifts.
     pub(super) fn idle_line(&mut self) {
-        for slot in &mut self.slots {
+        for slot in self.slots.iter_mut().filter(|slot| !slot.drawing) {
             slot.drawing = true;
+            slot.counter = 0;
         }
     }
 
@@ -216,6 +218,13 @@ impl Sprites {
 
     pub(super) fn pixel(&self, x: usize) -> Pixel {
         Pixel::from_line(self.line[x])
+    }
+
+    /// Bit n: slot n's tile number in secondary OAM is odd (8x16 sprites: from $1000).
+    pub(super) fn tile_tables(&self) -> u8 {
+        (0..8).fold(0, |bits, slot| {
+            bits | (self.secondary[slot * 4 + 1] & 1) << slot
+        })
     }
 }
 
@@ -360,6 +369,26 @@ impl Ppu {
             self.oam.copy_within(0..8, row);
             self.sprites.secondary[usize::from(addr)] = self.sprites.secondary[0];
         }
+    }
+
+    /// [`Sprites::tile_tables`] as the current line's evaluation will leave them, run ahead
+    /// from before its start (dot 65) and undone.
+    pub(super) fn predicted_tile_tables(&mut self) -> u8 {
+        let kept = (
+            self.sprites.clone(),
+            self.oam_addr,
+            self.sprite_overflow,
+            self.render_dot,
+        );
+        self.evaluate_line();
+        let tables = self.sprites.tile_tables();
+        (
+            self.sprites,
+            self.oam_addr,
+            self.sprite_overflow,
+            self.render_dot,
+        ) = kept;
+        tables
     }
 
     /// Dots 1-256 of a visible line at once: secondary OAM cleared, then the scan.

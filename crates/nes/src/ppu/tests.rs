@@ -574,6 +574,23 @@ fn ppu_state(ppu: &Ppu) -> Vec<u8> {
     StateIo::save(|io| ppu.visit(io))
 }
 
+/// A PPU with a random palette and OAM: sprites anywhere from spread over the screen to
+/// crowded on a few lines.
+fn random_palette_and_sprites(random: &mut XorShift) -> Ppu {
+    let mut ppu = Ppu::default();
+    ppu.palette
+        .iter_mut()
+        .for_each(|b| *b = random.byte() & 0x3F);
+    let sprite_rows = random.byte().max(1);
+    for (i, b) in ppu.oam.iter_mut().enumerate() {
+        *b = random.byte();
+        if i % 4 == 0 {
+            *b %= sprite_rows;
+        }
+    }
+    ppu
+}
+
 #[test]
 fn whole_lines_match_the_dot_by_dot_reference() {
     let mut random = XorShift(0x9E37_79B9_7F4A_7C15);
@@ -586,18 +603,7 @@ fn whole_lines_match_the_dot_by_dot_reference() {
         cart.ciram_mut()
             .iter_mut()
             .for_each(|b| *b = random.byte() % tiles);
-        let mut ppu = Ppu::default();
-        ppu.palette
-            .iter_mut()
-            .for_each(|b| *b = random.byte() & 0x3F);
-        // Sprites anywhere from spread over the screen to crowded on a few lines.
-        let sprite_rows = random.byte().max(1);
-        for (i, b) in ppu.oam.iter_mut().enumerate() {
-            *b = random.byte();
-            if i % 4 == 0 {
-                *b %= sprite_rows;
-            }
-        }
+        let mut ppu = random_palette_and_sprites(&mut random);
         ppu.ppu_ctrl = random.byte();
         ppu.ppu_mask = random.byte();
         if random.byte() < 200 {
@@ -651,4 +657,139 @@ fn whole_lines_match_the_dot_by_dot_reference() {
         }
     }
     assert!(lines_compared > 600, "{lines_compared} lines compared");
+}
+
+/// MMC3 with 32 KiB of PRG-ROM and 32 KiB of random CHR-ROM.
+fn mmc3_cart(random: &mut XorShift) -> Cartridge {
+    let mut img = vec![b'N', b'E', b'S', 0x1A, 2, 4, 0x40, 0];
+    img.resize(16 + 0x8000, 0);
+    img.extend((0..0x8000).map(|_| random.byte()));
+    Cartridge::from_ines(&img).unwrap()
+}
+
+/// What the CPU does in one cycle of [`a12_changes_match_lockstep`].
+#[derive(Clone, Copy, Debug)]
+enum Access {
+    None,
+    ReadPpu(u16),
+    WritePpu(u16, u8),
+    WriteMapper(u16, u8),
+}
+
+/// One CPU cycle as the bus runs it: the board's M2 clock, two dots, the access, one dot.
+/// Returns what a read read.
+fn cpu_cycle(ppu: &mut Ppu, cart: &mut Cartridge, access: Access, cycle: u64) -> u8 {
+    cart.cpu_clock();
+    ppu.run_dots(2, cart);
+    let val = match access {
+        Access::None => 0,
+        Access::ReadPpu(reg) => ppu.read_register(reg, cart),
+        Access::WritePpu(reg, val) => {
+            ppu.write_register(reg, val, cart);
+            0
+        }
+        Access::WriteMapper(addr, val) => {
+            ppu.catch_up(cart);
+            cart.cpu_write(addr, val, cycle);
+            ppu.cartridge_changed(cart);
+            0
+        }
+    };
+    ppu.run_dots(1, cart);
+    val
+}
+
+/// A random access: mostly none; PPU registers (the scroll, the tables, the sprite size,
+/// rendering on and off, $2002 polls, $2007 reads and writes during rendering), and MMC3's
+/// IRQ and bank registers.
+fn random_access(random: &mut XorShift) -> Access {
+    let val = random.byte();
+    match random.word() % 400 {
+        0..=1 => Access::WritePpu(0, val & 0x3B),
+        2 => Access::WritePpu(
+            1,
+            if val < 40 {
+                val & !mask::RENDERING
+            } else {
+                val
+            },
+        ),
+        3..=5 => Access::ReadPpu(2),
+        6 => Access::WritePpu(3, val),
+        7 => Access::WritePpu(4, val),
+        8 => Access::ReadPpu(4),
+        9 => Access::WritePpu(5, val),
+        10 => Access::WritePpu(6, val),
+        11 => Access::ReadPpu(7),
+        12 => Access::WritePpu(7, val),
+        13 => Access::WriteMapper(0xC000, val % 12),
+        14 => Access::WriteMapper(0xC001, val),
+        15 => Access::WriteMapper(0xE000, val),
+        16..=17 => Access::WriteMapper(0xE001, val),
+        18 => Access::WriteMapper(0x8000, val),
+        19 => Access::WriteMapper(0x8001, val),
+        _ => Access::None,
+    }
+}
+
+#[test]
+fn a12_changes_match_lockstep() {
+    // The board hears of A12's changes from the timing part, the render part runs behind in
+    // whole lines; the reference shows it every fetch in lockstep. Both must agree on every
+    // cycle's IRQ line and read, and at the end on everything a state holds.
+    let mut random = XorShift(0x2545_F491_4F6C_DD1D);
+    let mut irqs = 0;
+    for scene in 0..40 {
+        let mut cart = mmc3_cart(&mut random);
+        cart.ciram_mut().iter_mut().for_each(|b| *b = random.byte());
+        let mut ppu = random_palette_and_sprites(&mut random);
+        // Both tables and sizes, rendering on mostly.
+        ppu.ppu_ctrl = random.byte() & 0x38;
+        ppu.ppu_mask = random.byte()
+            | if random.byte() < 220 {
+                mask::RENDERING
+            } else {
+                0
+            };
+        ppu.v = random.word() & 0x7FFF;
+        ppu.t = random.word() & 0x7FFF;
+        let line = u16::from(random.byte()) % LINES_PER_FRAME;
+        (ppu.scanline, ppu.render_line) = (line, line);
+        let mut lockstep = (ppu.clone(), cart.clone());
+        lockstep.1.set_ppu_lockstep(true);
+        assert!(cart.follows_a12() && !lockstep.1.follows_a12());
+        for (addr, val) in [(0xC000, random.byte() % 8), (0xC001, 0), (0xE001, 0)] {
+            cart.cpu_write(addr, val, 0);
+            lockstep.1.cpu_write(addr, val, 0);
+        }
+        let mut irq = false;
+        for cycle in 0..12_000 {
+            let access = random_access(&mut random);
+            let read = cpu_cycle(&mut ppu, &mut cart, access, cycle);
+            let reference = cpu_cycle(&mut lockstep.0, &mut lockstep.1, access, cycle);
+            let at = format!("scene {scene}, cycle {cycle}, {access:?}");
+            assert_eq!(read, reference, "read, {at}");
+            assert_eq!(cart.irq(), lockstep.1.irq(), "IRQ line, {at}");
+            irqs += usize::from(cart.irq() && !irq);
+            irq = cart.irq();
+            if irq && random.byte() < 16 {
+                // Acknowledged, some time after it rose.
+                for (ppu, cart) in [(&mut ppu, &mut cart), (&mut lockstep.0, &mut lockstep.1)] {
+                    ppu.catch_up(cart);
+                    cart.cpu_write(0xE000, 0, cycle);
+                    cart.cpu_write(0xE001, 0, cycle);
+                    ppu.cartridge_changed(cart);
+                }
+            }
+        }
+        ppu.catch_up(&mut cart);
+        lockstep.0.catch_up(&mut lockstep.1);
+        assert_eq!(ppu_state(&ppu), ppu_state(&lockstep.0), "scene {scene}");
+        let cart_state = |cart: &mut Cartridge| StateIo::save(|io| cart.visit(io));
+        assert!(
+            cart_state(&mut cart) == cart_state(&mut lockstep.1),
+            "scene {scene}: the board's state"
+        );
+    }
+    assert!(irqs > 200, "{irqs} IRQs");
 }

@@ -342,8 +342,10 @@ impl Ppu {
             }
             _ => {}
         }
-        // The new address appears on the PPU bus, where mappers watching A12 see it.
+        // The new address appears on the PPU bus, where mappers watching A12 see it; a board
+        // that follows A12 hears of the next fetch's from the timing part whatever it was.
         cart.ppu_address(self.v);
+        self.a12_seen = None;
     }
 
     /// Next tile column, wrapping into the horizontally adjacent nametable.

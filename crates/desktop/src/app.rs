@@ -2,6 +2,7 @@
 //! input.
 
 use crate::audio::Audio;
+use crate::bindings::{Hotkey, Shortcut};
 use crate::config::Config;
 use crate::files;
 use crate::input::Input;
@@ -346,7 +347,8 @@ impl App {
     fn emulate_frame(&mut self) {
         let bindings = [&self.config.player1, &self.config.player2];
         let frame = self.session.console().frame_number();
-        let pads = [0, 1].map(|port| self.input.buttons(port, bindings[port], frame));
+        let settings = &self.config.input;
+        let pads = [0, 1].map(|port| self.input.buttons(port, bindings[port], settings, frame));
         self.input.frame_taken();
         self.session.set_pads(pads);
         if let Some(audio) = &self.audio {
@@ -536,42 +538,66 @@ impl App {
                 let frame = self.session.console().frame_number();
                 format!("{fps} fps  frame {frame}")
             }),
+            config: self.gui.input_open().then(|| self.config.clone()),
+            ai_panel: self.session.has_player().then_some(self.config.ai.panel),
+            panel_lines: if self.config.ai.panel {
+                self.session.panel()
+            } else {
+                Vec::new()
+            },
         }
     }
 
-    /// The action a key stands for (keys held for a while, Tab and Backspace, are not here).
+    /// The action a key stands for (the hotkeys held for a while, fast-forward and rewind, are
+    /// not here).
     fn hotkey(&self, key: KeyCode) -> Option<Action> {
-        let (shift, ctrl) = (self.modifiers.shift_key(), self.modifiers.control_key());
-        let action = match key {
-            KeyCode::KeyQ if ctrl => Action::Quit,
-            KeyCode::KeyO if ctrl => Action::BrowseRoms,
-            KeyCode::KeyP => Action::TogglePause,
-            KeyCode::KeyN => Action::FrameAdvance,
-            KeyCode::KeyT => Action::Speed((self.speed + 1) % SPEEDS.len()),
-            KeyCode::KeyR if shift => Action::PowerCycle,
-            KeyCode::KeyR => Action::Reset,
-            KeyCode::KeyI => Action::ToggleAi,
-            KeyCode::KeyO => Action::ToggleOverlay,
-            KeyCode::KeyK => Action::ToggleFrameCounter,
-            KeyCode::KeyM => Action::ToggleMute,
-            KeyCode::Minus | KeyCode::Equal => {
-                let step = if key == KeyCode::Equal { 0.1 } else { -0.1 };
-                Action::Volume((self.audio.as_ref()?.volume + step).clamp(0.0, 1.0))
-            }
-            KeyCode::F10 => Action::ToggleAspect,
-            KeyCode::F11 => Action::ToggleFullscreen,
-            KeyCode::Enter if self.modifiers.alt_key() => Action::ToggleFullscreen,
-            KeyCode::F12 => Action::Screenshot,
-            _ => {
-                let slot = function_key_slot(key)?;
-                if shift {
-                    Action::SaveState(slot)
-                } else {
-                    Action::LoadState(slot)
-                }
-            }
+        let pressed = Shortcut {
+            key,
+            ctrl: self.modifiers.control_key(),
+            shift: self.modifiers.shift_key(),
+            alt: self.modifiers.alt_key(),
+        };
+        let volume = |step: f32| {
+            let volume = self.audio.as_ref()?.volume;
+            Some(Action::Volume((volume + step).clamp(0.0, 1.0)))
+        };
+        let action = match self.config.hotkeys.find(pressed)? {
+            Hotkey::Quit => Action::Quit,
+            Hotkey::OpenRom => Action::BrowseRoms,
+            Hotkey::Pause => Action::TogglePause,
+            Hotkey::FrameAdvance => Action::FrameAdvance,
+            Hotkey::Speed => Action::Speed((self.speed + 1) % SPEEDS.len()),
+            Hotkey::PowerCycle => Action::PowerCycle,
+            Hotkey::Reset => Action::Reset,
+            Hotkey::Ai => Action::ToggleAi,
+            Hotkey::Overlay => Action::ToggleOverlay,
+            Hotkey::AiPanel => Action::ToggleAiPanel,
+            Hotkey::FrameCounter => Action::ToggleFrameCounter,
+            Hotkey::Mute => Action::ToggleMute,
+            Hotkey::VolumeDown => volume(-0.1)?,
+            Hotkey::VolumeUp => volume(0.1)?,
+            Hotkey::Aspect => Action::ToggleAspect,
+            Hotkey::Fullscreen => Action::ToggleFullscreen,
+            Hotkey::Screenshot => Action::Screenshot,
+            Hotkey::SaveState(slot) => Action::SaveState(usize::from(slot)),
+            Hotkey::LoadState(slot) => Action::LoadState(usize::from(slot)),
+            Hotkey::FastForward | Hotkey::Rewind => return None,
         };
         Some(action)
+    }
+
+    /// The held hotkey (fast-forward or rewind) a key pressed now starts.
+    fn hotkey_held(&self, key: KeyCode) -> Option<Hotkey> {
+        let pressed = Shortcut {
+            key,
+            ctrl: self.modifiers.control_key(),
+            shift: self.modifiers.shift_key(),
+            alt: self.modifiers.alt_key(),
+        };
+        self.config
+            .hotkeys
+            .find(pressed)
+            .filter(|h| matches!(h, Hotkey::FastForward | Hotkey::Rewind))
     }
 
     /// Does what a hotkey or a menu item asks.
@@ -672,6 +698,32 @@ impl App {
             Action::ToggleFrameCounter => {
                 let on = !self.config.video.frame_counter;
                 self.save_setting(|config| config.video.frame_counter = on);
+            }
+            Action::ToggleAiPanel => {
+                let on = !self.config.ai.panel;
+                self.save_setting(|config| config.ai.panel = on);
+                self.show(format!("AI panel {}", if on { "on" } else { "off" }));
+            }
+            Action::OpenInput => self.gui.open_input(),
+            Action::Bind(target, bound) => {
+                let mut config = self.config.clone();
+                match config.bind(target, bound) {
+                    Ok(message) => {
+                        self.save_setting(|c| *c = config);
+                        self.show(message);
+                    }
+                    Err(err) => self.show(err),
+                }
+            }
+            Action::Unbind(target) => self.save_setting(|config| config.unbind(target)),
+            Action::TurboFrames(frames) => {
+                self.save_setting(|config| config.input.turbo_frames = frames);
+                let rate = self.config.input.turbo_hz();
+                self.show(format!("turbo {rate:.0} presses a second"));
+            }
+            Action::Deadzone(deadzone) => {
+                let deadzone = (deadzone * 100.0).round() / 100.0;
+                self.save_setting(|config| config.input.deadzone = deadzone.clamp(0.1, 0.9));
             }
         }
         if let Some(window) = &self.window {
@@ -985,13 +1037,15 @@ impl ApplicationHandler for App {
                 }
                 let pressed = state == ElementState::Pressed;
                 self.input.key(key, pressed);
-                if key == KeyCode::Tab && !pressed {
+                let hotkeys = &self.config.hotkeys;
+                let held = if pressed { self.hotkey_held(key) } else { None };
+                if !pressed && hotkeys.uses_key(Hotkey::FastForward, key) {
                     self.fast_forward = false;
-                } else if key == KeyCode::Backspace && !pressed {
+                } else if !pressed && hotkeys.uses_key(Hotkey::Rewind, key) {
                     self.rewinding = false;
-                } else if key == KeyCode::Tab && pressed {
+                } else if held == Some(Hotkey::FastForward) {
                     self.fast_forward = true;
-                } else if key == KeyCode::Backspace && pressed {
+                } else if held == Some(Hotkey::Rewind) {
                     self.rewinding = true;
                 } else if pressed && !repeat {
                     if let Some(action) = self.hotkey(key) {
@@ -1004,7 +1058,13 @@ impl ApplicationHandler for App {
     }
 
     fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
-        self.input.poll_gamepads();
+        for button in self.input.poll_gamepads() {
+            if self.gui.gamepad_button(button) {
+                if let Some(window) = &self.window {
+                    window.request_redraw();
+                }
+            }
+        }
         if self.exit_status.is_some() {
             return event_loop.exit();
         }
@@ -1110,15 +1170,6 @@ fn load_scripts(
     scripts
 }
 
-/// F1-F9 as slot numbers 1-9.
-fn function_key_slot(key: KeyCode) -> Option<usize> {
-    use KeyCode::*;
-    [F1, F2, F3, F4, F5, F6, F7, F8, F9]
-        .iter()
-        .position(|&k| k == key)
-        .map(|i| i + 1)
-}
-
 /// Draws a one-pixel rectangle outline into packed RGB at the NES's resolution, clipped.
 fn draw_outline(rgb: &mut [u8], outline: Outline) {
     let (x0, y0) = (usize::from(outline.x), usize::from(outline.y));
@@ -1170,13 +1221,6 @@ mod tests {
         let err = "os error at /src/platform_impl/linux/mod.rs:765: DISPLAY is not set.";
         assert_eq!(without_location(err), "DISPLAY is not set.");
         assert_eq!(without_location("plain"), "plain");
-    }
-
-    #[test]
-    fn function_keys_name_slots_one_to_nine() {
-        assert_eq!(function_key_slot(KeyCode::F1), Some(1));
-        assert_eq!(function_key_slot(KeyCode::F9), Some(9));
-        assert_eq!(function_key_slot(KeyCode::F10), None);
     }
 
     #[test]

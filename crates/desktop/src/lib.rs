@@ -7,6 +7,7 @@
 
 mod app;
 pub mod audio;
+mod bindings;
 pub mod config;
 mod input;
 mod ui;

@@ -5,6 +5,8 @@
 //! through the same code as the hotkeys. winit's events are handed to egui here (egui-winit is
 //! built for an older winit than the window's).
 
+use crate::bindings::{is_modifier, BindTarget, Bound, Hotkey, PadButton, Shortcut};
+use crate::config::Config;
 use egui::{Align2, Color32, Context, Key, Modifiers, PointerButton, Pos2, RichText, Vec2};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -44,6 +46,15 @@ pub enum Action {
     StopScripts,
     ToggleMessages,
     ToggleFrameCounter,
+    ToggleAiPanel,
+    /// Show the Input window.
+    OpenInput,
+    /// Binds a key or gamepad button (pressed in the Input window).
+    Bind(BindTarget, Bound),
+    Unbind(BindTarget),
+    /// Turbo's frames pressed (and let go).
+    TurboFrames(u8),
+    Deadzone(f32),
 }
 
 /// What the menus show as current: a snapshot of the window's state.
@@ -67,6 +78,11 @@ pub struct View {
     pub message: Option<String>,
     /// The frame counter's text, when it is on.
     pub counter: Option<String>,
+    /// The settings, while the Input window shows them.
+    pub config: Option<Config>,
+    /// Whether the AI panel is on (`None` when no AI plays this game), and its lines.
+    pub ai_panel: Option<bool>,
+    pub panel_lines: Vec<String>,
 }
 
 /// egui's output for one frame, ready for the renderer.
@@ -87,7 +103,23 @@ pub struct Gui {
     /// A menu was dropped down in the last frame.
     menu_open: bool,
     browser: Option<Browser>,
+    input: Option<InputWindow>,
+    /// A key or button pressed while the Input window waits for one.
+    captured: Option<Bound>,
     started: Instant,
+}
+
+/// The Input window: which page it shows and what it waits to bind.
+struct InputWindow {
+    page: InputPage,
+    capturing: Option<BindTarget>,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum InputPage {
+    Player(usize),
+    Hotkeys,
+    Options,
 }
 
 impl Gui {
@@ -100,13 +132,58 @@ impl Gui {
             menu_pinned: false,
             menu_open: false,
             browser: None,
+            input: None,
+            captured: None,
             started: Instant::now(),
         }
     }
 
     /// Keys go to the UI, not to the game or the hotkeys.
     pub fn takes_keys(&self) -> bool {
-        self.menu_pinned || self.menu_open || self.browser.is_some()
+        self.menu_pinned || self.menu_open || self.browser.is_some() || self.input.is_some()
+    }
+
+    /// The Input window is open (the view must carry the settings).
+    pub fn input_open(&self) -> bool {
+        self.input.is_some()
+    }
+
+    /// Opens the Input window.
+    pub fn open_input(&mut self) {
+        self.input = Some(InputWindow {
+            page: InputPage::Player(0),
+            capturing: None,
+        });
+    }
+
+    /// A gamepad button pressed: bound if the Input window waits for one; true if it was
+    /// taken.
+    pub fn gamepad_button(&mut self, button: gilrs::Button) -> bool {
+        let waiting = self.input.as_ref().and_then(|w| w.capturing);
+        if waiting.is_some_and(BindTarget::wants_button) {
+            self.captured = Some(Bound::Button(button));
+            return true;
+        }
+        false
+    }
+
+    /// The Input window waits for a key: the next one pressed (with its modifiers) is taken.
+    fn capture_key(&mut self, code: KeyCode) -> bool {
+        let Some(target) = self.input.as_ref().and_then(|w| w.capturing) else {
+            return false;
+        };
+        // A hotkey waits for the key pressed with the modifiers; a pad takes any key.
+        if target.wants_button() || matches!(target, BindTarget::Hotkey(_)) && is_modifier(code)
+        {
+            return true;
+        }
+        self.captured = Some(Bound::Key(Shortcut {
+            key: code,
+            ctrl: self.modifiers.ctrl,
+            shift: self.modifiers.shift,
+            alt: self.modifiers.alt,
+        }));
+        true
     }
 
     /// Takes a window event for egui; true when the UI must be drawn again to answer it.
@@ -170,6 +247,9 @@ impl Gui {
                     }
                     return true;
                 }
+                if pressed && !event.repeat && self.capture_key(code) {
+                    return true;
+                }
                 if !self.takes_keys() {
                     return false;
                 }
@@ -195,9 +275,14 @@ impl Gui {
         true
     }
 
-    /// Esc closes the ROM browser, or else brings the menu bar up or puts it away.
+    /// Esc stops the Input window waiting for a key, or closes it, or the ROM browser, or
+    /// else brings the menu bar up or puts it away.
     fn escape(&mut self) {
-        if self.browser.take().is_none() {
+        if let Some(window) = &mut self.input {
+            if window.capturing.take().is_none() {
+                self.input = None;
+            }
+        } else if self.browser.take().is_none() {
             self.menu_pinned = !self.menu_pinned;
         }
     }
@@ -238,6 +323,9 @@ impl Gui {
         let near_top = self.pointer.is_some_and(|p| p.y <= MENU_STRIP);
         let show_menu = self.menu_pinned || self.menu_open || near_top;
         let mut menu_open = false;
+        if self.input.as_ref().is_none_or(|w| w.capturing.is_none()) {
+            self.captured = None;
+        }
         let output = self.ctx.clone().run(input, |ctx| {
             if show_menu {
                 menu_open = menu_bar(ctx, view, &mut actions);
@@ -250,6 +338,15 @@ impl Gui {
                 }
                 self.browser = None;
             }
+            if let (Some(window), Some(config)) = (&mut self.input, &view.config) {
+                if let (Some(target), Some(bound)) = (window.capturing, self.captured.take()) {
+                    actions.push(Action::Bind(target, bound));
+                    window.capturing = None;
+                }
+                if !window.show(ctx, config, &mut actions) {
+                    self.input = None;
+                }
+            }
             if view.messages {
                 if let Some(message) = &view.message {
                     corner(ctx, "message", Align2::LEFT_BOTTOM, message);
@@ -258,9 +355,18 @@ impl Gui {
             if let Some(counter) = &view.counter {
                 corner(ctx, "counter", Align2::RIGHT_TOP, counter);
             }
+            if view.ai_panel == Some(true) && !view.panel_lines.is_empty() {
+                ai_panel(ctx, &view.panel_lines);
+            }
         });
         self.menu_open = menu_open;
-        if !actions.is_empty() {
+        let settings_only = actions.iter().all(|a| {
+            matches!(
+                a,
+                Action::Bind(..) | Action::Unbind(_) | Action::TurboFrames(_) | Action::Deadzone(_)
+            )
+        });
+        if !actions.is_empty() && !settings_only {
             // Done with the menu: the keyboard is the game's again.
             self.menu_pinned = false;
         }
@@ -291,6 +397,25 @@ fn corner(ctx: &Context, id: &str, align: Align2, text: &str) {
                 .inner_margin(6.0)
                 .show(ui, |ui| {
                     ui.label(RichText::new(text).size(16.0).color(Color32::WHITE));
+                });
+        });
+}
+
+/// The AI panel: the AI's plan and the game's statistics, in a box at the top left (over the
+/// game's own piece statistics in NES Tetris).
+fn ai_panel(ctx: &Context, lines: &[String]) {
+    egui::Area::new(egui::Id::new("ai panel"))
+        .anchor(Align2::LEFT_TOP, Vec2::new(8.0, 30.0))
+        .interactable(false)
+        .show(ctx, |ui| {
+            egui::Frame::none()
+                .fill(Color32::from_black_alpha(200))
+                .rounding(4.0)
+                .inner_margin(6.0)
+                .show(ui, |ui| {
+                    for line in lines {
+                        ui.label(RichText::new(line).size(14.0).color(Color32::WHITE));
+                    }
                 });
         });
 }
@@ -386,10 +511,15 @@ fn menu_bar(ctx: &Context, view: &View, actions: &mut Vec<Action>) -> bool {
                     m.ui.label("no sound device");
                 }
             });
+            menu(ui, "Input", &|m| {
+                m.item("Keys and buttons...", "", None, Action::OpenInput);
+            });
             menu(ui, "AI", &|m| match view.ai {
                 Some(on) => {
                     m.item("AI plays", "I", Some(on), Action::ToggleAi);
                     m.item("Outline", "O", Some(view.overlay), Action::ToggleOverlay);
+                    let panel = view.ai_panel;
+                    m.item("Panel", "L", panel, Action::ToggleAiPanel);
                 }
                 None => {
                     m.ui.label("no AI for this game");
@@ -404,6 +534,134 @@ fn menu_bar(ctx: &Context, view: &View, actions: &mut Vec<Action>) -> bool {
         });
     });
     open
+}
+
+impl InputWindow {
+    /// Shows the window; false once it is closed.
+    fn show(&mut self, ctx: &Context, config: &Config, actions: &mut Vec<Action>) -> bool {
+        let mut open = true;
+        egui::Window::new("Input")
+            .collapsible(false)
+            .resizable(false)
+            .anchor(Align2::LEFT_TOP, Vec2::new(16.0, 40.0))
+            .show(ctx, |ui| {
+                ui.horizontal(|ui| {
+                    for (page, label) in [
+                        (InputPage::Player(0), "Player 1"),
+                        (InputPage::Player(1), "Player 2"),
+                        (InputPage::Hotkeys, "Hotkeys"),
+                        (InputPage::Options, "Turbo and sticks"),
+                    ] {
+                        if ui.selectable_label(self.page == page, label).clicked() {
+                            self.page = page;
+                            self.capturing = None;
+                        }
+                    }
+                });
+                let mut rows: Vec<(String, BindTarget, Option<BindTarget>)> = Vec::new();
+                match self.page {
+                    InputPage::Player(player) => {
+                        for button in PadButton::ALL {
+                            rows.push((
+                                button.label().into(),
+                                BindTarget::Key(player, button),
+                                Some(BindTarget::Button(player, button)),
+                            ));
+                        }
+                    }
+                    InputPage::Hotkeys => {
+                        for hotkey in Hotkey::all() {
+                            rows.push((hotkey.label(), BindTarget::Hotkey(hotkey), None));
+                        }
+                    }
+                    InputPage::Options => {}
+                }
+                if self.page == InputPage::Options {
+                    options(ui, config, actions);
+                } else {
+                    egui::ScrollArea::vertical()
+                        .max_height(480.0)
+                        .show(ui, |ui| self.bindings(ui, config, &rows, actions));
+                }
+                let hint = match self.capturing {
+                    Some(BindTarget::Button(..)) => "Press a gamepad button (Esc: cancel)",
+                    Some(_) => "Press a key (Esc: cancel)",
+                    None => "Click a binding to change it, right-click to clear it",
+                };
+                ui.label(hint);
+                if ui.button("Close").clicked() {
+                    open = false;
+                }
+            });
+        open
+    }
+
+    /// The rows of a page: what each does, its key, its gamepad button.
+    fn bindings(
+        &mut self,
+        ui: &mut egui::Ui,
+        config: &Config,
+        rows: &[(String, BindTarget, Option<BindTarget>)],
+        actions: &mut Vec<Action>,
+    ) {
+        egui::Grid::new("bindings")
+            .num_columns(3)
+            .min_col_width(110.0)
+            .show(ui, |ui| {
+                ui.label("");
+                ui.strong("Keyboard");
+                if rows.iter().any(|r| r.2.is_some()) {
+                    ui.strong("Gamepad");
+                }
+                ui.end_row();
+                for (label, key, button) in rows {
+                    ui.strong(label);
+                    for target in [Some(*key), *button].into_iter().flatten() {
+                        let text = if self.capturing == Some(target) {
+                            "press...".to_string()
+                        } else {
+                            config.bound_to(target)
+                        };
+                        let clicked = ui.button(text);
+                        if clicked.clicked() {
+                            self.capturing = Some(target);
+                        }
+                        if clicked.secondary_clicked() {
+                            actions.push(Action::Unbind(target));
+                        }
+                    }
+                    ui.end_row();
+                }
+            });
+    }
+}
+
+/// The Input window's page of turbo and stick settings.
+fn options(ui: &mut egui::Ui, config: &Config, actions: &mut Vec<Action>) {
+    let settings = &config.input;
+    ui.label("Turbo A / B: presses a second");
+    ui.horizontal(|ui| {
+        for frames in [1u8, 2, 3, 4, 6] {
+            let rate = crate::config::InputConfig {
+                turbo_frames: frames,
+                ..settings.clone()
+            }
+            .turbo_hz();
+            let label = format!("{rate:.0}");
+            if ui
+                .selectable_label(settings.turbo_frames == frames, label)
+                .clicked()
+            {
+                actions.push(Action::TurboFrames(frames));
+            }
+        }
+    });
+    ui.label("Stick dead zone (lean needed to press the d-pad)");
+    let mut deadzone = settings.deadzone;
+    let slider = egui::Slider::new(&mut deadzone, 0.1..=0.9).step_by(0.05);
+    if ui.add(slider).changed() {
+        actions.push(Action::Deadzone(deadzone));
+    }
 }
 
 /// Slots 1-9 of the state menus.

@@ -50,10 +50,10 @@ fn main() {
     // `cargo test` passes flags meant for libtest; they are ignored.
     if std::env::var_os("NESTOR_SKIP_GUI").is_some() {
         println!("gui: skipped because NESTOR_SKIP_GUI is set");
-        println!("0 passed, 0 failed, 9 skipped");
+        println!("0 passed, 0 failed, 11 skipped");
         return;
     }
-    let tests: [(&str, fn()); 9] = [
+    let tests: [(&str, fn()); 11] = [
         ("no_display_scenario", no_display_scenario),
         ("gui_scenario", gui_scenario),
         ("game_scenario", game_scenario),
@@ -63,6 +63,8 @@ fn main() {
         ("rewind_scenario", rewind_scenario),
         ("crash_scenario", crash_scenario),
         ("menu_scenario", menu_scenario),
+        ("input_scenario", input_scenario),
+        ("ai_panel_scenario", ai_panel_scenario),
     ];
     // Like libtest: plain arguments are name filters.
     let filters: Vec<&String> = args[1..].iter().filter(|a| !a.starts_with('-')).collect();
@@ -104,6 +106,11 @@ struct RightPlayer;
 impl desktop::Player for RightPlayer {
     fn buttons(&mut self, _: &mut nes::Console) -> nes::Buttons {
         nes::Buttons(nes::Buttons::RIGHT)
+    }
+
+    fn panel(&self, _: &nes::Console, playing: bool) -> Vec<String> {
+        let plan = if playing { "holding Right" } else { "off" };
+        vec![format!("Plan: {plan}"), "Next moves: right".into()]
     }
 }
 
@@ -1293,8 +1300,8 @@ fn crash_scenario() {
     assert!(lines[0].starts_with("nestor: ") && lines[0].ends_with("the game is stopped"));
 }
 
-/// The menus' titles: File, Emulation, Video, Audio, AI, Tools.
-const MENUS: usize = 6;
+/// The menus' titles: File, Emulation, Video, Audio, Input, AI, Tools.
+const MENUS: usize = 7;
 
 /// Indexes in `range` where `lit` holds, as spans joined across gaps of at most `gap`.
 fn spans(
@@ -1469,4 +1476,143 @@ fn menu_scenario() {
         "File > Quit: {status}; stderr:\n{}",
         s.stderr()
     );
+}
+
+/// Where the Input window's top-left corner is (its anchor in ui.rs).
+const INPUT_WINDOW: (usize, usize) = (16, 40);
+
+/// The rows of the lines of text in the Input window under its title bar (its pages first).
+fn input_lines(p: &Image) -> Vec<(usize, usize)> {
+    let (left, top) = INPUT_WINDOW;
+    let Some(&(start, end)) = spans(top - 4..p.height, 25, |y| is_panel(p, left + 6, y)).first()
+    else {
+        return Vec::new();
+    };
+    let columns = left..(left + 600).min(p.width);
+    spans(start..end, 2, |y| columns.clone().any(|x| is_text(p, x, y)))
+}
+
+/// The columns of the words of a line of the Input window: the label, then its bindings.
+fn input_cells(p: &Image, (top, bottom): (usize, usize)) -> Vec<(usize, usize)> {
+    let (left, _) = INPUT_WINDOW;
+    spans(left..(left + 600).min(p.width), 10, |x| {
+        (top..=bottom).any(|y| is_text(p, x, y))
+    })
+}
+
+/// The lines of the Input window's page that show a binding (a label at the left, a binding
+/// or two beside it), with their cells.
+#[allow(clippy::type_complexity)]
+fn binding_rows(p: &Image) -> Vec<((usize, usize), Vec<(usize, usize)>)> {
+    input_lines(p)
+        .into_iter()
+        .skip(1)
+        .map(|line| (line, input_cells(p, line)))
+        .filter(|(_, cells)| {
+            (2..=3).contains(&cells.len()) && cells[0].0 < INPUT_WINDOW.0 + 30
+        })
+        .collect()
+}
+
+/// The Input window as a person uses it: Input > Keys and buttons, a click on player 1's Up
+/// key and J pressed binds J (saved at once); with the window closed (Esc), J presses Up in the
+/// game and the arrow key no longer does. A hotkey is rebound the same way on the Hotkeys page.
+fn input_scenario() {
+    let mut s = Session::start(&button_colour_rom());
+    s.messages_off();
+    s.launch();
+    let window = s.window();
+    s.wait_title(&window, "buttons.nes - 100%");
+    let config = s.dir.join("config/nestor/config.toml");
+    let start = s.wait_picture(&window, "the first frame", |p| {
+        p.width == WIDTH && p.uniform().is_some()
+    });
+    let backdrop = start.uniform().unwrap();
+
+    // Input > Keys and buttons: title, pages, column names, then A, B, Select, Start, Up...
+    s.click_menu(&window, 4, |_| 0);
+    let open = s.wait_settled(&window, "the Input window", |p| input_lines(p).len() > 12);
+    let (up, cells) = binding_rows(&open).swap_remove(4);
+    assert_eq!(cells.len(), 3, "Up, its key, its button: {cells:?}");
+    let (left, right) = cells[1];
+    s.click(&window, (left + right) / 2, (up.0 + up.1) / 2);
+    s.wait_picture(&window, "the binding to wait for a key", |p| {
+        input_cells(p, up).get(1) != Some(&(left, right))
+    });
+    s.key(&window, "j");
+    s.wait_for("J saved as player 1's Up", STEP_TIMEOUT, |_| {
+        let text = std::fs::read_to_string(&config).unwrap_or_default();
+        text.contains("up = [\"KeyJ\"]").then_some(())
+    });
+    s.key(&window, "Escape");
+    s.wait_picture(&window, "the Input window closed", |p| p.uniform().is_some());
+
+    // The arrow key is no longer Up; J is, at once.
+    s.hold(&window, "Up");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(s.screenshot(&window).uniform(), Some(backdrop), "Up still pressed Up");
+    s.hold(&window, "j");
+    s.wait_picture(&window, "J to press Up", |p| {
+        p.uniform().is_some_and(|c| c != backdrop)
+    });
+
+    // Hotkeys: Y becomes Pause.
+    s.click_menu(&window, 4, |_| 0);
+    let open = s.wait_settled(&window, "the Input window again", |p| input_lines(p).len() > 12);
+    let pages_row = input_lines(&open)[0];
+    let pages = input_cells(&open, pages_row);
+    // Player 1 (the page shown: its name on a highlight), Player 2, Hotkeys, Turbo and sticks.
+    assert!(pages.len() >= 3, "the pages: {pages:?}");
+    let hotkeys = pages[pages.len() - 2];
+    s.click(&window, (hotkeys.0 + hotkeys.1) / 2, (pages_row.0 + pages_row.1) / 2);
+    let hotkeys = s.wait_settled(&window, "the Hotkeys page", |p| {
+        p != &open && input_lines(p).len() > 12
+    });
+    let (pause, cells) = binding_rows(&hotkeys).swap_remove(0);
+    s.click(&window, (cells[1].0 + cells[1].1) / 2, (pause.0 + pause.1) / 2);
+    std::thread::sleep(Duration::from_millis(300));
+    s.key(&window, "y");
+    s.wait_for("Y saved as Pause", STEP_TIMEOUT, |_| {
+        let text = std::fs::read_to_string(&config).unwrap_or_default();
+        text.contains("pause = [\"KeyY\"]").then_some(())
+    });
+    s.key(&window, "Escape");
+    s.wait_picture(&window, "the Input window closed", |p| p.uniform().is_some());
+    s.key(&window, "y");
+    s.wait_title(&window, "paused");
+    s.quit(&window);
+}
+
+/// The AI panel: AI > Panel shows the player's lines at the top left over the game, saved in
+/// the config; L puts it away.
+fn ai_panel_scenario() {
+    let mut s = Session::start(&button_colour_rom());
+    s.messages_off();
+    s.launch_args(&s.dir.join("buttons.nes"), &["--player", "right"].map(OsStr::new));
+    let window = s.window();
+    s.wait_title(&window, "buttons.nes - 100%");
+    let config = s.dir.join("config/nestor/config.toml");
+    let panel_shown = |p: &Image| text_in(p, 0..300, 30..100);
+    let start = s.wait_picture(&window, "the first frame", |p| {
+        p.width == WIDTH && p.uniform().is_some()
+    });
+    assert!(!panel_shown(&start));
+
+    // AI: AI plays, Outline, Panel.
+    s.click_menu(&window, 5, |_| 2);
+    s.xdotool(&["mousemove", "--window", &window, "400", "600"]);
+    // With the menu put away (its highlighted item is white text too).
+    let panel = s.wait_picture(&window, "the AI panel", |p| {
+        panel_shown(p) && menu_titles(p).is_empty()
+    });
+    // Over the game's picture, which goes on around it.
+    assert_eq!(panel.pixel(WIDTH - 1, HEIGHT - 1), start.pixel(WIDTH - 1, HEIGHT - 1));
+    let text = std::fs::read_to_string(&config).unwrap();
+    assert!(text.contains("[ai]") && text.contains("panel = true"), "{text}");
+
+    s.key(&window, "l");
+    s.wait_picture(&window, "the AI panel gone", |p| p.uniform().is_some());
+    let text = std::fs::read_to_string(&config).unwrap();
+    assert!(text.contains("panel = false"), "{text}");
+    s.quit(&window);
 }

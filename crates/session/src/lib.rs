@@ -61,6 +61,14 @@ pub trait Player {
     fn overlay(&self) -> Vec<Outline> {
         Vec::new()
     }
+    /// Looks at every frame once it has run, whether the player plays or not (to keep
+    /// statistics of the game).
+    fn observe(&mut self, _console: &Console) {}
+    /// Lines of text for the window's panel about the player and the game; `playing` says
+    /// whether the player is at the controls.
+    fn panel(&self, _console: &Console, _playing: bool) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 pub struct Session {
@@ -164,6 +172,9 @@ impl Session {
             self.console.run_frame();
         }
         self.movies.log(&self.console, commands);
+        if let Some(player) = &mut self.player {
+            player.observe(&self.console);
+        }
         self.battery.tick(&self.console);
         self.samples.clear();
         self.console.take_samples(&mut self.samples);
@@ -383,6 +394,14 @@ impl Session {
         match &self.player {
             Some(player) if self.player_on => player.overlay(),
             _ => Vec::new(),
+        }
+    }
+
+    /// The player's panel (see [`Player::panel`]); empty without a player.
+    pub fn panel(&self) -> Vec<String> {
+        match &self.player {
+            Some(player) => player.panel(&self.console, self.player_on),
+            None => Vec::new(),
         }
     }
 

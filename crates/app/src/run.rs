@@ -318,6 +318,7 @@ fn play_in_window(args: &Args, driver: ai::driver::Driver) -> anyhow::Result<Exi
         None => desktop::Rom {
             name: "quadfall.nes".into(),
             bytes: crate::GAME_ROM.to_vec(),
+            path: None,
         },
     };
     let mut options = desktop::Options::new(rom);

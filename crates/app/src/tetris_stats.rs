@@ -47,7 +47,6 @@ impl GameStats {
             // A new game (or a state of another one loaded).
             *self = GameStats {
                 playing: true,
-                start_level: ai::driver::level(console),
                 lines,
                 ..GameStats::default()
             };
@@ -62,6 +61,10 @@ impl GameStats {
         self.lines = lines;
         let piece = ai::driver::piece_in_play(console);
         if let (Some(piece), false) = (&piece, self.piece_seen) {
+            if self.pieces == [0; 7] {
+                // The level chosen is in place once the first piece is.
+                self.start_level = piece.level;
+            }
             let kind = usize::from(TYPE_OF[usize::from(piece.control.piece.id) % TYPE_OF.len()]);
             self.pieces[kind] += 1;
             if kind == I_PIECE {
@@ -177,6 +180,7 @@ mod tests {
         assert!(stats.lines > 10, "{stats:?}");
         assert_eq!(stats.burns() + 4 * stats.clears[3], stats.lines);
         assert_eq!(stats.level, 18 + u8::from(stats.lines >= 130));
+        assert_eq!(stats.start_level, 18);
         assert!(stats.drought <= stats.longest_drought);
         let report = stats.report();
         assert!(report[0].starts_with(&format!("Score {}", stats.score)), "{report:?}");

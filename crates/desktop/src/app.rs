@@ -3,6 +3,7 @@
 
 use crate::audio::Audio;
 use crate::bindings::{Hotkey, Shortcut};
+use session::cheats::{Cheat, CheatList};
 use crate::config::Config;
 use crate::files;
 use crate::input::Input;
@@ -49,6 +50,8 @@ const OUTLINE_RGB: [u8; 3] = [255, 40, 200];
 pub struct Rom {
     pub name: String,
     pub bytes: Vec<u8>,
+    /// The file it was read from (its cheats are in the `.cht` file beside it).
+    pub path: Option<PathBuf>,
 }
 
 impl Rom {
@@ -58,7 +61,20 @@ impl Rom {
             || path.display().to_string(),
             |n| n.to_string_lossy().into(),
         );
-        Ok(Rom { name, bytes })
+        Ok(Rom {
+            name,
+            bytes,
+            path: Some(path.to_path_buf()),
+        })
+    }
+
+    /// FCEUX's cheat file for the ROM: beside it, or for a ROM without a file in
+    /// `<data dir>/cheats`.
+    fn cheat_path(&self) -> Option<PathBuf> {
+        match &self.path {
+            Some(path) => Some(path.with_extension("cht")),
+            None => files::data_dir().map(|dir| dir.join("cheats").join(self.stem() + ".cht")),
+        }
     }
 
     /// File-name stem for states and screenshots.
@@ -85,7 +101,8 @@ pub struct Options {
     pub run_ahead: Option<u8>,
     /// The picture's scale when the window opens, instead of the config's.
     pub scale: Option<u32>,
-    /// Game Genie codes plugged in from power-on (not into ROMs dropped on the window).
+    /// Game Genie codes plugged in from power-on, beside the ROM's `.cht` cheats (not into
+    /// ROMs opened later in the window).
     pub game_genie: Vec<String>,
     /// Config file; `None` is `<config dir>/nestor/config.toml`.
     pub config_path: Option<PathBuf>,
@@ -137,10 +154,11 @@ impl std::error::Error for RunError {}
 /// exit status 0)
 /// or a Lua script ends the program (`emu.exit`, `os.exit(n)`); returns the exit status.
 pub fn run(options: Options) -> Result<i32, RunError> {
-    let mut console = Console::from_ines(&options.rom.bytes)
+    let console = Console::from_ines(&options.rom.bytes)
         .map_err(|e| RunError::BadRom(format!("{}: {e}", options.rom.name)))?;
+    let mut cheats = load_cheats(&options.rom);
     for code in &options.game_genie {
-        console.add_game_genie(nes::GameGenie::parse(code).map_err(RunError::BadRom)?);
+        cheats.cheats.push(Cheat::game_genie(code).map_err(RunError::BadRom)?);
     }
     let event_loop = EventLoop::new().map_err(|e| RunError::NoDisplay(without_location(e)))?;
     let config_path = options.config_path.clone().or_else(Config::default_path);
@@ -164,6 +182,7 @@ pub fn run(options: Options) -> Result<i32, RunError> {
     }
     let mut app = App::new(options, console, config, config_path);
     app.session.set_movies(movies);
+    app.session.set_cheats(cheats);
     let result = event_loop.run_app(&mut app);
     // A game stopped by a failure of nestor's is an error, even once the window is closed.
     let status = app
@@ -539,6 +558,11 @@ impl App {
                 format!("{fps} fps  frame {frame}")
             }),
             config: self.gui.input_open().then(|| self.config.clone()),
+            cheats: self.gui.cheats_open().then(|| {
+                let file = self.rom.cheat_path();
+                let file = file.map_or("no data directory".into(), |p| p.display().to_string());
+                (self.session.cheats().cheats.clone(), file)
+            }),
             ai_panel: self.session.has_player().then_some(self.config.ai.panel),
             panel_lines: if self.config.ai.panel {
                 self.session.panel()
@@ -705,6 +729,38 @@ impl App {
                 self.show(format!("AI panel {}", if on { "on" } else { "off" }));
             }
             Action::OpenInput => self.gui.open_input(),
+            Action::OpenCheats => self.gui.open_cheats(),
+            Action::BrowseCheats => {
+                let dir = self.rom.cheat_path();
+                self.gui.browse_cheats(dir.as_deref().and_then(Path::parent));
+            }
+            Action::AddCheat(code, name) => match Cheat::parse(&code, &name) {
+                Ok(cheat) => {
+                    let what = format!("cheat added: {}", cheat_label(&cheat));
+                    self.change_cheats(|list| list.cheats.push(cheat), what);
+                }
+                Err(err) => self.show(format!("not a cheat: {err}")),
+            },
+            Action::ToggleCheat(i) => {
+                if let Some(cheat) = self.session.cheats().cheats.get(i) {
+                    let state = if cheat.enabled { "off" } else { "on" };
+                    let what = format!("cheat {state}: {}", cheat_label(cheat));
+                    self.change_cheats(|list| list.cheats[i].enabled ^= true, what);
+                }
+            }
+            Action::RemoveCheat(i) => {
+                if let Some(cheat) = self.session.cheats().cheats.get(i) {
+                    let what = format!("cheat removed: {}", cheat_label(cheat));
+                    self.change_cheats(|list| drop(list.cheats.remove(i)), what);
+                }
+            }
+            Action::LoadCheats(path) => match CheatList::load(&path) {
+                Ok(list) => {
+                    let count = list.cheats.len();
+                    self.change_cheats(|all| *all = list, format!("{count} cheats loaded"));
+                }
+                Err(err) => self.show(format!("cheats not loaded: {err}")),
+            },
             Action::Bind(target, bound) => {
                 let mut config = self.config.clone();
                 match config.bind(target, bound) {
@@ -728,6 +784,21 @@ impl App {
         }
         if let Some(window) = &self.window {
             window.request_redraw();
+        }
+    }
+
+    /// Changes the game's cheats, which act at once and are saved in its `.cht` file.
+    fn change_cheats(&mut self, change: impl FnOnce(&mut CheatList), what: String) {
+        let mut list = self.session.cheats().clone();
+        change(&mut list);
+        let saved = match self.rom.cheat_path() {
+            Some(path) => list.save(&path).map(|()| path.display().to_string()),
+            None => Err("no data directory".into()),
+        };
+        self.session.set_cheats(list);
+        match saved {
+            Ok(path) => self.show(format!("{what} (saved in {path})")),
+            Err(err) => self.show(format!("{what}; not saved: {err}")),
         }
     }
 
@@ -930,6 +1001,7 @@ impl App {
                 // Scripts were written for the game they started with, and the AI knows one
                 // game: both stop.
                 self.session.change_game(console, &rom.name);
+                self.session.set_cheats(load_cheats(&rom));
                 self.rom = rom;
                 self.crashed = None;
                 self.set_paused(false);
@@ -1128,6 +1200,18 @@ fn without_location(err: impl fmt::Display) -> String {
     }
 }
 
+/// The cheats of the ROM's `.cht` file (none when there is none; one line when it cannot be
+/// read).
+fn load_cheats(rom: &Rom) -> CheatList {
+    let Some(path) = rom.cheat_path() else {
+        return CheatList::default();
+    };
+    CheatList::load(&path).unwrap_or_else(|err| {
+        eprintln!("nestor: cheats not read: {err}");
+        CheatList::default()
+    })
+}
+
 /// Reads a ROM file and plugs it into a new console; the error names the file.
 fn open_rom(path: &Path) -> Result<(Rom, Console), String> {
     let rom = Rom::from_file(path)?;
@@ -1195,6 +1279,15 @@ fn draw_outline(rgb: &mut [u8], outline: Outline) {
     }
 }
 
+/// A cheat as the messages name it: its name and code.
+fn cheat_label(cheat: &Cheat) -> String {
+    if cheat.name.is_empty() {
+        cheat.code()
+    } else {
+        format!("{} ({})", cheat.name, cheat.code())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1247,7 +1340,9 @@ mod tests {
         let rom = Rom {
             name: "My Game (U).nes".into(),
             bytes: Vec::new(),
+            path: Some("roms/My Game (U).nes".into()),
         };
+        assert_eq!(rom.cheat_path().unwrap(), Path::new("roms/My Game (U).cht"));
         assert_eq!(rom.stem(), "My_Game__U_");
     }
 }

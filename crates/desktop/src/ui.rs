@@ -7,6 +7,7 @@
 
 use crate::bindings::{is_modifier, BindTarget, Bound, Hotkey, PadButton, Shortcut};
 use crate::config::Config;
+use session::cheats::Cheat;
 use egui::{Align2, Color32, Context, Key, Modifiers, PointerButton, Pos2, RichText, Vec2};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -55,6 +56,15 @@ pub enum Action {
     /// Turbo's frames pressed (and let go).
     TurboFrames(u8),
     Deadzone(f32),
+    /// Show the Cheats window.
+    OpenCheats,
+    /// A cheat typed in the Cheats window: its code, its name.
+    AddCheat(String, String),
+    ToggleCheat(usize),
+    RemoveCheat(usize),
+    /// Show the browser for `.cht` files.
+    BrowseCheats,
+    LoadCheats(PathBuf),
 }
 
 /// What the menus show as current: a snapshot of the window's state.
@@ -80,6 +90,8 @@ pub struct View {
     pub counter: Option<String>,
     /// The settings, while the Input window shows them.
     pub config: Option<Config>,
+    /// The game's cheats and their file, while the Cheats window shows them.
+    pub cheats: Option<(Vec<Cheat>, String)>,
     /// Whether the AI panel is on (`None` when no AI plays this game), and its lines.
     pub ai_panel: Option<bool>,
     pub panel_lines: Vec<String>,
@@ -104,6 +116,7 @@ pub struct Gui {
     menu_open: bool,
     browser: Option<Browser>,
     input: Option<InputWindow>,
+    cheats: Option<CheatsWindow>,
     /// A key or button pressed while the Input window waits for one.
     captured: Option<Bound>,
     started: Instant,
@@ -133,6 +146,7 @@ impl Gui {
             menu_open: false,
             browser: None,
             input: None,
+            cheats: None,
             captured: None,
             started: Instant::now(),
         }
@@ -140,7 +154,20 @@ impl Gui {
 
     /// Keys go to the UI, not to the game or the hotkeys.
     pub fn takes_keys(&self) -> bool {
-        self.menu_pinned || self.menu_open || self.browser.is_some() || self.input.is_some()
+        self.menu_pinned
+            || self.menu_open
+            || self.browser.is_some()
+            || self.input.is_some()
+            || self.cheats.is_some()
+    }
+
+    /// The Cheats window is open (the view must carry the cheats).
+    pub fn cheats_open(&self) -> bool {
+        self.cheats.is_some()
+    }
+
+    pub fn open_cheats(&mut self) {
+        self.cheats = Some(CheatsWindow::default());
     }
 
     /// The Input window is open (the view must carry the settings).
@@ -282,7 +309,7 @@ impl Gui {
             if window.capturing.take().is_none() {
                 self.input = None;
             }
-        } else if self.browser.take().is_none() {
+        } else if self.browser.take().is_none() && self.cheats.take().is_none() {
             self.menu_pinned = !self.menu_pinned;
         }
     }
@@ -294,7 +321,15 @@ impl Gui {
             .map(Path::to_path_buf)
             .or_else(|| std::env::current_dir().ok())
             .unwrap_or_else(|| PathBuf::from("/"));
-        self.browser = Some(Browser::new(dir));
+        self.browser = Some(Browser::new(dir, Purpose::Rom));
+    }
+
+    /// Opens the browser for a `.cht` file (Tools > Cheats > Load), in `dir` if there is one.
+    pub fn browse_cheats(&mut self, dir: Option<&Path>) {
+        self.browse(dir);
+        if let Some(browser) = self.browser.take() {
+            self.browser = Some(Browser::new(browser.dir, Purpose::Cheats));
+        }
     }
 
     /// Lays out one frame of the UI over the window: what to draw, what the user asked for in
@@ -330,8 +365,16 @@ impl Gui {
             if show_menu {
                 menu_open = menu_bar(ctx, view, &mut actions);
             }
+            if let (Some(window), Some((cheats, file))) = (&mut self.cheats, &view.cheats) {
+                if !window.show(ctx, cheats, file, &mut actions) {
+                    self.cheats = None;
+                }
+            }
             if let Some(browser) = &mut self.browser {
                 match browser.show(ctx) {
+                    Some(Browsed::Open(path)) if browser.purpose == Purpose::Cheats => {
+                        actions.push(Action::LoadCheats(path))
+                    }
                     Some(Browsed::Open(path)) => actions.push(Action::OpenRom(path)),
                     Some(Browsed::Cancel) => {}
                     None => return,
@@ -363,7 +406,13 @@ impl Gui {
         let settings_only = actions.iter().all(|a| {
             matches!(
                 a,
-                Action::Bind(..) | Action::Unbind(_) | Action::TurboFrames(_) | Action::Deadzone(_)
+                Action::Bind(..)
+                    | Action::Unbind(_)
+                    | Action::TurboFrames(_)
+                    | Action::Deadzone(_)
+                    | Action::AddCheat(..)
+                    | Action::ToggleCheat(_)
+                    | Action::RemoveCheat(_)
             )
         });
         if !actions.is_empty() && !settings_only {
@@ -401,15 +450,15 @@ fn corner(ctx: &Context, id: &str, align: Align2, text: &str) {
         });
 }
 
-/// The AI panel: the AI's plan and the game's statistics, in a box at the top left (over the
-/// game's own piece statistics in NES Tetris).
+/// The AI panel: the AI's plan and the game's statistics, in a box at the bottom left (under
+/// the piece statistics of NES Tetris and Quadfall at 3x), above the corner messages.
 fn ai_panel(ctx: &Context, lines: &[String]) {
     egui::Area::new(egui::Id::new("ai panel"))
-        .anchor(Align2::LEFT_TOP, Vec2::new(8.0, 30.0))
+        .anchor(Align2::LEFT_BOTTOM, Vec2::new(8.0, -56.0))
         .interactable(false)
         .show(ctx, |ui| {
             egui::Frame::none()
-                .fill(Color32::from_black_alpha(200))
+                .fill(Color32::from_black_alpha(235))
                 .rounding(4.0)
                 .inner_margin(6.0)
                 .show(ui, |ui| {
@@ -526,6 +575,7 @@ fn menu_bar(ctx: &Context, view: &View, actions: &mut Vec<Action>) -> bool {
                 }
             });
             menu(ui, "Tools", &|m| {
+                m.item("Cheats...", "", None, Action::OpenCheats);
                 m.item("Screenshot", "F12", None, Action::Screenshot);
                 if view.scripts {
                     m.item("Stop Lua scripts", "", None, Action::StopScripts);
@@ -664,6 +714,100 @@ fn options(ui: &mut egui::Ui, config: &Config, actions: &mut Vec<Action>) {
     }
 }
 
+/// The Cheats window: the game's cheats to switch on and off or remove, and a field to type a
+/// new one in.
+#[derive(Default)]
+struct CheatsWindow {
+    code: String,
+    name: String,
+    /// The code field has had the keyboard once.
+    focused: bool,
+}
+
+impl CheatsWindow {
+    /// Shows the window; false once it is closed.
+    fn show(
+        &mut self,
+        ctx: &Context,
+        cheats: &[Cheat],
+        file: &str,
+        actions: &mut Vec<Action>,
+    ) -> bool {
+        let mut open = true;
+        egui::Window::new("Cheats")
+            .collapsible(false)
+            .resizable(false)
+            .anchor(Align2::LEFT_TOP, Vec2::new(16.0, 40.0))
+            .show(ctx, |ui| {
+                ui.label(format!("File: {file}"));
+                egui::ScrollArea::vertical()
+                    .max_height(300.0)
+                    .show(ui, |ui| {
+                        if cheats.is_empty() {
+                            ui.label("No cheats yet.");
+                        }
+                        egui::Grid::new("cheats").num_columns(4).show(ui, |ui| {
+                            for (i, cheat) in cheats.iter().enumerate() {
+                                let mut on = cheat.enabled;
+                                if ui.checkbox(&mut on, "").changed() {
+                                    actions.push(Action::ToggleCheat(i));
+                                }
+                                ui.label(&cheat.name);
+                                let kind = if !cheat.acts() {
+                                    " (no effect here)"
+                                } else if cheat.substitute {
+                                    " read"
+                                } else {
+                                    " write"
+                                };
+                                ui.monospace(cheat.code() + kind);
+                                if ui.button("Remove").clicked() {
+                                    actions.push(Action::RemoveCheat(i));
+                                }
+                                ui.end_row();
+                            }
+                        });
+                    });
+                ui.separator();
+                ui.label("Game Genie code, or AAAA:VV (RAM write), or AAAA:VV:CC (compare):");
+                let mut add = false;
+                ui.horizontal(|ui| {
+                    let field = ui.add(
+                        egui::TextEdit::singleline(&mut self.code)
+                            .hint_text("code")
+                            .desired_width(140.0),
+                    );
+                    if !self.focused {
+                        field.request_focus();
+                        self.focused = true;
+                    }
+                    add |= field.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter));
+                    let name = ui.add(
+                        egui::TextEdit::singleline(&mut self.name)
+                            .hint_text("name")
+                            .desired_width(160.0),
+                    );
+                    add |= name.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter));
+                    add |= ui.button("Add").clicked();
+                });
+                if add && !self.code.trim().is_empty() {
+                    let (code, name) = (std::mem::take(&mut self.code), std::mem::take(&mut self.name));
+                    actions.push(Action::AddCheat(code, name));
+                    self.focused = false;
+                }
+                ui.horizontal(|ui| {
+                    if ui.button("Load .cht file...").clicked() {
+                        actions.push(Action::BrowseCheats);
+                    }
+                    if ui.button("Close").clicked() {
+                        open = false;
+                    }
+                });
+            });
+        open
+    }
+}
+
 /// Slots 1-9 of the state menus.
 fn slots(menu: &mut Menu, key: &str, action: fn(usize) -> Action) {
     for slot in 1..=9 {
@@ -713,26 +857,43 @@ enum Browsed {
 /// files to click.
 struct Browser {
     dir: PathBuf,
+    purpose: Purpose,
     typed: String,
     entries: Result<Vec<(String, bool)>, String>,
 }
 
+/// What the browser picks a file for.
+#[derive(Clone, Copy, PartialEq)]
+enum Purpose {
+    Rom,
+    Cheats,
+}
+
 impl Browser {
-    fn new(dir: PathBuf) -> Browser {
+    fn new(dir: PathBuf, purpose: Purpose) -> Browser {
+        let extension = match purpose {
+            Purpose::Rom => "nes",
+            Purpose::Cheats => "cht",
+        };
         Browser {
             typed: String::new(),
-            entries: list(&dir),
+            entries: list(&dir, extension),
             dir,
+            purpose,
         }
     }
 
     fn enter(&mut self, dir: PathBuf) {
-        *self = Browser::new(dir);
+        *self = Browser::new(dir, self.purpose);
     }
 
     fn show(&mut self, ctx: &Context) -> Option<Browsed> {
         let mut answer = None;
-        egui::Window::new("Open ROM")
+        let title = match self.purpose {
+            Purpose::Rom => "Open ROM",
+            Purpose::Cheats => "Load cheats (.cht)",
+        };
+        egui::Window::new(title)
             .collapsible(false)
             .resizable(false)
             .anchor(Align2::CENTER_CENTER, Vec2::ZERO)
@@ -790,8 +951,9 @@ impl Browser {
     }
 }
 
-/// A folder's subfolders and .nes files, folders first, by name; hidden entries left out.
-fn list(dir: &Path) -> Result<Vec<(String, bool)>, String> {
+/// A folder's subfolders and files ending in `.extension`, folders first, by name; hidden
+/// entries left out.
+fn list(dir: &Path, extension: &str) -> Result<Vec<(String, bool)>, String> {
     let read = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let mut entries: Vec<(String, bool)> = read
         .flatten()
@@ -800,7 +962,7 @@ fn list(dir: &Path) -> Result<Vec<(String, bool)>, String> {
             let is_dir = entry.path().is_dir();
             let rom = Path::new(&name)
                 .extension()
-                .is_some_and(|e| e.eq_ignore_ascii_case("nes"));
+                .is_some_and(|e| e.eq_ignore_ascii_case(extension));
             (!name.starts_with('.') && (is_dir || rom)).then_some((name, is_dir))
         })
         .collect();
@@ -838,7 +1000,7 @@ mod tests {
         for file in ["z.nes", "a.NES", "notes.txt", ".hidden.nes"] {
             std::fs::write(dir.join(file), b"").unwrap();
         }
-        let names = list(&dir).unwrap();
+        let names = list(&dir, "nes").unwrap();
         assert_eq!(
             names,
             [
@@ -848,6 +1010,6 @@ mod tests {
             ]
         );
         std::fs::remove_dir_all(&dir).unwrap();
-        assert!(list(&dir).unwrap_err().contains("nestor-browse"));
+        assert!(list(&dir, "nes").unwrap_err().contains("nestor-browse"));
     }
 }

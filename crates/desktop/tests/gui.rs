@@ -50,10 +50,10 @@ fn main() {
     // `cargo test` passes flags meant for libtest; they are ignored.
     if std::env::var_os("NESTOR_SKIP_GUI").is_some() {
         println!("gui: skipped because NESTOR_SKIP_GUI is set");
-        println!("0 passed, 0 failed, 11 skipped");
+        println!("0 passed, 0 failed, 12 skipped");
         return;
     }
-    let tests: [(&str, fn()); 11] = [
+    let tests: [(&str, fn()); 12] = [
         ("no_display_scenario", no_display_scenario),
         ("gui_scenario", gui_scenario),
         ("game_scenario", game_scenario),
@@ -65,6 +65,7 @@ fn main() {
         ("menu_scenario", menu_scenario),
         ("input_scenario", input_scenario),
         ("ai_panel_scenario", ai_panel_scenario),
+        ("cheats_scenario", cheats_scenario),
     ];
     // Like libtest: plain arguments are name filters.
     let filters: Vec<&String> = args[1..].iter().filter(|a| !a.starts_with('-')).collect();
@@ -1583,8 +1584,8 @@ fn input_scenario() {
     s.quit(&window);
 }
 
-/// The AI panel: AI > Panel shows the player's lines at the top left over the game, saved in
-/// the config; L puts it away.
+/// The AI panel: AI > Panel shows the player's lines at the bottom left over the game, saved
+/// in the config; L puts it away.
 fn ai_panel_scenario() {
     let mut s = Session::start(&button_colour_rom());
     s.messages_off();
@@ -1592,7 +1593,7 @@ fn ai_panel_scenario() {
     let window = s.window();
     s.wait_title(&window, "buttons.nes - 100%");
     let config = s.dir.join("config/nestor/config.toml");
-    let panel_shown = |p: &Image| text_in(p, 0..300, 30..100);
+    let panel_shown = |p: &Image| text_in(p, 0..300, HEIGHT - 200..HEIGHT - 50);
     let start = s.wait_picture(&window, "the first frame", |p| {
         p.width == WIDTH && p.uniform().is_some()
     });
@@ -1614,5 +1615,45 @@ fn ai_panel_scenario() {
     s.wait_picture(&window, "the AI panel gone", |p| p.uniform().is_some());
     let text = std::fs::read_to_string(&config).unwrap();
     assert!(text.contains("panel = false"), "{text}");
+    s.quit(&window);
+}
+
+/// Cheats as a person uses them: Tools > Cheats, a RAM cheat typed in ($0000, the colour the
+/// test ROM shows, held at $16) acts at once and is saved in the `.cht` file beside the ROM in
+/// FCEUX's format; the next start loads it by itself.
+fn cheats_scenario() {
+    let mut s = Session::start(&button_colour_rom());
+    s.messages_off();
+    s.launch();
+    let window = s.window();
+    s.wait_title(&window, "buttons.nes - 100%");
+    let start = s.wait_picture(&window, "the first frame", |p| {
+        p.width == WIDTH && p.uniform().is_some()
+    });
+    let backdrop = start.uniform().unwrap();
+    let corner = |p: &Image| p.pixel(WIDTH - 1, HEIGHT - 1);
+
+    s.click_menu(&window, 6, |_| 0);
+    s.wait_settled(&window, "the Cheats window", |p| input_lines(p).len() > 3);
+    s.xdotool(&["windowfocus", "--sync", &window]);
+    s.xdotool(&["type", "--delay", "50", "0000:16"]);
+    s.xdotool(&["key", "Return"]);
+    let cheated = s.wait_picture(&window, "the cheat's colour", |p| corner(p) != backdrop);
+    let colour = corner(&cheated);
+    let file = s.dir.join("buttons.cht");
+    s.wait_for("the cheat saved beside the ROM", STEP_TIMEOUT, |_| {
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        (text == "0000:16:\n").then_some(())
+    });
+    s.key(&window, "Escape");
+    s.wait_picture(&window, "the Cheats window closed", |p| p.uniform() == Some(colour));
+    s.quit(&window);
+
+    // The next start reads the file: the cheat acts from the first frames.
+    s.launch();
+    let window = s.window();
+    s.wait_picture(&window, "the cheat from the file", |p| {
+        p.width == WIDTH && p.uniform() == Some(colour)
+    });
     s.quit(&window);
 }

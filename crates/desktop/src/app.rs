@@ -7,6 +7,7 @@ use session::cheats::{Cheat, CheatList};
 use crate::config::Config;
 use crate::files;
 use crate::input::Input;
+use crate::ntsc::Ntsc;
 use crate::ui::{Action, Gui, View};
 use crate::video::{fitting_scale, picture_size, Video};
 use lua::{HostInput, Scripts, SpeedMode, Stream};
@@ -209,6 +210,8 @@ struct App {
     /// Where settings changed in the window are saved (`None`: nowhere).
     config_path: Option<PathBuf>,
     palette: Palette,
+    /// The NTSC filter, made the first time it is switched on.
+    ntsc: Option<Ntsc>,
     window: Option<Arc<Window>>,
     video: Option<Video>,
     gui: Gui,
@@ -289,6 +292,7 @@ impl App {
             config,
             config_path,
             palette: Palette::default(),
+            ntsc: None,
             window: None,
             video: None,
             gui: Gui::new(),
@@ -497,7 +501,13 @@ impl App {
 
     /// The frame as packed RGB with the scripts' drawing over it.
     fn picture(&mut self) -> Vec<u8> {
-        self.palette.to_rgb(self.session.picture(), &mut self.rgb);
+        if self.config.video.ntsc {
+            let frame = self.session.console().frame_number();
+            let ntsc = self.ntsc.get_or_insert_with(Ntsc::new);
+            ntsc.filter(self.session.picture(), frame, &mut self.rgb);
+        } else {
+            self.palette.to_rgb(self.session.picture(), &mut self.rgb);
+        }
         let mut picture = self.rgb.clone();
         if let Some(scripts) = self.session.scripts() {
             scripts.composite(&mut picture, 3);
@@ -548,6 +558,7 @@ impl App {
             overlay: self.overlay_enabled,
             scripts: self.session.scripts().is_some(),
             messages: video.messages,
+            ntsc: video.ntsc,
             recent: self.config.files.recent.clone(),
             message: message
                 .filter(|(_, since)| since.elapsed() < MESSAGE_TIME)
@@ -722,6 +733,11 @@ impl App {
             Action::ToggleFrameCounter => {
                 let on = !self.config.video.frame_counter;
                 self.save_setting(|config| config.video.frame_counter = on);
+            }
+            Action::ToggleNtsc => {
+                let on = !self.config.video.ntsc;
+                self.save_setting(|config| config.video.ntsc = on);
+                self.show(format!("NTSC filter {}", if on { "on" } else { "off" }));
             }
             Action::ToggleAiPanel => {
                 let on = !self.config.ai.panel;

@@ -67,6 +67,8 @@ pub struct VideoConfig {
     pub messages: bool,
     /// Show the frames per second and the frame number in a corner.
     pub frame_counter: bool,
+    /// Decode the picture as a TV decodes the NES's composite signal (colour fringes).
+    pub ntsc: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -203,6 +205,7 @@ impl Default for VideoConfig {
             pixel_aspect_8_7: false,
             messages: true,
             frame_counter: false,
+            ntsc: false,
         }
     }
 }

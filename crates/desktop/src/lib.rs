@@ -10,6 +10,7 @@ pub mod audio;
 mod bindings;
 pub mod config;
 mod input;
+mod ntsc;
 mod ui;
 mod video;
 

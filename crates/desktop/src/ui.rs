@@ -48,6 +48,7 @@ pub enum Action {
     ToggleMessages,
     ToggleFrameCounter,
     ToggleAiPanel,
+    ToggleNtsc,
     /// Show the Input window.
     OpenInput,
     /// Binds a key or gamepad button (pressed in the Input window).
@@ -83,6 +84,7 @@ pub struct View {
     pub overlay: bool,
     pub scripts: bool,
     pub messages: bool,
+    pub ntsc: bool,
     pub recent: Vec<String>,
     /// The message of the moment, shown in a corner while `messages` is on.
     pub message: Option<String>,
@@ -538,6 +540,7 @@ fn menu_bar(ctx: &Context, view: &View, actions: &mut Vec<Action>) -> bool {
                     Some(view.fullscreen),
                     Action::ToggleFullscreen,
                 );
+                m.item("NTSC filter", "", Some(view.ntsc), Action::ToggleNtsc);
                 m.item(
                     "On-screen messages",
                     "",

@@ -1,8 +1,8 @@
 //! The native Tetris AI at the controls of `nestor` and `nestor run`: its command-line options,
 //! and the `session::Player` that makes it an input source of the session.
 
-use ai::driver::Driver;
 use crate::tetris_stats::GameStats;
+use ai::driver::Driver;
 use ai::rules::{buttons, FIRST_ID, ORIENTATIONS, TYPE_NAMES, TYPE_OF};
 use nes::{Buttons, Console};
 use session::{Outline, Player};
@@ -107,7 +107,11 @@ impl Player for AiPlayer {
             .map_or("-".into(), |id| {
                 TYPE_NAMES[usize::from(TYPE_OF[usize::from(id) % TYPE_OF.len()])].to_string()
             });
-        let mut lines = vec![plan, format!("Next moves: {moves}"), format!("Next piece: {next}")];
+        let mut lines = vec![
+            plan,
+            format!("Next moves: {moves}"),
+            format!("Next piece: {next}"),
+        ];
         lines.extend(self.stats.report());
         lines
     }

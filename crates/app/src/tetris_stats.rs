@@ -119,11 +119,11 @@ impl GameStats {
             .map(|(name, count)| format!("{name} {count}"))
             .collect();
         vec![
-            format!("Score {}  Lines {}  Level {}", self.score, self.lines, self.level),
             format!(
-                "Next level in {} lines",
-                self.lines_to_next_level()
+                "Score {}  Lines {}  Level {}",
+                self.score, self.lines, self.level
             ),
+            format!("Next level in {} lines", self.lines_to_next_level()),
             format!("Tetris rate {rate}  ({tetrises} Tetrises)"),
             format!(
                 "Burns {}  ({singles} singles, {doubles} doubles, {triples} triples)",
@@ -175,7 +175,10 @@ mod tests {
         let pieces: u32 = stats.pieces.iter().sum();
         assert!(pieces > 50, "{stats:?}");
         // The driver counts a piece when it plans it, one frame after it shows.
-        assert!(u64::from(pieces).abs_diff(driver.stats.pieces) <= 1, "{stats:?}");
+        assert!(
+            u64::from(pieces).abs_diff(driver.stats.pieces) <= 1,
+            "{stats:?}"
+        );
         assert_eq!(stats.lines, ai::driver::lines(&console));
         assert!(stats.lines > 10, "{stats:?}");
         assert_eq!(stats.burns() + 4 * stats.clears[3], stats.lines);
@@ -183,7 +186,13 @@ mod tests {
         assert_eq!(stats.start_level, 18);
         assert!(stats.drought <= stats.longest_drought);
         let report = stats.report();
-        assert!(report[0].starts_with(&format!("Score {}", stats.score)), "{report:?}");
-        assert!(report.iter().any(|l| l.starts_with("Tetris rate")), "{report:?}");
+        assert!(
+            report[0].starts_with(&format!("Score {}", stats.score)),
+            "{report:?}"
+        );
+        assert!(
+            report.iter().any(|l| l.starts_with("Tetris rate")),
+            "{report:?}"
+        );
     }
 }

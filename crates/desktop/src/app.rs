@@ -3,7 +3,6 @@
 
 use crate::audio::Audio;
 use crate::bindings::{Hotkey, Shortcut};
-use session::cheats::{Cheat, CheatList};
 use crate::config::Config;
 use crate::files;
 use crate::input::Input;
@@ -14,6 +13,7 @@ use lua::{HostInput, Scripts, SpeedMode, Stream};
 use nes::ppu::palette::Palette;
 use nes::ppu::{HEIGHT, WIDTH};
 use nes::Console;
+use session::cheats::{Cheat, CheatList};
 use session::movies::Movies;
 use session::{Outline, Player, Session};
 use std::cell::RefCell;
@@ -159,7 +159,9 @@ pub fn run(options: Options) -> Result<i32, RunError> {
         .map_err(|e| RunError::BadRom(format!("{}: {e}", options.rom.name)))?;
     let mut cheats = load_cheats(&options.rom);
     for code in &options.game_genie {
-        cheats.cheats.push(Cheat::game_genie(code).map_err(RunError::BadRom)?);
+        cheats
+            .cheats
+            .push(Cheat::game_genie(code).map_err(RunError::BadRom)?);
     }
     let event_loop = EventLoop::new().map_err(|e| RunError::NoDisplay(without_location(e)))?;
     let config_path = options.config_path.clone().or_else(Config::default_path);
@@ -748,7 +750,8 @@ impl App {
             Action::OpenCheats => self.gui.open_cheats(),
             Action::BrowseCheats => {
                 let dir = self.rom.cheat_path();
-                self.gui.browse_cheats(dir.as_deref().and_then(Path::parent));
+                self.gui
+                    .browse_cheats(dir.as_deref().and_then(Path::parent));
             }
             Action::AddCheat(code, name) => match Cheat::parse(&code, &name) {
                 Ok(cheat) => {

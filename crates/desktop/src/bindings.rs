@@ -64,7 +64,13 @@ pub fn is_modifier(key: KeyCode) -> bool {
     use KeyCode::*;
     matches!(
         key,
-        ShiftLeft | ShiftRight | ControlLeft | ControlRight | AltLeft | AltRight | SuperLeft
+        ShiftLeft
+            | ShiftRight
+            | ControlLeft
+            | ControlRight
+            | AltLeft
+            | AltRight
+            | SuperLeft
             | SuperRight
     )
 }
@@ -72,7 +78,11 @@ pub fn is_modifier(key: KeyCode) -> bool {
 impl fmt::Display for Shortcut {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut text = String::new();
-        for (held, name) in [(self.ctrl, "Ctrl+"), (self.shift, "Shift+"), (self.alt, "Alt+")] {
+        for (held, name) in [
+            (self.ctrl, "Ctrl+"),
+            (self.shift, "Shift+"),
+            (self.alt, "Alt+"),
+        ] {
             if held {
                 text += name;
             }
@@ -497,7 +507,10 @@ impl Config {
         if shortcut.is_plain() {
             for player in [&mut self.player1, &mut self.player2] {
                 for button in PadButton::ALL {
-                    player.keyboard.list_mut(button).retain(|&k| k != shortcut.key);
+                    player
+                        .keyboard
+                        .list_mut(button)
+                        .retain(|&k| k != shortcut.key);
                 }
             }
         }
@@ -549,7 +562,10 @@ mod tests {
         assert_eq!(find(KeyCode::F3, true), Some(Hotkey::SaveState(3)));
         assert_eq!(find(KeyCode::F3, false), Some(Hotkey::LoadState(3)));
         assert_eq!(find(KeyCode::KeyX, false), None);
-        assert_eq!(Hotkey::try_from("save_state_9".to_string()), Ok(Hotkey::SaveState(9)));
+        assert_eq!(
+            Hotkey::try_from("save_state_9".to_string()),
+            Ok(Hotkey::SaveState(9))
+        );
         assert!(Hotkey::try_from("save_state_10".to_string()).is_err());
     }
 
@@ -586,7 +602,10 @@ mod tests {
             .bind(BindTarget::Hotkey(Hotkey::Quit), Bound::Key(esc))
             .is_err());
         config
-            .bind(BindTarget::Button(1, PadButton::A), Bound::Button(Button::South))
+            .bind(
+                BindTarget::Button(1, PadButton::A),
+                Bound::Button(Button::South),
+            )
             .unwrap();
         assert_eq!(config.player2.gamepad.a, [Button::South]);
         assert!(config.player2.gamepad.b.is_empty());
@@ -619,7 +638,10 @@ mod tests {
         assert_eq!(reread, config);
         let (reread, problems) =
             Config::parse("[hotkeys]\npause = [\"KeyJ\"]\nwarp = [\"KeyW\"]\n");
-        assert_eq!(reread.hotkeys.get(Hotkey::Pause), [Shortcut::plain(KeyCode::KeyJ)]);
+        assert_eq!(
+            reread.hotkeys.get(Hotkey::Pause),
+            [Shortcut::plain(KeyCode::KeyJ)]
+        );
         assert_eq!(problems, ["line 3: unknown key `hotkeys.warp`"]);
     }
 }

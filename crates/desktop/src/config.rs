@@ -727,7 +727,10 @@ mod tests {
         let (config, problems) = Config::parse("[input]\nturbo_frames = 3\ndeadzone = 0.95\n");
         assert_eq!(config.input.turbo_frames, 3);
         assert_eq!(config.input.deadzone, 0.5);
-        assert_eq!(problems, ["line 3: bad value for `input.deadzone`: 0.95 is not 0.1 to 0.9"]);
+        assert_eq!(
+            problems,
+            ["line 3: bad value for `input.deadzone`: 0.95 is not 0.1 to 0.9"]
+        );
         // A config from before turbo existed still reads, and gets the default turbo keys.
         let (config, problems) = Config::parse("[player1.keyboard]\na = [\"KeyX\"]\nb = [\"KeyZ\"]\nselect = []\nstart = []\nup = []\ndown = []\nleft = []\nright = []\n");
         assert!(problems.is_empty(), "{problems:?}");

@@ -98,12 +98,24 @@ mod tests {
         let palette = Palette::default();
         let mut ntsc = Ntsc::new();
         let mut out = Vec::new();
-        for pixel in [0x0F, 0x20, 0x16, 0x2A, 0x12, 0x00, 0x16 | 0x40, 0x30 | 0x1C0] {
+        for pixel in [
+            0x0F,
+            0x20,
+            0x16,
+            0x2A,
+            0x12,
+            0x00,
+            0x16 | 0x40,
+            0x30 | 0x1C0,
+        ] {
             ntsc.filter(&frame(|_, _| pixel), 1, &mut out);
             for (x, y) in [(0, 0), (128, 1), (200, 2), (255, 239)] {
                 let (got, want) = (rgb(&out, x, y), palette.rgb(pixel));
                 let close = got.iter().zip(want).all(|(&a, b)| a.abs_diff(b) <= 1);
-                assert!(close, "${pixel:03X} at ({x}, {y}): {got:?}, palette {want:?}");
+                assert!(
+                    close,
+                    "${pixel:03X} at ({x}, {y}): {got:?}, palette {want:?}"
+                );
             }
         }
     }
@@ -116,10 +128,17 @@ mod tests {
         let mut ntsc = Ntsc::new();
         let mut out = Vec::new();
         let edge = 100;
-        ntsc.filter(&frame(|x, _| if x < edge { 0x0F } else { 0x20 }), 0, &mut out);
+        ntsc.filter(
+            &frame(|x, _| if x < edge { 0x0F } else { 0x20 }),
+            0,
+            &mut out,
+        );
         let chroma = |[r, g, b]: [u8; 3]| r.max(g).max(b) - r.min(g).min(b);
         for y in 0..3 {
-            let fringe = (edge - 1..=edge).map(|x| chroma(rgb(&out, x, y))).max().unwrap();
+            let fringe = (edge - 1..=edge)
+                .map(|x| chroma(rgb(&out, x, y)))
+                .max()
+                .unwrap();
             assert!(fringe > 20, "line {y}: no fringe at the edge");
             assert_eq!(rgb(&out, 10, y), [0, 0, 0]);
             assert_eq!(rgb(&out, 200, y), [255, 255, 255]);

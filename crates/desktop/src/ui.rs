@@ -7,8 +7,8 @@
 
 use crate::bindings::{is_modifier, BindTarget, Bound, Hotkey, PadButton, Shortcut};
 use crate::config::Config;
-use session::cheats::Cheat;
 use egui::{Align2, Color32, Context, Key, Modifiers, PointerButton, Pos2, RichText, Vec2};
+use session::cheats::Cheat;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
@@ -202,8 +202,7 @@ impl Gui {
             return false;
         };
         // A hotkey waits for the key pressed with the modifiers; a pad takes any key.
-        if target.wants_button() || matches!(target, BindTarget::Hotkey(_)) && is_modifier(code)
-        {
+        if target.wants_button() || matches!(target, BindTarget::Hotkey(_)) && is_modifier(code) {
             return true;
         }
         self.captured = Some(Bound::Key(Shortcut {
@@ -723,8 +722,6 @@ fn options(ui: &mut egui::Ui, config: &Config, actions: &mut Vec<Action>) {
 struct CheatsWindow {
     code: String,
     name: String,
-    /// The code field has had the keyboard once.
-    focused: bool,
 }
 
 impl CheatsWindow {
@@ -780,10 +777,6 @@ impl CheatsWindow {
                             .hint_text("code")
                             .desired_width(140.0),
                     );
-                    if !self.focused {
-                        field.request_focus();
-                        self.focused = true;
-                    }
                     add |= field.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter));
                     let name = ui.add(
                         egui::TextEdit::singleline(&mut self.name)
@@ -791,12 +784,19 @@ impl CheatsWindow {
                             .desired_width(160.0),
                     );
                     add |= name.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter));
+                    // The keyboard goes to the code unless the name has it (a click elsewhere
+                    // in the window does not take it away).
+                    let typing = [&field, &name]
+                        .iter()
+                        .any(|f| f.has_focus() || f.lost_focus());
+                    if !typing {
+                        field.request_focus();
+                    }
                     add |= ui.button("Add").clicked();
                 });
                 if add && !self.code.trim().is_empty() {
-                    let (code, name) = (std::mem::take(&mut self.code), std::mem::take(&mut self.name));
-                    actions.push(Action::AddCheat(code, name));
-                    self.focused = false;
+                    let code = std::mem::take(&mut self.code);
+                    actions.push(Action::AddCheat(code, std::mem::take(&mut self.name)));
                 }
                 ui.horizontal(|ui| {
                     if ui.button("Load .cht file...").clicked() {

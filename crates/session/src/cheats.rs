@@ -185,7 +185,8 @@ impl CheatList {
     /// Writes the RAM cheats that are on, at a frame's start.
     pub fn write_ram(&self, console: &mut Console) {
         for cheat in self.cheats.iter().filter(|c| c.enabled && c.writes_ram()) {
-            let wanted = !cheat.substitute || cheat.compare.is_none_or(|c| console.peek(cheat.addr) == c);
+            let wanted =
+                !cheat.substitute || cheat.compare.is_none_or(|c| console.peek(cheat.addr) == c);
             if wanted {
                 console.write(cheat.addr, cheat.value);
             }
@@ -253,13 +254,25 @@ mod tests {
         assert_eq!(list.cheats.len(), 3);
         let lives = &list.cheats[0];
         assert_eq!(
-            (lives.addr, lives.value, lives.compare, lives.substitute, lives.enabled),
+            (
+                lives.addr,
+                lives.value,
+                lives.compare,
+                lives.substitute,
+                lives.enabled
+            ),
             (0x75, 9, None, true, true)
         );
         assert_eq!(lives.name, "Infinite lives");
         let off = &list.cheats[1];
         assert_eq!(
-            (off.addr, off.value, off.compare, off.substitute, off.enabled),
+            (
+                off.addr,
+                off.value,
+                off.compare,
+                off.substitute,
+                off.enabled
+            ),
             (0xD5A2, 0xAD, Some(0xBD), true, false)
         );
         assert!(!list.cheats[2].substitute);
@@ -274,11 +287,21 @@ mod tests {
         let genie = Cheat::parse("sxiopo", "").unwrap();
         assert_eq!((genie.name.as_str(), genie.substitute), ("SXIOPO", true));
         let ram = Cheat::parse("0044:1d", "level").unwrap();
-        assert_eq!((ram.addr, ram.value, ram.compare, ram.substitute), (0x44, 0x1D, None, false));
+        assert_eq!(
+            (ram.addr, ram.value, ram.compare, ram.substitute),
+            (0x44, 0x1D, None, false)
+        );
         assert_eq!(ram.code(), "0044:1D");
         let compare = Cheat::parse("8123:05:0A", "").unwrap();
         assert_eq!((compare.compare, compare.substitute), (Some(0x0A), true));
-        for bad in ["0044", "12345:01", "0044:100", "xyz:01", "0044:01:02:03", "QQQQQQ"] {
+        for bad in [
+            "0044",
+            "12345:01",
+            "0044:100",
+            "xyz:01",
+            "0044:01:02:03",
+            "QQQQQQ",
+        ] {
             assert!(Cheat::parse(bad, "").is_err(), "{bad}");
         }
     }

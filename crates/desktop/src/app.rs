@@ -588,12 +588,7 @@ impl App {
     /// The action a key stands for (the hotkeys held for a while, fast-forward and rewind, are
     /// not here).
     fn hotkey(&self, key: KeyCode) -> Option<Action> {
-        let pressed = Shortcut {
-            key,
-            ctrl: self.modifiers.control_key(),
-            shift: self.modifiers.shift_key(),
-            alt: self.modifiers.alt_key(),
-        };
+        let pressed = self.shortcut(key);
         let volume = |step: f32| {
             let volume = self.audio.as_ref()?.volume;
             Some(Action::Volume((volume + step).clamp(0.0, 1.0)))
@@ -623,17 +618,21 @@ impl App {
         Some(action)
     }
 
-    /// The held hotkey (fast-forward or rewind) a key pressed now starts.
-    fn hotkey_held(&self, key: KeyCode) -> Option<Hotkey> {
-        let pressed = Shortcut {
+    /// A key pressed now, with the modifiers held.
+    fn shortcut(&self, key: KeyCode) -> Shortcut {
+        Shortcut {
             key,
             ctrl: self.modifiers.control_key(),
             shift: self.modifiers.shift_key(),
             alt: self.modifiers.alt_key(),
-        };
+        }
+    }
+
+    /// The held hotkey (fast-forward or rewind) a key pressed now starts.
+    fn hotkey_held(&self, key: KeyCode) -> Option<Hotkey> {
         self.config
             .hotkeys
-            .find(pressed)
+            .find(self.shortcut(key))
             .filter(|h| matches!(h, Hotkey::FastForward | Hotkey::Rewind))
     }
 

@@ -75,35 +75,30 @@ pub fn is_modifier(key: KeyCode) -> bool {
     )
 }
 
-impl fmt::Display for Shortcut {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut text = String::new();
-        for (held, name) in [
+impl Shortcut {
+    /// `Ctrl+`, `Shift+`, `Alt+` for the modifiers held, in that order.
+    fn modifiers(&self) -> String {
+        [
             (self.ctrl, "Ctrl+"),
             (self.shift, "Shift+"),
             (self.alt, "Alt+"),
-        ] {
-            if held {
-                text += name;
-            }
-        }
-        write!(f, "{text}{}", key_label(self.key))
+        ]
+        .iter()
+        .filter(|(held, _)| *held)
+        .map(|(_, name)| *name)
+        .collect()
+    }
+}
+
+impl fmt::Display for Shortcut {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}{}", self.modifiers(), key_label(self.key))
     }
 }
 
 impl From<Shortcut> for String {
     fn from(shortcut: Shortcut) -> String {
-        let mut text = String::new();
-        for (held, name) in [
-            (shortcut.ctrl, "Ctrl+"),
-            (shortcut.shift, "Shift+"),
-            (shortcut.alt, "Alt+"),
-        ] {
-            if held {
-                text += name;
-            }
-        }
-        text + &key_name(shortcut.key)
+        shortcut.modifiers() + &key_name(shortcut.key)
     }
 }
 
@@ -195,10 +190,7 @@ impl Hotkey {
         match self {
             Hotkey::SaveState(slot) => format!("save_state_{slot}"),
             Hotkey::LoadState(slot) => format!("load_state_{slot}"),
-            _ => PLAIN_HOTKEYS
-                .iter()
-                .find(|(hotkey, _, _)| *hotkey == self)
-                .map_or_else(String::new, |(_, name, _)| name.to_string()),
+            _ => self.plain().0.into(),
         }
     }
 
@@ -207,11 +199,16 @@ impl Hotkey {
         match self {
             Hotkey::SaveState(slot) => format!("Save state {slot}"),
             Hotkey::LoadState(slot) => format!("Load state {slot}"),
-            _ => PLAIN_HOTKEYS
-                .iter()
-                .find(|(hotkey, _, _)| *hotkey == self)
-                .map_or_else(String::new, |(_, _, label)| label.to_string()),
+            _ => self.plain().1.into(),
         }
+    }
+
+    /// The config's name and the window's label of a hotkey without a slot.
+    fn plain(self) -> (&'static str, &'static str) {
+        PLAIN_HOTKEYS
+            .iter()
+            .find(|(hotkey, _, _)| *hotkey == self)
+            .map_or(("", ""), |&(_, name, label)| (name, label))
     }
 
     fn defaults(self) -> Vec<Shortcut> {

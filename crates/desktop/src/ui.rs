@@ -437,34 +437,49 @@ impl Gui {
 fn corner(ctx: &Context, id: &str, align: Align2, text: &str) {
     // 8 points in from the corner's two edges.
     let offset = Vec2::new(8.0, 8.0) * -align.to_sign();
-    egui::Area::new(egui::Id::new(id))
-        .anchor(align, offset)
-        .interactable(false)
-        .show(ctx, |ui| {
-            egui::Frame::none()
-                .fill(Color32::from_black_alpha(200))
-                .rounding(4.0)
-                .inner_margin(6.0)
-                .show(ui, |ui| {
-                    ui.label(RichText::new(text).size(16.0).color(Color32::WHITE));
-                });
-        });
+    text_box(ctx, id, align, offset, 200, &[text], 16.0);
 }
 
 /// The AI panel: the AI's plan and the game's statistics, in a box at the bottom left (under
 /// the piece statistics of NES Tetris and Quadfall at 3x), above the corner messages.
 fn ai_panel(ctx: &Context, lines: &[String]) {
-    egui::Area::new(egui::Id::new("ai panel"))
-        .anchor(Align2::LEFT_BOTTOM, Vec2::new(8.0, -56.0))
+    let offset = Vec2::new(8.0, -56.0);
+    text_box(
+        ctx,
+        "ai panel",
+        Align2::LEFT_BOTTOM,
+        offset,
+        235,
+        lines,
+        14.0,
+    );
+}
+
+/// Lines of white text on a dark box of opacity `alpha`, anchored over the picture.
+fn text_box(
+    ctx: &Context,
+    id: &str,
+    align: Align2,
+    offset: Vec2,
+    alpha: u8,
+    lines: &[impl AsRef<str>],
+    size: f32,
+) {
+    egui::Area::new(egui::Id::new(id))
+        .anchor(align, offset)
         .interactable(false)
         .show(ctx, |ui| {
             egui::Frame::none()
-                .fill(Color32::from_black_alpha(235))
+                .fill(Color32::from_black_alpha(alpha))
                 .rounding(4.0)
                 .inner_margin(6.0)
                 .show(ui, |ui| {
                     for line in lines {
-                        ui.label(RichText::new(line).size(14.0).color(Color32::WHITE));
+                        ui.label(
+                            RichText::new(line.as_ref())
+                                .size(size)
+                                .color(Color32::WHITE),
+                        );
                     }
                 });
         });
@@ -588,63 +603,67 @@ fn menu_bar(ctx: &Context, view: &View, actions: &mut Vec<Action>) -> bool {
     open
 }
 
+/// A settings window (Input, Cheats) at the top left, under the menu bar.
+fn tool_window(title: &str) -> egui::Window<'_> {
+    egui::Window::new(title)
+        .collapsible(false)
+        .resizable(false)
+        .anchor(Align2::LEFT_TOP, Vec2::new(16.0, 40.0))
+}
+
 impl InputWindow {
     /// Shows the window; false once it is closed.
     fn show(&mut self, ctx: &Context, config: &Config, actions: &mut Vec<Action>) -> bool {
         let mut open = true;
-        egui::Window::new("Input")
-            .collapsible(false)
-            .resizable(false)
-            .anchor(Align2::LEFT_TOP, Vec2::new(16.0, 40.0))
-            .show(ctx, |ui| {
-                ui.horizontal(|ui| {
-                    for (page, label) in [
-                        (InputPage::Player(0), "Player 1"),
-                        (InputPage::Player(1), "Player 2"),
-                        (InputPage::Hotkeys, "Hotkeys"),
-                        (InputPage::Options, "Turbo and sticks"),
-                    ] {
-                        if ui.selectable_label(self.page == page, label).clicked() {
-                            self.page = page;
-                            self.capturing = None;
-                        }
+        tool_window("Input").show(ctx, |ui| {
+            ui.horizontal(|ui| {
+                for (page, label) in [
+                    (InputPage::Player(0), "Player 1"),
+                    (InputPage::Player(1), "Player 2"),
+                    (InputPage::Hotkeys, "Hotkeys"),
+                    (InputPage::Options, "Turbo and sticks"),
+                ] {
+                    if ui.selectable_label(self.page == page, label).clicked() {
+                        self.page = page;
+                        self.capturing = None;
                     }
-                });
-                let mut rows: Vec<(String, BindTarget, Option<BindTarget>)> = Vec::new();
-                match self.page {
-                    InputPage::Player(player) => {
-                        for button in PadButton::ALL {
-                            rows.push((
-                                button.label().into(),
-                                BindTarget::Key(player, button),
-                                Some(BindTarget::Button(player, button)),
-                            ));
-                        }
-                    }
-                    InputPage::Hotkeys => {
-                        for hotkey in Hotkey::all() {
-                            rows.push((hotkey.label(), BindTarget::Hotkey(hotkey), None));
-                        }
-                    }
-                    InputPage::Options => {}
-                }
-                if self.page == InputPage::Options {
-                    options(ui, config, actions);
-                } else {
-                    egui::ScrollArea::vertical()
-                        .max_height(480.0)
-                        .show(ui, |ui| self.bindings(ui, config, &rows, actions));
-                }
-                let hint = match self.capturing {
-                    Some(BindTarget::Button(..)) => "Press a gamepad button (Esc: cancel)",
-                    Some(_) => "Press a key (Esc: cancel)",
-                    None => "Click a binding to change it, right-click to clear it",
-                };
-                ui.label(hint);
-                if ui.button("Close").clicked() {
-                    open = false;
                 }
             });
+            let mut rows: Vec<(String, BindTarget, Option<BindTarget>)> = Vec::new();
+            match self.page {
+                InputPage::Player(player) => {
+                    for button in PadButton::ALL {
+                        rows.push((
+                            button.label().into(),
+                            BindTarget::Key(player, button),
+                            Some(BindTarget::Button(player, button)),
+                        ));
+                    }
+                }
+                InputPage::Hotkeys => {
+                    for hotkey in Hotkey::all() {
+                        rows.push((hotkey.label(), BindTarget::Hotkey(hotkey), None));
+                    }
+                }
+                InputPage::Options => {}
+            }
+            if self.page == InputPage::Options {
+                options(ui, config, actions);
+            } else {
+                egui::ScrollArea::vertical()
+                    .max_height(480.0)
+                    .show(ui, |ui| self.bindings(ui, config, &rows, actions));
+            }
+            let hint = match self.capturing {
+                Some(BindTarget::Button(..)) => "Press a gamepad button (Esc: cancel)",
+                Some(_) => "Press a key (Esc: cancel)",
+                None => "Click a binding to change it, right-click to clear it",
+            };
+            ui.label(hint);
+            if ui.button("Close").clicked() {
+                open = false;
+            }
+        });
         open
     }
 
@@ -734,79 +753,75 @@ impl CheatsWindow {
         actions: &mut Vec<Action>,
     ) -> bool {
         let mut open = true;
-        egui::Window::new("Cheats")
-            .collapsible(false)
-            .resizable(false)
-            .anchor(Align2::LEFT_TOP, Vec2::new(16.0, 40.0))
-            .show(ctx, |ui| {
-                ui.label(format!("File: {file}"));
-                egui::ScrollArea::vertical()
-                    .max_height(300.0)
-                    .show(ui, |ui| {
-                        if cheats.is_empty() {
-                            ui.label("No cheats yet.");
-                        }
-                        egui::Grid::new("cheats").num_columns(4).show(ui, |ui| {
-                            for (i, cheat) in cheats.iter().enumerate() {
-                                let mut on = cheat.enabled;
-                                if ui.checkbox(&mut on, "").changed() {
-                                    actions.push(Action::ToggleCheat(i));
-                                }
-                                ui.label(&cheat.name);
-                                let kind = if !cheat.acts() {
-                                    " (no effect here)"
-                                } else if cheat.substitute {
-                                    " read"
-                                } else {
-                                    " write"
-                                };
-                                ui.monospace(cheat.code() + kind);
-                                if ui.button("Remove").clicked() {
-                                    actions.push(Action::RemoveCheat(i));
-                                }
-                                ui.end_row();
+        tool_window("Cheats").show(ctx, |ui| {
+            ui.label(format!("File: {file}"));
+            egui::ScrollArea::vertical()
+                .max_height(300.0)
+                .show(ui, |ui| {
+                    if cheats.is_empty() {
+                        ui.label("No cheats yet.");
+                    }
+                    egui::Grid::new("cheats").num_columns(4).show(ui, |ui| {
+                        for (i, cheat) in cheats.iter().enumerate() {
+                            let mut on = cheat.enabled;
+                            if ui.checkbox(&mut on, "").changed() {
+                                actions.push(Action::ToggleCheat(i));
                             }
-                        });
+                            ui.label(&cheat.name);
+                            let kind = if !cheat.acts() {
+                                " (no effect here)"
+                            } else if cheat.substitute {
+                                " read"
+                            } else {
+                                " write"
+                            };
+                            ui.monospace(cheat.code() + kind);
+                            if ui.button("Remove").clicked() {
+                                actions.push(Action::RemoveCheat(i));
+                            }
+                            ui.end_row();
+                        }
                     });
-                ui.separator();
-                ui.label("Game Genie code, or AAAA:VV (RAM write), or AAAA:VV:CC (compare):");
-                let mut add = false;
-                ui.horizontal(|ui| {
-                    let field = ui.add(
-                        egui::TextEdit::singleline(&mut self.code)
-                            .hint_text("code")
-                            .desired_width(140.0),
-                    );
-                    add |= field.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter));
-                    let name = ui.add(
-                        egui::TextEdit::singleline(&mut self.name)
-                            .hint_text("name")
-                            .desired_width(160.0),
-                    );
-                    add |= name.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter));
-                    // The keyboard goes to the code unless the name has it (a click elsewhere
-                    // in the window does not take it away).
-                    let typing = [&field, &name]
-                        .iter()
-                        .any(|f| f.has_focus() || f.lost_focus());
-                    if !typing {
-                        field.request_focus();
-                    }
-                    add |= ui.button("Add").clicked();
                 });
-                if add && !self.code.trim().is_empty() {
-                    let code = std::mem::take(&mut self.code);
-                    actions.push(Action::AddCheat(code, std::mem::take(&mut self.name)));
+            ui.separator();
+            ui.label("Game Genie code, or AAAA:VV (RAM write), or AAAA:VV:CC (compare):");
+            let mut add = false;
+            ui.horizontal(|ui| {
+                let field = ui.add(
+                    egui::TextEdit::singleline(&mut self.code)
+                        .hint_text("code")
+                        .desired_width(140.0),
+                );
+                add |= field.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter));
+                let name = ui.add(
+                    egui::TextEdit::singleline(&mut self.name)
+                        .hint_text("name")
+                        .desired_width(160.0),
+                );
+                add |= name.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter));
+                // The keyboard goes to the code unless the name has it (a click elsewhere
+                // in the window does not take it away).
+                let typing = [&field, &name]
+                    .iter()
+                    .any(|f| f.has_focus() || f.lost_focus());
+                if !typing {
+                    field.request_focus();
                 }
-                ui.horizontal(|ui| {
-                    if ui.button("Load .cht file...").clicked() {
-                        actions.push(Action::BrowseCheats);
-                    }
-                    if ui.button("Close").clicked() {
-                        open = false;
-                    }
-                });
+                add |= ui.button("Add").clicked();
             });
+            if add && !self.code.trim().is_empty() {
+                let code = std::mem::take(&mut self.code);
+                actions.push(Action::AddCheat(code, std::mem::take(&mut self.name)));
+            }
+            ui.horizontal(|ui| {
+                if ui.button("Load .cht file...").clicked() {
+                    actions.push(Action::BrowseCheats);
+                }
+                if ui.button("Close").clicked() {
+                    open = false;
+                }
+            });
+        });
         open
     }
 }

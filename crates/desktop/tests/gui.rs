@@ -580,6 +580,14 @@ impl Session {
         })
     }
 
+    /// Waits for the file at `path` to hold text that `accept`s (a setting saved).
+    fn wait_file(&mut self, path: &Path, what: &str, accept: impl Fn(&str) -> bool) {
+        self.wait_for(what, STEP_TIMEOUT, |_| {
+            let text = std::fs::read_to_string(path).unwrap_or_default();
+            accept(&text).then_some(())
+        });
+    }
+
     /// Waits for a picture that `accept`s, returning it.
     fn wait_picture(&mut self, window: &str, what: &str, accept: impl Fn(&Image) -> bool) -> Image {
         self.wait_for(what, STEP_TIMEOUT, |s| {
@@ -1514,6 +1522,18 @@ fn binding_rows(p: &Image) -> Vec<((usize, usize), Vec<(usize, usize)>)> {
         .collect()
 }
 
+/// Presses `key` for the binding the Input window waits for, waits for the config to hold
+/// `saved`, and closes the window with Esc.
+fn bind_and_close(s: &mut Session, window: &str, key: &str, saved: &str) {
+    s.key(window, key);
+    let config = s.dir.join("config/nestor/config.toml");
+    s.wait_file(&config, &format!("{saved} in the config"), |text| {
+        text.contains(saved)
+    });
+    s.key(window, "Escape");
+    s.wait_picture(window, "the Input window closed", |p| p.uniform().is_some());
+}
+
 /// The Input window as a person uses it: Input > Keys and buttons, a click on player 1's Up
 /// key and J pressed binds J (saved at once); with the window closed (Esc), J presses Up in the
 /// game and the arrow key no longer does. A hotkey is rebound the same way on the Hotkeys page.
@@ -1523,7 +1543,6 @@ fn input_scenario() {
     s.launch();
     let window = s.window();
     s.wait_title(&window, "buttons.nes - 100%");
-    let config = s.dir.join("config/nestor/config.toml");
     let start = s.wait_picture(&window, "the first frame", |p| {
         p.width == WIDTH && p.uniform().is_some()
     });
@@ -1539,15 +1558,7 @@ fn input_scenario() {
     s.wait_picture(&window, "the binding to wait for a key", |p| {
         input_cells(p, up).get(1) != Some(&(left, right))
     });
-    s.key(&window, "j");
-    s.wait_for("J saved as player 1's Up", STEP_TIMEOUT, |_| {
-        let text = std::fs::read_to_string(&config).unwrap_or_default();
-        text.contains("up = [\"KeyJ\"]").then_some(())
-    });
-    s.key(&window, "Escape");
-    s.wait_picture(&window, "the Input window closed", |p| {
-        p.uniform().is_some()
-    });
+    bind_and_close(&mut s, &window, "j", "up = [\"KeyJ\"]");
 
     // The arrow key is no longer Up; J is, at once.
     s.hold(&window, "Up");
@@ -1587,15 +1598,7 @@ fn input_scenario() {
         (pause.0 + pause.1) / 2,
     );
     std::thread::sleep(Duration::from_millis(300));
-    s.key(&window, "y");
-    s.wait_for("Y saved as Pause", STEP_TIMEOUT, |_| {
-        let text = std::fs::read_to_string(&config).unwrap_or_default();
-        text.contains("pause = [\"KeyY\"]").then_some(())
-    });
-    s.key(&window, "Escape");
-    s.wait_picture(&window, "the Input window closed", |p| {
-        p.uniform().is_some()
-    });
+    bind_and_close(&mut s, &window, "y", "pause = [\"KeyY\"]");
     s.key(&window, "y");
     s.wait_title(&window, "paused");
     s.quit(&window);
@@ -1621,9 +1624,8 @@ fn ai_panel_scenario() {
 
     // AI: AI plays, Outline, Panel.
     s.click_menu(&window, 5, |_| 2);
-    s.wait_for("the panel saved as on", STEP_TIMEOUT, |_| {
-        let text = std::fs::read_to_string(&config).unwrap_or_default();
-        (text.contains("[ai]") && text.contains("panel = true")).then_some(())
+    s.wait_file(&config, "the panel saved as on", |text| {
+        text.contains("[ai]") && text.contains("panel = true")
     });
     s.xdotool(&["mousemove", "--window", &window, "400", "600"]);
     // With the menu put away (its highlighted item is white text too).
@@ -1638,9 +1640,8 @@ fn ai_panel_scenario() {
 
     // Off again from the menu.
     s.click_menu(&window, 5, |_| 2);
-    s.wait_for("the panel saved as off", STEP_TIMEOUT, |_| {
-        let text = std::fs::read_to_string(&config).unwrap_or_default();
-        text.contains("panel = false").then_some(())
+    s.wait_file(&config, "the panel saved as off", |text| {
+        text.contains("panel = false")
     });
     s.xdotool(&["mousemove", "--window", &window, "400", "600"]);
     s.wait_picture(&window, "the AI panel gone", |p| p.uniform().is_some());
@@ -1670,9 +1671,8 @@ fn cheats_scenario() {
     let cheated = s.wait_picture(&window, "the cheat's colour", |p| corner(p) != backdrop);
     let colour = corner(&cheated);
     let file = s.dir.join("buttons.cht");
-    s.wait_for("the cheat saved beside the ROM", STEP_TIMEOUT, |_| {
-        let text = std::fs::read_to_string(&file).unwrap_or_default();
-        (text == "0000:16:\n").then_some(())
+    s.wait_file(&file, "the cheat saved beside the ROM", |text| {
+        text == "0000:16:\n"
     });
     s.key(&window, "Escape");
     s.wait_picture(&window, "the Cheats window closed", |p| {
@@ -1726,10 +1726,7 @@ fn ntsc_scenario() {
         // Video: 1x-4x, 8:7 pixels, Fullscreen, NTSC filter.
         s.click_menu(&window, 2, |_| 6);
         let want = format!("ntsc = {on}");
-        s.wait_for(&want, STEP_TIMEOUT, |_| {
-            let text = std::fs::read_to_string(&config).unwrap_or_default();
-            text.contains(&want).then_some(())
-        });
+        s.wait_file(&config, &want, |text| text.contains(&want));
         s.xdotool(&["mousemove", "--window", &window, "400", "600"]);
     };
     toggle(&mut s, true);

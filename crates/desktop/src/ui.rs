@@ -443,7 +443,7 @@ fn corner(ctx: &Context, id: &str, align: Align2, text: &str) {
 /// The AI panel: the AI's plan and the game's statistics, in a box at the bottom left (under
 /// the piece statistics of NES Tetris and Quadfall at 3x), above the corner messages.
 fn ai_panel(ctx: &Context, lines: &[String]) {
-    let offset = Vec2::new(8.0, -56.0);
+    let offset = Vec2::new(8.0, -40.0);
     text_box(
         ctx,
         "ai panel",

@@ -1668,19 +1668,19 @@ fn cheats_scenario() {
     // Typed into the code field, which has the keyboard (again if the keys were lost on a busy
     // machine: Ctrl+A first replaces what a lost attempt left).
     let file = s.dir.join("buttons.cht");
-    let saved = |s: &Session| {
+    let saved = || {
         let text = std::fs::read_to_string(&file).unwrap_or_default();
         text.starts_with("0000:16:\n").then_some(text)
     };
     s.wait_for("the cheat saved beside the ROM", START_TIMEOUT, |s| {
-        if saved(s).is_none() {
+        if saved().is_none() {
             s.xdotool(&["windowfocus", "--sync", &window]);
             s.xdotool(&["key", "ctrl+a"]);
             s.xdotool(&["type", "--delay", "50", "0000:16"]);
             s.xdotool(&["key", "Return"]);
             std::thread::sleep(Duration::from_millis(3000));
         }
-        saved(s)
+        saved()
     });
     let cheated = s.wait_picture(&window, "the cheat's colour", |p| corner(p) != backdrop);
     let colour = corner(&cheated);

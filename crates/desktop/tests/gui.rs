@@ -1534,10 +1534,9 @@ fn bind_and_close(s: &mut Session, window: &str, key: &str, saved: &str) {
     s.wait_picture(window, "the Input window closed", |p| p.uniform().is_some());
 }
 
-/// The Input window as a person uses it: Input > Keys and buttons, a click on player 1's Up
-/// key and J pressed binds J (saved at once); with the window closed (Esc), J presses Up in the
-/// game and the arrow key no longer does. A hotkey is rebound the same way on the Hotkeys page.
-fn input_scenario() {
+/// The button test ROM in the window, corner messages off, at its first frame: the session, the
+/// window and the colour of the picture.
+fn buttons_without_messages() -> (Session, String, [u8; 3]) {
     let mut s = Session::start(&button_colour_rom());
     s.messages_off();
     s.launch();
@@ -1546,7 +1545,14 @@ fn input_scenario() {
     let start = s.wait_picture(&window, "the first frame", |p| {
         p.width == WIDTH && p.uniform().is_some()
     });
-    let backdrop = start.uniform().unwrap();
+    (s, window, start.uniform().unwrap())
+}
+
+/// The Input window as a person uses it: Input > Keys and buttons, a click on player 1's Up
+/// key and J pressed binds J (saved at once); with the window closed (Esc), J presses Up in the
+/// game and the arrow key no longer does. A hotkey is rebound the same way on the Hotkeys page.
+fn input_scenario() {
+    let (mut s, window, backdrop) = buttons_without_messages();
 
     // Input > Keys and buttons: title, pages, column names, then A, B, Select, Start, Up...
     s.click_menu(&window, 4, |_| 0);
@@ -1652,15 +1658,7 @@ fn ai_panel_scenario() {
 /// test ROM shows, held at $16) acts at once and is saved in the `.cht` file beside the ROM in
 /// FCEUX's format; the next start loads it by itself.
 fn cheats_scenario() {
-    let mut s = Session::start(&button_colour_rom());
-    s.messages_off();
-    s.launch();
-    let window = s.window();
-    s.wait_title(&window, "buttons.nes - 100%");
-    let start = s.wait_picture(&window, "the first frame", |p| {
-        p.width == WIDTH && p.uniform().is_some()
-    });
-    let backdrop = start.uniform().unwrap();
+    let (mut s, window, backdrop) = buttons_without_messages();
     let corner = |p: &Image| p.pixel(WIDTH - 1, HEIGHT - 1);
 
     s.click_menu(&window, 6, |_| 0);

@@ -166,6 +166,12 @@ impl Driver {
         self.target
     }
 
+    /// The buttons still planned for the current piece, a frame each (the rules' bit order),
+    /// for the window's AI panel.
+    pub fn planned_inputs(&self) -> impl Iterator<Item = u8> + '_ {
+        self.plan.iter().copied()
+    }
+
     /// The buttons for the next frame.
     fn buttons(&mut self, console: &mut Console) -> u8 {
         let mode = console.peek(GAME_MODE);
@@ -408,6 +414,11 @@ fn read_board(console: &Console) -> Board {
         *b = console.peek(PLAYFIELD + i as u16);
     }
     Board::from_ram(&page)
+}
+
+/// The level ($44).
+pub fn level(console: &Console) -> u8 {
+    console.peek(LEVEL)
 }
 
 /// Lines as a number ($50 packed BCD, $51 counting hundreds).

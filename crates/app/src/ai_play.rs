@@ -1,8 +1,9 @@
 //! The native Tetris AI at the controls of `nestor` and `nestor run`: its command-line options,
 //! and the `session::Player` that makes it an input source of the session.
 
+use crate::tetris_stats::GameStats;
 use ai::driver::Driver;
-use ai::rules::ORIENTATIONS;
+use ai::rules::{buttons, FIRST_ID, ORIENTATIONS, TYPE_NAMES, TYPE_OF};
 use nes::{Buttons, Console};
 use session::{Outline, Player};
 use std::cell::RefCell;
@@ -55,17 +56,69 @@ impl AiArgs {
 }
 
 /// The driver as the session's automatic player, shared with the front end that reports its
-/// statistics.
-pub struct AiPlayer(pub Rc<RefCell<Driver>>);
+/// statistics, and the game's statistics for the window's AI panel.
+pub struct AiPlayer {
+    driver: Rc<RefCell<Driver>>,
+    stats: GameStats,
+}
+
+impl AiPlayer {
+    pub fn new(driver: Rc<RefCell<Driver>>) -> AiPlayer {
+        AiPlayer {
+            driver,
+            stats: GameStats::default(),
+        }
+    }
+}
 
 impl Player for AiPlayer {
     fn buttons(&mut self, console: &mut Console) -> Buttons {
-        self.0.borrow_mut().decide(console)
+        self.driver.borrow_mut().decide(console)
+    }
+
+    fn observe(&mut self, console: &Console) {
+        self.stats.observe(console);
+    }
+
+    /// The plan (where the piece goes and the moves to get it there), the preview, then the
+    /// game's statistics.
+    fn panel(&self, console: &Console, playing: bool) -> Vec<String> {
+        let driver = self.driver.borrow();
+        let plan = match driver.target().filter(|_| playing) {
+            Some(target) => {
+                let kind = usize::from(TYPE_OF[usize::from(target.id) % TYPE_OF.len()]);
+                let turns = target.id - FIRST_ID[kind];
+                format!(
+                    "Plan: {} to column {}, turned {turns}",
+                    TYPE_NAMES[kind],
+                    target.x + 1
+                )
+            }
+            None => "Plan: -".into(),
+        };
+        let moves = moves(driver.planned_inputs());
+        let moves = if moves.is_empty() || !playing {
+            "-".into()
+        } else {
+            moves.join(", ")
+        };
+        let next = ai::driver::piece_in_play(console)
+            .and_then(|p| p.next)
+            .map_or("-".into(), |id| {
+                TYPE_NAMES[usize::from(TYPE_OF[usize::from(id) % TYPE_OF.len()])].to_string()
+            });
+        let mut lines = vec![
+            plan,
+            format!("Next moves: {moves}"),
+            format!("Next piece: {next}"),
+        ];
+        lines.extend(self.stats.report());
+        lines
     }
 
     /// The squares of the planned lock position.
     fn overlay(&self) -> Vec<Outline> {
-        let Some(target) = self.0.borrow().target() else {
+        let Some(target) = self.driver.borrow().target() else {
             return Vec::new();
         };
         ORIENTATIONS[target.id as usize]
@@ -79,5 +132,54 @@ impl Player for AiPlayer {
                 height: SQUARE as u16,
             })
             .collect()
+    }
+}
+
+/// The first few presses of planned inputs (held buttons a frame each), as words: a button
+/// newly pressed is a move, the same move in a row is counted ("left x3"), and holding Down
+/// is the drop.
+fn moves(inputs: impl Iterator<Item = u8>) -> Vec<String> {
+    const SHOWN: usize = 6;
+    let names = [
+        (buttons::LEFT, "left"),
+        (buttons::RIGHT, "right"),
+        (buttons::A, "A"),
+        (buttons::B, "B"),
+        (buttons::DOWN, "drop"),
+    ];
+    let mut runs: Vec<(&str, u32)> = Vec::new();
+    let mut held = 0u8;
+    for input in inputs {
+        let pressed = input & !held;
+        held = input;
+        for (bit, name) in names {
+            if pressed & bit == 0 {
+                continue;
+            }
+            match runs.last_mut() {
+                Some((last, count)) if *last == name && name != "drop" => *count += 1,
+                _ => runs.push((name, 1)),
+            }
+        }
+    }
+    runs.into_iter()
+        .take(SHOWN)
+        .map(|(name, count)| match count {
+            1 => name.to_string(),
+            n => format!("{name} x{n}"),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn planned_inputs_read_as_moves() {
+        use buttons::*;
+        let plan = [LEFT, 0, LEFT, 0, LEFT | A, 0, B, DOWN, DOWN, DOWN];
+        assert_eq!(moves(plan.into_iter()), ["left x3", "A", "B", "drop"]);
+        assert!(moves(std::iter::empty()).is_empty());
     }
 }

@@ -65,7 +65,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let driver_used = args.ai.ai.is_some();
     if driver_used {
         let driver = Rc::new(RefCell::new(args.ai.driver()?));
-        session.set_player(Box::new(AiPlayer(driver)), true);
+        session.set_player(Box::new(AiPlayer::new(driver)), true);
     }
     if let Some(movie) = &args.movie {
         let movies = Movies::open(Some(movie), None, "bench", session.console())?;

@@ -10,6 +10,7 @@ mod nestest;
 mod run;
 mod soak;
 mod test_rom;
+mod tetris_stats;
 mod wav;
 
 use clap::{Parser, Subcommand};

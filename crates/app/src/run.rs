@@ -141,7 +141,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     session.set_movies(movies);
     let driver = args.ai.ai.is_some().then(|| Rc::new(RefCell::new(driver)));
     if let Some(driver) = &driver {
-        session.set_player(Box::new(AiPlayer(driver.clone())), true);
+        session.set_player(Box::new(AiPlayer::new(driver.clone())), true);
     }
     if !args.lua.is_empty() {
         let mut scripts = lua::Scripts::new(crate::rom_bytes(&args.rom)?.1, &name);
@@ -318,10 +318,11 @@ fn play_in_window(args: &Args, driver: ai::driver::Driver) -> anyhow::Result<Exi
         None => desktop::Rom {
             name: "quadfall.nes".into(),
             bytes: crate::GAME_ROM.to_vec(),
+            path: None,
         },
     };
     let mut options = desktop::Options::new(rom);
-    options.ai = Some(Box::new(AiPlayer(Rc::new(RefCell::new(driver)))));
+    options.ai = Some(Box::new(AiPlayer::new(Rc::new(RefCell::new(driver)))));
     options.ai_enabled = args.ai.ai.is_some();
     options.lua = args.lua.clone();
     options.lua_memory = (args.lua_memory << 20) as usize;

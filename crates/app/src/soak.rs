@@ -112,7 +112,7 @@ fn mib(kib: u64) -> f64 {
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let driver = Rc::new(RefCell::new(args.ai.driver()?));
     let mut session = Session::new(nes::Console::from_ines(crate::GAME_ROM)?);
-    session.set_player(Box::new(AiPlayer(driver.clone())), true);
+    session.set_player(Box::new(AiPlayer::new(driver.clone())), true);
     let progress = ProgressBar::new(args.warmup + args.frames).with_style(
         ProgressStyle::with_template("soak {bar:30} {pos}/{len} frames {msg}")
             .expect("valid template"),

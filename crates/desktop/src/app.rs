@@ -2,15 +2,18 @@
 //! input.
 
 use crate::audio::Audio;
+use crate::bindings::{Hotkey, Shortcut};
 use crate::config::Config;
 use crate::files;
 use crate::input::Input;
+use crate::ntsc::Ntsc;
 use crate::ui::{Action, Gui, View};
 use crate::video::{fitting_scale, picture_size, Video};
 use lua::{HostInput, Scripts, SpeedMode, Stream};
 use nes::ppu::palette::Palette;
 use nes::ppu::{HEIGHT, WIDTH};
 use nes::Console;
+use session::cheats::{Cheat, CheatList};
 use session::movies::Movies;
 use session::{Outline, Player, Session};
 use std::cell::RefCell;
@@ -48,6 +51,8 @@ const OUTLINE_RGB: [u8; 3] = [255, 40, 200];
 pub struct Rom {
     pub name: String,
     pub bytes: Vec<u8>,
+    /// The file it was read from (its cheats are in the `.cht` file beside it).
+    pub path: Option<PathBuf>,
 }
 
 impl Rom {
@@ -57,7 +62,20 @@ impl Rom {
             || path.display().to_string(),
             |n| n.to_string_lossy().into(),
         );
-        Ok(Rom { name, bytes })
+        Ok(Rom {
+            name,
+            bytes,
+            path: Some(path.to_path_buf()),
+        })
+    }
+
+    /// FCEUX's cheat file for the ROM: beside it, or for a ROM without a file in
+    /// `<data dir>/cheats`.
+    fn cheat_path(&self) -> Option<PathBuf> {
+        match &self.path {
+            Some(path) => Some(path.with_extension("cht")),
+            None => files::data_dir().map(|dir| dir.join("cheats").join(self.stem() + ".cht")),
+        }
     }
 
     /// File-name stem for states and screenshots.
@@ -84,7 +102,8 @@ pub struct Options {
     pub run_ahead: Option<u8>,
     /// The picture's scale when the window opens, instead of the config's.
     pub scale: Option<u32>,
-    /// Game Genie codes plugged in from power-on (not into ROMs dropped on the window).
+    /// Game Genie codes plugged in from power-on, beside the ROM's `.cht` cheats (not into
+    /// ROMs opened later in the window).
     pub game_genie: Vec<String>,
     /// Config file; `None` is `<config dir>/nestor/config.toml`.
     pub config_path: Option<PathBuf>,
@@ -136,10 +155,13 @@ impl std::error::Error for RunError {}
 /// exit status 0)
 /// or a Lua script ends the program (`emu.exit`, `os.exit(n)`); returns the exit status.
 pub fn run(options: Options) -> Result<i32, RunError> {
-    let mut console = Console::from_ines(&options.rom.bytes)
+    let console = Console::from_ines(&options.rom.bytes)
         .map_err(|e| RunError::BadRom(format!("{}: {e}", options.rom.name)))?;
+    let mut cheats = load_cheats(&options.rom);
     for code in &options.game_genie {
-        console.add_game_genie(nes::GameGenie::parse(code).map_err(RunError::BadRom)?);
+        cheats
+            .cheats
+            .push(Cheat::game_genie(code).map_err(RunError::BadRom)?);
     }
     let event_loop = EventLoop::new().map_err(|e| RunError::NoDisplay(without_location(e)))?;
     let config_path = options.config_path.clone().or_else(Config::default_path);
@@ -163,6 +185,7 @@ pub fn run(options: Options) -> Result<i32, RunError> {
     }
     let mut app = App::new(options, console, config, config_path);
     app.session.set_movies(movies);
+    app.session.set_cheats(cheats);
     let result = event_loop.run_app(&mut app);
     // A game stopped by a failure of nestor's is an error, even once the window is closed.
     let status = app
@@ -189,6 +212,8 @@ struct App {
     /// Where settings changed in the window are saved (`None`: nowhere).
     config_path: Option<PathBuf>,
     palette: Palette,
+    /// The NTSC filter, made the first time it is switched on.
+    ntsc: Option<Ntsc>,
     window: Option<Arc<Window>>,
     video: Option<Video>,
     gui: Gui,
@@ -269,6 +294,7 @@ impl App {
             config,
             config_path,
             palette: Palette::default(),
+            ntsc: None,
             window: None,
             video: None,
             gui: Gui::new(),
@@ -346,7 +372,8 @@ impl App {
     fn emulate_frame(&mut self) {
         let bindings = [&self.config.player1, &self.config.player2];
         let frame = self.session.console().frame_number();
-        let pads = [0, 1].map(|port| self.input.buttons(port, bindings[port], frame));
+        let settings = &self.config.input;
+        let pads = [0, 1].map(|port| self.input.buttons(port, bindings[port], settings, frame));
         self.input.frame_taken();
         self.session.set_pads(pads);
         if let Some(audio) = &self.audio {
@@ -476,7 +503,13 @@ impl App {
 
     /// The frame as packed RGB with the scripts' drawing over it.
     fn picture(&mut self) -> Vec<u8> {
-        self.palette.to_rgb(self.session.picture(), &mut self.rgb);
+        if self.config.video.ntsc {
+            let frame = self.session.console().frame_number();
+            let ntsc = self.ntsc.get_or_insert_with(Ntsc::new);
+            ntsc.filter(self.session.picture(), frame, &mut self.rgb);
+        } else {
+            self.palette.to_rgb(self.session.picture(), &mut self.rgb);
+        }
         let mut picture = self.rgb.clone();
         if let Some(scripts) = self.session.scripts() {
             scripts.composite(&mut picture, 3);
@@ -527,6 +560,7 @@ impl App {
             overlay: self.overlay_enabled,
             scripts: self.session.scripts().is_some(),
             messages: video.messages,
+            ntsc: video.ntsc,
             recent: self.config.files.recent.clone(),
             message: message
                 .filter(|(_, since)| since.elapsed() < MESSAGE_TIME)
@@ -536,42 +570,70 @@ impl App {
                 let frame = self.session.console().frame_number();
                 format!("{fps} fps  frame {frame}")
             }),
+            config: self.gui.input_open().then(|| self.config.clone()),
+            cheats: self.gui.cheats_open().then(|| {
+                let file = self.rom.cheat_path();
+                let file = file.map_or("no data directory".into(), |p| p.display().to_string());
+                (self.session.cheats().cheats.clone(), file)
+            }),
+            ai_panel: self.session.has_player().then_some(self.config.ai.panel),
+            panel_lines: if self.config.ai.panel {
+                self.session.panel()
+            } else {
+                Vec::new()
+            },
         }
     }
 
-    /// The action a key stands for (keys held for a while, Tab and Backspace, are not here).
+    /// The action a key stands for (the hotkeys held for a while, fast-forward and rewind, are
+    /// not here).
     fn hotkey(&self, key: KeyCode) -> Option<Action> {
-        let (shift, ctrl) = (self.modifiers.shift_key(), self.modifiers.control_key());
-        let action = match key {
-            KeyCode::KeyQ if ctrl => Action::Quit,
-            KeyCode::KeyO if ctrl => Action::BrowseRoms,
-            KeyCode::KeyP => Action::TogglePause,
-            KeyCode::KeyN => Action::FrameAdvance,
-            KeyCode::KeyT => Action::Speed((self.speed + 1) % SPEEDS.len()),
-            KeyCode::KeyR if shift => Action::PowerCycle,
-            KeyCode::KeyR => Action::Reset,
-            KeyCode::KeyI => Action::ToggleAi,
-            KeyCode::KeyO => Action::ToggleOverlay,
-            KeyCode::KeyK => Action::ToggleFrameCounter,
-            KeyCode::KeyM => Action::ToggleMute,
-            KeyCode::Minus | KeyCode::Equal => {
-                let step = if key == KeyCode::Equal { 0.1 } else { -0.1 };
-                Action::Volume((self.audio.as_ref()?.volume + step).clamp(0.0, 1.0))
-            }
-            KeyCode::F10 => Action::ToggleAspect,
-            KeyCode::F11 => Action::ToggleFullscreen,
-            KeyCode::Enter if self.modifiers.alt_key() => Action::ToggleFullscreen,
-            KeyCode::F12 => Action::Screenshot,
-            _ => {
-                let slot = function_key_slot(key)?;
-                if shift {
-                    Action::SaveState(slot)
-                } else {
-                    Action::LoadState(slot)
-                }
-            }
+        let pressed = self.shortcut(key);
+        let volume = |step: f32| {
+            let volume = self.audio.as_ref()?.volume;
+            Some(Action::Volume((volume + step).clamp(0.0, 1.0)))
+        };
+        let action = match self.config.hotkeys.find(pressed)? {
+            Hotkey::Quit => Action::Quit,
+            Hotkey::OpenRom => Action::BrowseRoms,
+            Hotkey::Pause => Action::TogglePause,
+            Hotkey::FrameAdvance => Action::FrameAdvance,
+            Hotkey::Speed => Action::Speed((self.speed + 1) % SPEEDS.len()),
+            Hotkey::PowerCycle => Action::PowerCycle,
+            Hotkey::Reset => Action::Reset,
+            Hotkey::Ai => Action::ToggleAi,
+            Hotkey::Overlay => Action::ToggleOverlay,
+            Hotkey::AiPanel => Action::ToggleAiPanel,
+            Hotkey::FrameCounter => Action::ToggleFrameCounter,
+            Hotkey::Mute => Action::ToggleMute,
+            Hotkey::VolumeDown => volume(-0.1)?,
+            Hotkey::VolumeUp => volume(0.1)?,
+            Hotkey::Aspect => Action::ToggleAspect,
+            Hotkey::Fullscreen => Action::ToggleFullscreen,
+            Hotkey::Screenshot => Action::Screenshot,
+            Hotkey::SaveState(slot) => Action::SaveState(usize::from(slot)),
+            Hotkey::LoadState(slot) => Action::LoadState(usize::from(slot)),
+            Hotkey::FastForward | Hotkey::Rewind => return None,
         };
         Some(action)
+    }
+
+    /// A key pressed now, with the modifiers held.
+    fn shortcut(&self, key: KeyCode) -> Shortcut {
+        Shortcut {
+            key,
+            ctrl: self.modifiers.control_key(),
+            shift: self.modifiers.shift_key(),
+            alt: self.modifiers.alt_key(),
+        }
+    }
+
+    /// The held hotkey (fast-forward or rewind) a key pressed now starts.
+    fn hotkey_held(&self, key: KeyCode) -> Option<Hotkey> {
+        self.config
+            .hotkeys
+            .find(self.shortcut(key))
+            .filter(|h| matches!(h, Hotkey::FastForward | Hotkey::Rewind))
     }
 
     /// Does what a hotkey or a menu item asks.
@@ -673,9 +735,88 @@ impl App {
                 let on = !self.config.video.frame_counter;
                 self.save_setting(|config| config.video.frame_counter = on);
             }
+            Action::ToggleNtsc => {
+                let on = !self.config.video.ntsc;
+                self.save_setting(|config| config.video.ntsc = on);
+                self.show(format!("NTSC filter {}", if on { "on" } else { "off" }));
+            }
+            Action::ToggleAiPanel => {
+                let on = !self.config.ai.panel;
+                self.save_setting(|config| config.ai.panel = on);
+                self.show(format!("AI panel {}", if on { "on" } else { "off" }));
+            }
+            Action::OpenInput => self.gui.open_input(),
+            Action::OpenCheats => self.gui.open_cheats(),
+            Action::BrowseCheats => {
+                let dir = self.rom.cheat_path();
+                self.gui
+                    .browse_cheats(dir.as_deref().and_then(Path::parent));
+            }
+            Action::AddCheat(code, name) => match Cheat::parse(&code, &name) {
+                Ok(cheat) => {
+                    let what = format!("cheat added: {}", cheat_label(&cheat));
+                    self.change_cheats(|list| list.cheats.push(cheat), what);
+                }
+                Err(err) => self.show(format!("not a cheat: {err}")),
+            },
+            Action::ToggleCheat(i) => {
+                if let Some(cheat) = self.session.cheats().cheats.get(i) {
+                    let state = if cheat.enabled { "off" } else { "on" };
+                    let what = format!("cheat {state}: {}", cheat_label(cheat));
+                    self.change_cheats(|list| list.cheats[i].enabled ^= true, what);
+                }
+            }
+            Action::RemoveCheat(i) => {
+                if let Some(cheat) = self.session.cheats().cheats.get(i) {
+                    let what = format!("cheat removed: {}", cheat_label(cheat));
+                    self.change_cheats(|list| drop(list.cheats.remove(i)), what);
+                }
+            }
+            Action::LoadCheats(path) => match CheatList::load(&path) {
+                Ok(list) => {
+                    let count = list.cheats.len();
+                    self.change_cheats(|all| *all = list, format!("{count} cheats loaded"));
+                }
+                Err(err) => self.show(format!("cheats not loaded: {err}")),
+            },
+            Action::Bind(target, bound) => {
+                let mut config = self.config.clone();
+                match config.bind(target, bound) {
+                    Ok(message) => {
+                        self.save_setting(|c| *c = config);
+                        self.show(message);
+                    }
+                    Err(err) => self.show(err),
+                }
+            }
+            Action::Unbind(target) => self.save_setting(|config| config.unbind(target)),
+            Action::TurboFrames(frames) => {
+                self.save_setting(|config| config.input.turbo_frames = frames);
+                let rate = self.config.input.turbo_hz();
+                self.show(format!("turbo {rate:.0} presses a second"));
+            }
+            Action::Deadzone(deadzone) => {
+                let deadzone = (deadzone * 100.0).round() / 100.0;
+                self.save_setting(|config| config.input.deadzone = deadzone.clamp(0.1, 0.9));
+            }
         }
         if let Some(window) = &self.window {
             window.request_redraw();
+        }
+    }
+
+    /// Changes the game's cheats, which act at once and are saved in its `.cht` file.
+    fn change_cheats(&mut self, change: impl FnOnce(&mut CheatList), what: String) {
+        let mut list = self.session.cheats().clone();
+        change(&mut list);
+        let saved = match self.rom.cheat_path() {
+            Some(path) => list.save(&path).map(|()| path.display().to_string()),
+            None => Err("no data directory".into()),
+        };
+        self.session.set_cheats(list);
+        match saved {
+            Ok(path) => self.show(format!("{what} (saved in {path})")),
+            Err(err) => self.show(format!("{what}; not saved: {err}")),
         }
     }
 
@@ -878,6 +1019,7 @@ impl App {
                 // Scripts were written for the game they started with, and the AI knows one
                 // game: both stop.
                 self.session.change_game(console, &rom.name);
+                self.session.set_cheats(load_cheats(&rom));
                 self.rom = rom;
                 self.crashed = None;
                 self.set_paused(false);
@@ -985,13 +1127,15 @@ impl ApplicationHandler for App {
                 }
                 let pressed = state == ElementState::Pressed;
                 self.input.key(key, pressed);
-                if key == KeyCode::Tab && !pressed {
+                let hotkeys = &self.config.hotkeys;
+                let held = if pressed { self.hotkey_held(key) } else { None };
+                if !pressed && hotkeys.uses_key(Hotkey::FastForward, key) {
                     self.fast_forward = false;
-                } else if key == KeyCode::Backspace && !pressed {
+                } else if !pressed && hotkeys.uses_key(Hotkey::Rewind, key) {
                     self.rewinding = false;
-                } else if key == KeyCode::Tab && pressed {
+                } else if held == Some(Hotkey::FastForward) {
                     self.fast_forward = true;
-                } else if key == KeyCode::Backspace && pressed {
+                } else if held == Some(Hotkey::Rewind) {
                     self.rewinding = true;
                 } else if pressed && !repeat {
                     if let Some(action) = self.hotkey(key) {
@@ -1004,7 +1148,13 @@ impl ApplicationHandler for App {
     }
 
     fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
-        self.input.poll_gamepads();
+        for button in self.input.poll_gamepads() {
+            if self.gui.gamepad_button(button) {
+                if let Some(window) = &self.window {
+                    window.request_redraw();
+                }
+            }
+        }
         if self.exit_status.is_some() {
             return event_loop.exit();
         }
@@ -1068,6 +1218,18 @@ fn without_location(err: impl fmt::Display) -> String {
     }
 }
 
+/// The cheats of the ROM's `.cht` file (none when there is none; one line when it cannot be
+/// read).
+fn load_cheats(rom: &Rom) -> CheatList {
+    let Some(path) = rom.cheat_path() else {
+        return CheatList::default();
+    };
+    CheatList::load(&path).unwrap_or_else(|err| {
+        eprintln!("nestor: cheats not read: {err}");
+        CheatList::default()
+    })
+}
+
 /// Reads a ROM file and plugs it into a new console; the error names the file.
 fn open_rom(path: &Path) -> Result<(Rom, Console), String> {
     let rom = Rom::from_file(path)?;
@@ -1110,15 +1272,6 @@ fn load_scripts(
     scripts
 }
 
-/// F1-F9 as slot numbers 1-9.
-fn function_key_slot(key: KeyCode) -> Option<usize> {
-    use KeyCode::*;
-    [F1, F2, F3, F4, F5, F6, F7, F8, F9]
-        .iter()
-        .position(|&k| k == key)
-        .map(|i| i + 1)
-}
-
 /// Draws a one-pixel rectangle outline into packed RGB at the NES's resolution, clipped.
 fn draw_outline(rgb: &mut [u8], outline: Outline) {
     let (x0, y0) = (usize::from(outline.x), usize::from(outline.y));
@@ -1141,6 +1294,15 @@ fn draw_outline(rgb: &mut [u8], outline: Outline) {
     for y in y0..=y1 {
         plot(x0, y);
         plot(x1, y);
+    }
+}
+
+/// A cheat as the messages name it: its name and code.
+fn cheat_label(cheat: &Cheat) -> String {
+    if cheat.name.is_empty() {
+        cheat.code()
+    } else {
+        format!("{} ({})", cheat.name, cheat.code())
     }
 }
 
@@ -1173,13 +1335,6 @@ mod tests {
     }
 
     #[test]
-    fn function_keys_name_slots_one_to_nine() {
-        assert_eq!(function_key_slot(KeyCode::F1), Some(1));
-        assert_eq!(function_key_slot(KeyCode::F9), Some(9));
-        assert_eq!(function_key_slot(KeyCode::F10), None);
-    }
-
-    #[test]
     fn dropped_files_load_or_say_why_not() {
         let dir = std::env::temp_dir().join(format!("nestor-drop-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
@@ -1203,7 +1358,9 @@ mod tests {
         let rom = Rom {
             name: "My Game (U).nes".into(),
             bytes: Vec::new(),
+            path: Some("roms/My Game (U).nes".into()),
         };
+        assert_eq!(rom.cheat_path().unwrap(), Path::new("roms/My Game (U).cht"));
         assert_eq!(rom.stem(), "My_Game__U_");
     }
 }

@@ -2,6 +2,7 @@
 //! config directory. Created with the defaults on first run. Each setting is taken on its own:
 //! a bad key, value or line is reported in one line naming it, and keeps its default.
 
+use crate::bindings::Hotkeys;
 use gilrs::Button;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -15,8 +16,44 @@ pub struct Config {
     pub emulation: EmulationConfig,
     pub lua: LuaConfig,
     pub files: FilesConfig,
+    pub input: InputConfig,
+    pub ai: AiConfig,
     pub player1: PlayerBindings,
     pub player2: PlayerBindings,
+    /// The window's hotkeys: `pause = ["KeyP"]`, `save_state_1 = ["Shift+F1"]`.
+    pub hotkeys: Hotkeys,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AiConfig {
+    /// Show the AI panel beside the picture: its plan and the game's statistics.
+    pub panel: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct InputConfig {
+    /// Frames a turbo button stays pressed, then let go (1-8): 2 is 15 presses a second.
+    pub turbo_frames: u8,
+    /// How far a gamepad's stick must lean (0.1-0.9 of its travel) to press the d-pad.
+    pub deadzone: f32,
+}
+
+impl Default for InputConfig {
+    fn default() -> InputConfig {
+        InputConfig {
+            turbo_frames: 2,
+            deadzone: 0.5,
+        }
+    }
+}
+
+impl InputConfig {
+    /// Turbo presses a second.
+    pub fn turbo_hz(&self) -> f64 {
+        crate::FRAME_RATE / (2.0 * f64::from(self.turbo_frames))
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -30,6 +67,8 @@ pub struct VideoConfig {
     pub messages: bool,
     /// Show the frames per second and the frame number in a corner.
     pub frame_counter: bool,
+    /// Decode the picture as a TV decodes the NES's composite signal (colour fringes).
+    pub ntsc: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -100,14 +139,12 @@ pub struct Pad<T> {
     pub turbo_b: Vec<T>,
 }
 
-/// Frames a turbo button stays pressed, then released.
-const TURBO_FRAMES: u64 = 2;
-
 impl<T> Pad<T> {
     /// The controller byte (bit order of `nes::Buttons`) for the inputs `held` says are down,
-    /// on frame number `frame` (for the turbo buttons).
-    pub fn buttons(&self, held: impl Fn(&T) -> bool, frame: u64) -> u8 {
-        let turbo = (frame / TURBO_FRAMES).is_multiple_of(2);
+    /// on frame number `frame`; the turbo buttons press for `turbo_frames` frames, then let go
+    /// for as many.
+    pub fn buttons(&self, held: impl Fn(&T) -> bool, frame: u64, turbo_frames: u8) -> u8 {
+        let turbo = (frame / u64::from(turbo_frames.max(1))).is_multiple_of(2);
         let turbo_bits = |bit| if turbo { bit } else { 0 };
         let lists = [
             (&self.turbo_a, turbo_bits(nes::Buttons::A)),
@@ -149,11 +186,14 @@ impl Default for Config {
             emulation: EmulationConfig::default(),
             lua: LuaConfig::default(),
             files: FilesConfig::default(),
+            input: InputConfig::default(),
+            ai: AiConfig::default(),
             player1: PlayerBindings::default(),
             player2: PlayerBindings {
                 keyboard: player2_keys,
                 gamepad: Pad::default(),
             },
+            hotkeys: Hotkeys::default(),
         }
     }
 }
@@ -165,6 +205,7 @@ impl Default for VideoConfig {
             pixel_aspect_8_7: false,
             messages: true,
             frame_counter: false,
+            ntsc: false,
         }
     }
 }
@@ -331,6 +372,12 @@ impl Config {
             return Err(format!("{} is not 0.0 to 1.0", self.audio.volume));
         }
         session::check_run_ahead(self.emulation.run_ahead)?;
+        if !(1..=8).contains(&self.input.turbo_frames) {
+            return Err(format!("{} frames is not 1 to 8", self.input.turbo_frames));
+        }
+        if !(0.1..=0.9).contains(&self.input.deadzone) {
+            return Err(format!("{} is not 0.1 to 0.9", self.input.deadzone));
+        }
         if self.emulation.rewind_mib > 4096 {
             return Err(format!(
                 "{} MiB is more than 4096",
@@ -656,7 +703,7 @@ mod tests {
     fn pad_bits_follow_the_controller_order() {
         let pad = PlayerBindings::default().keyboard;
         let held = [KeyCode::KeyX, KeyCode::ArrowLeft, KeyCode::Enter];
-        let bits = pad.buttons(|k| held.contains(k), 0);
+        let bits = pad.buttons(|k| held.contains(k), 0, 2);
         assert_eq!(
             bits,
             nes::Buttons::A | nes::Buttons::LEFT | nes::Buttons::START
@@ -668,10 +715,22 @@ mod tests {
         let pad = PlayerBindings::default().keyboard;
         let turbo_a = pad.turbo_a[0];
         let a: Vec<u8> = (0..8)
-            .map(|frame| pad.buttons(|k| *k == turbo_a, frame))
+            .map(|frame| pad.buttons(|k| *k == turbo_a, frame, 2))
             .collect();
         let (on, off) = (nes::Buttons::A, 0);
         assert_eq!(a, [on, on, off, off, on, on, off, off]);
+        // At the fastest rate, every other frame.
+        let a: Vec<u8> = (0..4)
+            .map(|frame| pad.buttons(|k| *k == turbo_a, frame, 1))
+            .collect();
+        assert_eq!(a, [on, off, on, off]);
+        let (config, problems) = Config::parse("[input]\nturbo_frames = 3\ndeadzone = 0.95\n");
+        assert_eq!(config.input.turbo_frames, 3);
+        assert_eq!(config.input.deadzone, 0.5);
+        assert_eq!(
+            problems,
+            ["line 3: bad value for `input.deadzone`: 0.95 is not 0.1 to 0.9"]
+        );
         // A config from before turbo existed still reads, and gets the default turbo keys.
         let (config, problems) = Config::parse("[player1.keyboard]\na = [\"KeyX\"]\nb = [\"KeyZ\"]\nselect = []\nstart = []\nup = []\ndown = []\nleft = []\nright = []\n");
         assert!(problems.is_empty(), "{problems:?}");

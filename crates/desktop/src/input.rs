@@ -3,13 +3,10 @@
 //! Gamepads are hot-plugged: the first one connected is player 1's, the next player 2's; when
 //! one is unplugged its slot is free for the next one plugged in.
 
-use crate::config::PlayerBindings;
-use gilrs::{Axis, EventType, GamepadId, Gilrs};
+use crate::config::{InputConfig, PlayerBindings};
+use gilrs::{Axis, Button, EventType, GamepadId, Gilrs};
 use std::collections::HashSet;
 use winit::keyboard::KeyCode;
-
-/// How far a stick must lean to count as a d-pad press.
-const STICK_THRESHOLD: f32 = 0.5;
 
 pub struct Input {
     gilrs: Option<Gilrs>,
@@ -61,16 +58,19 @@ impl Input {
         self.keys_tapped.clear();
     }
 
-    /// Takes gamepad events: connections, disconnections (button state is read in `buttons`).
-    pub fn poll_gamepads(&mut self) {
+    /// Takes gamepad events: connections, disconnections (button state is read in `buttons`);
+    /// returns the buttons pressed since the last poll (for binding them).
+    pub fn poll_gamepads(&mut self) -> Vec<Button> {
         let mut events = Vec::new();
         if let Some(gilrs) = &mut self.gilrs {
             while let Some(event) = gilrs.next_event() {
                 events.push(event);
             }
         }
+        let mut pressed = Vec::new();
         for event in events {
             match event.event {
+                EventType::ButtonPressed(button, _) => pressed.push(button),
                 EventType::Connected => self.plug(event.id),
                 EventType::Disconnected => {
                     for slot in self.pads.iter_mut().filter(|s| **s == Some(event.id)) {
@@ -80,6 +80,7 @@ impl Input {
                 _ => {}
             }
         }
+        pressed
     }
 
     fn plug(&mut self, id: GamepadId) {
@@ -92,16 +93,25 @@ impl Input {
 
     /// The controller byte for `player` (0 or 1) on frame number `frame`: keyboard and
     /// gamepad together.
-    pub fn buttons(&self, player: usize, bindings: &PlayerBindings, frame: u64) -> u8 {
+    pub fn buttons(
+        &self,
+        player: usize,
+        bindings: &PlayerBindings,
+        settings: &InputConfig,
+        frame: u64,
+    ) -> u8 {
+        let turbo = settings.turbo_frames;
         let keys = bindings.keyboard.buttons(
             |key| self.keys_held.contains(key) || self.keys_tapped.contains(key),
             frame,
+            turbo,
         );
         let pad = match (&self.gilrs, self.pads[player]) {
             (Some(gilrs), Some(id)) => {
                 let gamepad = gilrs.gamepad(id);
-                let stick = |axis: Axis, sign: f32| gamepad.value(axis) * sign > STICK_THRESHOLD;
-                let mut bits = bindings.gamepad.buttons(|&b| gamepad.is_pressed(b), frame);
+                let stick = |axis: Axis, sign: f32| gamepad.value(axis) * sign > settings.deadzone;
+                let pressed = |&b: &Button| gamepad.is_pressed(b);
+                let mut bits = bindings.gamepad.buttons(pressed, frame, turbo);
                 for (axis, sign, bit) in [
                     (Axis::LeftStickY, 1.0, nes::Buttons::UP),
                     (Axis::LeftStickY, -1.0, nes::Buttons::DOWN),
@@ -201,16 +211,17 @@ mod tests {
             keys_tapped: HashSet::new(),
         };
         let bindings = PlayerBindings::default();
+        let settings = InputConfig::default();
         let key = *bindings.keyboard.a.first().expect("a key for A");
         input.key(key, true);
         input.key(key, false);
-        assert_eq!(input.buttons(0, &bindings, 0), nes::Buttons::A);
+        assert_eq!(input.buttons(0, &bindings, &settings, 0), nes::Buttons::A);
         input.frame_taken();
-        assert_eq!(input.buttons(0, &bindings, 0), 0);
+        assert_eq!(input.buttons(0, &bindings, &settings, 0), 0);
         input.key(key, true);
         input.frame_taken();
         assert_eq!(
-            input.buttons(0, &bindings, 0),
+            input.buttons(0, &bindings, &settings, 0),
             nes::Buttons::A,
             "still held"
         );

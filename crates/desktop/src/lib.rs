@@ -7,8 +7,10 @@
 
 mod app;
 pub mod audio;
+mod bindings;
 pub mod config;
 mod input;
+mod ntsc;
 mod ui;
 mod video;
 

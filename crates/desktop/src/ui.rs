@@ -5,7 +5,10 @@
 //! through the same code as the hotkeys. winit's events are handed to egui here (egui-winit is
 //! built for an older winit than the window's).
 
+use crate::bindings::{is_modifier, BindTarget, Bound, Hotkey, PadButton, Shortcut};
+use crate::config::Config;
 use egui::{Align2, Color32, Context, Key, Modifiers, PointerButton, Pos2, RichText, Vec2};
+use session::cheats::Cheat;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
@@ -44,6 +47,25 @@ pub enum Action {
     StopScripts,
     ToggleMessages,
     ToggleFrameCounter,
+    ToggleAiPanel,
+    ToggleNtsc,
+    /// Show the Input window.
+    OpenInput,
+    /// Binds a key or gamepad button (pressed in the Input window).
+    Bind(BindTarget, Bound),
+    Unbind(BindTarget),
+    /// Turbo's frames pressed (and let go).
+    TurboFrames(u8),
+    Deadzone(f32),
+    /// Show the Cheats window.
+    OpenCheats,
+    /// A cheat typed in the Cheats window: its code, its name.
+    AddCheat(String, String),
+    ToggleCheat(usize),
+    RemoveCheat(usize),
+    /// Show the browser for `.cht` files.
+    BrowseCheats,
+    LoadCheats(PathBuf),
 }
 
 /// What the menus show as current: a snapshot of the window's state.
@@ -62,11 +84,19 @@ pub struct View {
     pub overlay: bool,
     pub scripts: bool,
     pub messages: bool,
+    pub ntsc: bool,
     pub recent: Vec<String>,
     /// The message of the moment, shown in a corner while `messages` is on.
     pub message: Option<String>,
     /// The frame counter's text, when it is on.
     pub counter: Option<String>,
+    /// The settings, while the Input window shows them.
+    pub config: Option<Config>,
+    /// The game's cheats and their file, while the Cheats window shows them.
+    pub cheats: Option<(Vec<Cheat>, String)>,
+    /// Whether the AI panel is on (`None` when no AI plays this game), and its lines.
+    pub ai_panel: Option<bool>,
+    pub panel_lines: Vec<String>,
 }
 
 /// egui's output for one frame, ready for the renderer.
@@ -87,7 +117,24 @@ pub struct Gui {
     /// A menu was dropped down in the last frame.
     menu_open: bool,
     browser: Option<Browser>,
+    input: Option<InputWindow>,
+    cheats: Option<CheatsWindow>,
+    /// A key or button pressed while the Input window waits for one.
+    captured: Option<Bound>,
     started: Instant,
+}
+
+/// The Input window: which page it shows and what it waits to bind.
+struct InputWindow {
+    page: InputPage,
+    capturing: Option<BindTarget>,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum InputPage {
+    Player(usize),
+    Hotkeys,
+    Options,
 }
 
 impl Gui {
@@ -100,13 +147,71 @@ impl Gui {
             menu_pinned: false,
             menu_open: false,
             browser: None,
+            input: None,
+            cheats: None,
+            captured: None,
             started: Instant::now(),
         }
     }
 
     /// Keys go to the UI, not to the game or the hotkeys.
     pub fn takes_keys(&self) -> bool {
-        self.menu_pinned || self.menu_open || self.browser.is_some()
+        self.menu_pinned
+            || self.menu_open
+            || self.browser.is_some()
+            || self.input.is_some()
+            || self.cheats.is_some()
+    }
+
+    /// The Cheats window is open (the view must carry the cheats).
+    pub fn cheats_open(&self) -> bool {
+        self.cheats.is_some()
+    }
+
+    pub fn open_cheats(&mut self) {
+        self.cheats = Some(CheatsWindow::default());
+    }
+
+    /// The Input window is open (the view must carry the settings).
+    pub fn input_open(&self) -> bool {
+        self.input.is_some()
+    }
+
+    /// Opens the Input window.
+    pub fn open_input(&mut self) {
+        self.input = Some(InputWindow {
+            page: InputPage::Player(0),
+            capturing: None,
+        });
+    }
+
+    /// A gamepad button pressed: bound if the Input window waits for one; true if it was
+    /// taken.
+    pub fn gamepad_button(&mut self, button: gilrs::Button) -> bool {
+        let waiting = self.input.as_ref().and_then(|w| w.capturing);
+        if waiting.is_some_and(BindTarget::wants_button) {
+            self.captured = Some(Bound::Button(button));
+            return true;
+        }
+        false
+    }
+
+    /// The Input window waits for a key: the next one pressed (with its modifiers) is taken.
+    fn capture_key(&mut self, code: KeyCode) -> bool {
+        let Some(target) = self.input.as_ref().and_then(|w| w.capturing) else {
+            return false;
+        };
+        // A hotkey waits for the key pressed with the modifiers; a pad takes any key.
+        if target.wants_button() || matches!(target, BindTarget::Hotkey(_)) && is_modifier(code) {
+            return true;
+        }
+        self.captured = Some(Bound::Key(Shortcut {
+            key: code,
+            ctrl: self.modifiers.ctrl,
+            shift: self.modifiers.shift,
+            alt: self.modifiers.alt,
+        }));
+        true
     }
 
     /// Takes a window event for egui; true when the UI must be drawn again to answer it.
@@ -170,6 +275,9 @@ impl Gui {
                     }
                     return true;
                 }
+                if pressed && !event.repeat && self.capture_key(code) {
+                    return true;
+                }
                 if !self.takes_keys() {
                     return false;
                 }
@@ -195,9 +303,14 @@ impl Gui {
         true
     }
 
-    /// Esc closes the ROM browser, or else brings the menu bar up or puts it away.
+    /// Esc stops the Input window waiting for a key, or closes it, or the ROM browser, or
+    /// else brings the menu bar up or puts it away.
     fn escape(&mut self) {
-        if self.browser.take().is_none() {
+        if let Some(window) = &mut self.input {
+            if window.capturing.take().is_none() {
+                self.input = None;
+            }
+        } else if self.browser.take().is_none() && self.cheats.take().is_none() {
             self.menu_pinned = !self.menu_pinned;
         }
     }
@@ -209,7 +322,15 @@ impl Gui {
             .map(Path::to_path_buf)
             .or_else(|| std::env::current_dir().ok())
             .unwrap_or_else(|| PathBuf::from("/"));
-        self.browser = Some(Browser::new(dir));
+        self.browser = Some(Browser::new(dir, Purpose::Rom));
+    }
+
+    /// Opens the browser for a `.cht` file (Tools > Cheats > Load), in `dir` if there is one.
+    pub fn browse_cheats(&mut self, dir: Option<&Path>) {
+        self.browse(dir);
+        if let Some(browser) = self.browser.take() {
+            self.browser = Some(Browser::new(browser.dir, Purpose::Cheats));
+        }
     }
 
     /// Lays out one frame of the UI over the window: what to draw, what the user asked for in
@@ -238,17 +359,37 @@ impl Gui {
         let near_top = self.pointer.is_some_and(|p| p.y <= MENU_STRIP);
         let show_menu = self.menu_pinned || self.menu_open || near_top;
         let mut menu_open = false;
+        if self.input.as_ref().is_none_or(|w| w.capturing.is_none()) {
+            self.captured = None;
+        }
         let output = self.ctx.clone().run(input, |ctx| {
             if show_menu {
                 menu_open = menu_bar(ctx, view, &mut actions);
             }
+            if let (Some(window), Some((cheats, file))) = (&mut self.cheats, &view.cheats) {
+                if !window.show(ctx, cheats, file, &mut actions) {
+                    self.cheats = None;
+                }
+            }
             if let Some(browser) = &mut self.browser {
                 match browser.show(ctx) {
+                    Some(Browsed::Open(path)) if browser.purpose == Purpose::Cheats => {
+                        actions.push(Action::LoadCheats(path))
+                    }
                     Some(Browsed::Open(path)) => actions.push(Action::OpenRom(path)),
                     Some(Browsed::Cancel) => {}
                     None => return,
                 }
                 self.browser = None;
+            }
+            if let (Some(window), Some(config)) = (&mut self.input, &view.config) {
+                if let (Some(target), Some(bound)) = (window.capturing, self.captured.take()) {
+                    actions.push(Action::Bind(target, bound));
+                    window.capturing = None;
+                }
+                if !window.show(ctx, config, &mut actions) {
+                    self.input = None;
+                }
             }
             if view.messages {
                 if let Some(message) = &view.message {
@@ -258,9 +399,24 @@ impl Gui {
             if let Some(counter) = &view.counter {
                 corner(ctx, "counter", Align2::RIGHT_TOP, counter);
             }
+            if view.ai_panel == Some(true) && !view.panel_lines.is_empty() {
+                ai_panel(ctx, &view.panel_lines);
+            }
         });
         self.menu_open = menu_open;
-        if !actions.is_empty() {
+        let settings_only = actions.iter().all(|a| {
+            matches!(
+                a,
+                Action::Bind(..)
+                    | Action::Unbind(_)
+                    | Action::TurboFrames(_)
+                    | Action::Deadzone(_)
+                    | Action::AddCheat(..)
+                    | Action::ToggleCheat(_)
+                    | Action::RemoveCheat(_)
+            )
+        });
+        if !actions.is_empty() && !settings_only {
             // Done with the menu: the keyboard is the game's again.
             self.menu_pinned = false;
         }
@@ -281,16 +437,50 @@ impl Gui {
 fn corner(ctx: &Context, id: &str, align: Align2, text: &str) {
     // 8 points in from the corner's two edges.
     let offset = Vec2::new(8.0, 8.0) * -align.to_sign();
+    text_box(ctx, id, align, offset, 200, &[text], 16.0);
+}
+
+/// The AI panel: the AI's plan and the game's statistics, in a box at the bottom left (under
+/// the piece statistics of NES Tetris and Quadfall at 3x), above the corner messages.
+fn ai_panel(ctx: &Context, lines: &[String]) {
+    let offset = Vec2::new(8.0, -40.0);
+    text_box(
+        ctx,
+        "ai panel",
+        Align2::LEFT_BOTTOM,
+        offset,
+        235,
+        lines,
+        14.0,
+    );
+}
+
+/// Lines of white text on a dark box of opacity `alpha`, anchored over the picture.
+fn text_box(
+    ctx: &Context,
+    id: &str,
+    align: Align2,
+    offset: Vec2,
+    alpha: u8,
+    lines: &[impl AsRef<str>],
+    size: f32,
+) {
     egui::Area::new(egui::Id::new(id))
         .anchor(align, offset)
         .interactable(false)
         .show(ctx, |ui| {
             egui::Frame::none()
-                .fill(Color32::from_black_alpha(200))
+                .fill(Color32::from_black_alpha(alpha))
                 .rounding(4.0)
                 .inner_margin(6.0)
                 .show(ui, |ui| {
-                    ui.label(RichText::new(text).size(16.0).color(Color32::WHITE));
+                    for line in lines {
+                        ui.label(
+                            RichText::new(line.as_ref())
+                                .size(size)
+                                .color(Color32::WHITE),
+                        );
+                    }
                 });
         });
 }
@@ -364,6 +554,7 @@ fn menu_bar(ctx: &Context, view: &View, actions: &mut Vec<Action>) -> bool {
                     Some(view.fullscreen),
                     Action::ToggleFullscreen,
                 );
+                m.item("NTSC filter", "", Some(view.ntsc), Action::ToggleNtsc);
                 m.item(
                     "On-screen messages",
                     "",
@@ -386,16 +577,22 @@ fn menu_bar(ctx: &Context, view: &View, actions: &mut Vec<Action>) -> bool {
                     m.ui.label("no sound device");
                 }
             });
+            menu(ui, "Input", &|m| {
+                m.item("Keys and buttons...", "", None, Action::OpenInput);
+            });
             menu(ui, "AI", &|m| match view.ai {
                 Some(on) => {
                     m.item("AI plays", "I", Some(on), Action::ToggleAi);
                     m.item("Outline", "O", Some(view.overlay), Action::ToggleOverlay);
+                    let panel = view.ai_panel;
+                    m.item("Panel", "L", panel, Action::ToggleAiPanel);
                 }
                 None => {
                     m.ui.label("no AI for this game");
                 }
             });
             menu(ui, "Tools", &|m| {
+                m.item("Cheats...", "", None, Action::OpenCheats);
                 m.item("Screenshot", "F12", None, Action::Screenshot);
                 if view.scripts {
                     m.item("Stop Lua scripts", "", None, Action::StopScripts);
@@ -404,6 +601,229 @@ fn menu_bar(ctx: &Context, view: &View, actions: &mut Vec<Action>) -> bool {
         });
     });
     open
+}
+
+/// A settings window (Input, Cheats) at the top left, under the menu bar.
+fn tool_window(title: &str) -> egui::Window<'_> {
+    egui::Window::new(title)
+        .collapsible(false)
+        .resizable(false)
+        .anchor(Align2::LEFT_TOP, Vec2::new(16.0, 40.0))
+}
+
+impl InputWindow {
+    /// Shows the window; false once it is closed.
+    fn show(&mut self, ctx: &Context, config: &Config, actions: &mut Vec<Action>) -> bool {
+        let mut open = true;
+        tool_window("Input").show(ctx, |ui| {
+            ui.horizontal(|ui| {
+                for (page, label) in [
+                    (InputPage::Player(0), "Player 1"),
+                    (InputPage::Player(1), "Player 2"),
+                    (InputPage::Hotkeys, "Hotkeys"),
+                    (InputPage::Options, "Turbo and sticks"),
+                ] {
+                    if ui.selectable_label(self.page == page, label).clicked() {
+                        self.page = page;
+                        self.capturing = None;
+                    }
+                }
+            });
+            let mut rows: Vec<(String, BindTarget, Option<BindTarget>)> = Vec::new();
+            match self.page {
+                InputPage::Player(player) => {
+                    for button in PadButton::ALL {
+                        rows.push((
+                            button.label().into(),
+                            BindTarget::Key(player, button),
+                            Some(BindTarget::Button(player, button)),
+                        ));
+                    }
+                }
+                InputPage::Hotkeys => {
+                    for hotkey in Hotkey::all() {
+                        rows.push((hotkey.label(), BindTarget::Hotkey(hotkey), None));
+                    }
+                }
+                InputPage::Options => {}
+            }
+            if self.page == InputPage::Options {
+                options(ui, config, actions);
+            } else {
+                egui::ScrollArea::vertical()
+                    .max_height(480.0)
+                    .show(ui, |ui| self.bindings(ui, config, &rows, actions));
+            }
+            let hint = match self.capturing {
+                Some(BindTarget::Button(..)) => "Press a gamepad button (Esc: cancel)",
+                Some(_) => "Press a key (Esc: cancel)",
+                None => "Click a binding to change it, right-click to clear it",
+            };
+            ui.label(hint);
+            if ui.button("Close").clicked() {
+                open = false;
+            }
+        });
+        open
+    }
+
+    /// The rows of a page: what each does, its key, its gamepad button.
+    fn bindings(
+        &mut self,
+        ui: &mut egui::Ui,
+        config: &Config,
+        rows: &[(String, BindTarget, Option<BindTarget>)],
+        actions: &mut Vec<Action>,
+    ) {
+        egui::Grid::new("bindings")
+            .num_columns(3)
+            .min_col_width(110.0)
+            .show(ui, |ui| {
+                ui.label("");
+                ui.strong("Keyboard");
+                if rows.iter().any(|r| r.2.is_some()) {
+                    ui.strong("Gamepad");
+                }
+                ui.end_row();
+                for (label, key, button) in rows {
+                    ui.strong(label);
+                    for target in [Some(*key), *button].into_iter().flatten() {
+                        let text = if self.capturing == Some(target) {
+                            "press...".to_string()
+                        } else {
+                            config.bound_to(target)
+                        };
+                        let clicked = ui.button(text);
+                        if clicked.clicked() {
+                            self.capturing = Some(target);
+                        }
+                        if clicked.secondary_clicked() {
+                            actions.push(Action::Unbind(target));
+                        }
+                    }
+                    ui.end_row();
+                }
+            });
+    }
+}
+
+/// The Input window's page of turbo and stick settings.
+fn options(ui: &mut egui::Ui, config: &Config, actions: &mut Vec<Action>) {
+    let settings = &config.input;
+    ui.label("Turbo A / B: presses a second");
+    ui.horizontal(|ui| {
+        for frames in [1u8, 2, 3, 4, 6] {
+            let rate = crate::config::InputConfig {
+                turbo_frames: frames,
+                ..settings.clone()
+            }
+            .turbo_hz();
+            let label = format!("{rate:.0}");
+            if ui
+                .selectable_label(settings.turbo_frames == frames, label)
+                .clicked()
+            {
+                actions.push(Action::TurboFrames(frames));
+            }
+        }
+    });
+    ui.label("Stick dead zone (lean needed to press the d-pad)");
+    let mut deadzone = settings.deadzone;
+    let slider = egui::Slider::new(&mut deadzone, 0.1..=0.9).step_by(0.05);
+    if ui.add(slider).changed() {
+        actions.push(Action::Deadzone(deadzone));
+    }
+}
+
+/// The Cheats window: the game's cheats to switch on and off or remove, and a field to type a
+/// new one in.
+#[derive(Default)]
+struct CheatsWindow {
+    code: String,
+    name: String,
+}
+
+impl CheatsWindow {
+    /// Shows the window; false once it is closed.
+    fn show(
+        &mut self,
+        ctx: &Context,
+        cheats: &[Cheat],
+        file: &str,
+        actions: &mut Vec<Action>,
+    ) -> bool {
+        let mut open = true;
+        tool_window("Cheats").show(ctx, |ui| {
+            ui.label(format!("File: {file}"));
+            egui::ScrollArea::vertical()
+                .max_height(300.0)
+                .show(ui, |ui| {
+                    if cheats.is_empty() {
+                        ui.label("No cheats yet.");
+                    }
+                    egui::Grid::new("cheats").num_columns(4).show(ui, |ui| {
+                        for (i, cheat) in cheats.iter().enumerate() {
+                            let mut on = cheat.enabled;
+                            if ui.checkbox(&mut on, "").changed() {
+                                actions.push(Action::ToggleCheat(i));
+                            }
+                            ui.label(&cheat.name);
+                            let kind = if !cheat.acts() {
+                                " (no effect here)"
+                            } else if cheat.substitute {
+                                " read"
+                            } else {
+                                " write"
+                            };
+                            ui.monospace(cheat.code() + kind);
+                            if ui.button("Remove").clicked() {
+                                actions.push(Action::RemoveCheat(i));
+                            }
+                            ui.end_row();
+                        }
+                    });
+                });
+            ui.separator();
+            ui.label("Game Genie code, or AAAA:VV (RAM write), or AAAA:VV:CC (compare):");
+            let mut add = false;
+            ui.horizontal(|ui| {
+                let field = ui.add(
+                    egui::TextEdit::singleline(&mut self.code)
+                        .hint_text("code")
+                        .desired_width(140.0),
+                );
+                add |= field.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter));
+                let name = ui.add(
+                    egui::TextEdit::singleline(&mut self.name)
+                        .hint_text("name")
+                        .desired_width(160.0),
+                );
+                add |= name.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter));
+                // The keyboard goes to the code unless the name has it (a click elsewhere
+                // in the window does not take it away).
+                let typing = [&field, &name]
+                    .iter()
+                    .any(|f| f.has_focus() || f.lost_focus());
+                if !typing {
+                    field.request_focus();
+                }
+                add |= ui.button("Add").clicked();
+            });
+            if add && !self.code.trim().is_empty() {
+                let code = std::mem::take(&mut self.code);
+                actions.push(Action::AddCheat(code, std::mem::take(&mut self.name)));
+            }
+            ui.horizontal(|ui| {
+                if ui.button("Load .cht file...").clicked() {
+                    actions.push(Action::BrowseCheats);
+                }
+                if ui.button("Close").clicked() {
+                    open = false;
+                }
+            });
+        });
+        open
+    }
 }
 
 /// Slots 1-9 of the state menus.
@@ -455,26 +875,43 @@ enum Browsed {
 /// files to click.
 struct Browser {
     dir: PathBuf,
+    purpose: Purpose,
     typed: String,
     entries: Result<Vec<(String, bool)>, String>,
 }
 
+/// What the browser picks a file for.
+#[derive(Clone, Copy, PartialEq)]
+enum Purpose {
+    Rom,
+    Cheats,
+}
+
 impl Browser {
-    fn new(dir: PathBuf) -> Browser {
+    fn new(dir: PathBuf, purpose: Purpose) -> Browser {
+        let extension = match purpose {
+            Purpose::Rom => "nes",
+            Purpose::Cheats => "cht",
+        };
         Browser {
             typed: String::new(),
-            entries: list(&dir),
+            entries: list(&dir, extension),
             dir,
+            purpose,
         }
     }
 
     fn enter(&mut self, dir: PathBuf) {
-        *self = Browser::new(dir);
+        *self = Browser::new(dir, self.purpose);
     }
 
     fn show(&mut self, ctx: &Context) -> Option<Browsed> {
         let mut answer = None;
-        egui::Window::new("Open ROM")
+        let title = match self.purpose {
+            Purpose::Rom => "Open ROM",
+            Purpose::Cheats => "Load cheats (.cht)",
+        };
+        egui::Window::new(title)
             .collapsible(false)
             .resizable(false)
             .anchor(Align2::CENTER_CENTER, Vec2::ZERO)
@@ -532,8 +969,9 @@ impl Browser {
     }
 }
 
-/// A folder's subfolders and .nes files, folders first, by name; hidden entries left out.
-fn list(dir: &Path) -> Result<Vec<(String, bool)>, String> {
+/// A folder's subfolders and files ending in `.extension`, folders first, by name; hidden
+/// entries left out.
+fn list(dir: &Path, extension: &str) -> Result<Vec<(String, bool)>, String> {
     let read = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let mut entries: Vec<(String, bool)> = read
         .flatten()
@@ -542,7 +980,7 @@ fn list(dir: &Path) -> Result<Vec<(String, bool)>, String> {
             let is_dir = entry.path().is_dir();
             let rom = Path::new(&name)
                 .extension()
-                .is_some_and(|e| e.eq_ignore_ascii_case("nes"));
+                .is_some_and(|e| e.eq_ignore_ascii_case(extension));
             (!name.starts_with('.') && (is_dir || rom)).then_some((name, is_dir))
         })
         .collect();
@@ -580,7 +1018,7 @@ mod tests {
         for file in ["z.nes", "a.NES", "notes.txt", ".hidden.nes"] {
             std::fs::write(dir.join(file), b"").unwrap();
         }
-        let names = list(&dir).unwrap();
+        let names = list(&dir, "nes").unwrap();
         assert_eq!(
             names,
             [
@@ -590,6 +1028,6 @@ mod tests {
             ]
         );
         std::fs::remove_dir_all(&dir).unwrap();
-        assert!(list(&dir).unwrap_err().contains("nestor-browse"));
+        assert!(list(&dir, "nes").unwrap_err().contains("nestor-browse"));
     }
 }

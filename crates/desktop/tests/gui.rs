@@ -50,10 +50,10 @@ fn main() {
     // `cargo test` passes flags meant for libtest; they are ignored.
     if std::env::var_os("NESTOR_SKIP_GUI").is_some() {
         println!("gui: skipped because NESTOR_SKIP_GUI is set");
-        println!("0 passed, 0 failed, 9 skipped");
+        println!("0 passed, 0 failed, 13 skipped");
         return;
     }
-    let tests: [(&str, fn()); 9] = [
+    let tests: [(&str, fn()); 13] = [
         ("no_display_scenario", no_display_scenario),
         ("gui_scenario", gui_scenario),
         ("game_scenario", game_scenario),
@@ -63,6 +63,10 @@ fn main() {
         ("rewind_scenario", rewind_scenario),
         ("crash_scenario", crash_scenario),
         ("menu_scenario", menu_scenario),
+        ("input_scenario", input_scenario),
+        ("ai_panel_scenario", ai_panel_scenario),
+        ("cheats_scenario", cheats_scenario),
+        ("ntsc_scenario", ntsc_scenario),
     ];
     // Like libtest: plain arguments are name filters.
     let filters: Vec<&String> = args[1..].iter().filter(|a| !a.starts_with('-')).collect();
@@ -104,6 +108,11 @@ struct RightPlayer;
 impl desktop::Player for RightPlayer {
     fn buttons(&mut self, _: &mut nes::Console) -> nes::Buttons {
         nes::Buttons(nes::Buttons::RIGHT)
+    }
+
+    fn panel(&self, _: &nes::Console, playing: bool) -> Vec<String> {
+        let plan = if playing { "holding Right" } else { "off" };
+        vec![format!("Plan: {plan}"), "Next moves: right".into()]
     }
 }
 
@@ -569,6 +578,14 @@ impl Session {
             last = again.clone();
             settled.then_some(again)
         })
+    }
+
+    /// Waits for the file at `path` to hold text that `accept`s (a setting saved).
+    fn wait_file(&mut self, path: &Path, what: &str, accept: impl Fn(&str) -> bool) {
+        self.wait_for(what, STEP_TIMEOUT, |_| {
+            let text = std::fs::read_to_string(path).unwrap_or_default();
+            accept(&text).then_some(())
+        });
     }
 
     /// Waits for a picture that `accept`s, returning it.
@@ -1293,8 +1310,8 @@ fn crash_scenario() {
     assert!(lines[0].starts_with("nestor: ") && lines[0].ends_with("the game is stopped"));
 }
 
-/// The menus' titles: File, Emulation, Video, Audio, AI, Tools.
-const MENUS: usize = 6;
+/// The menus' titles: File, Emulation, Video, Audio, Input, AI, Tools.
+const MENUS: usize = 7;
 
 /// Indexes in `range` where `lit` holds, as spans joined across gaps of at most `gap`.
 fn spans(
@@ -1469,4 +1486,267 @@ fn menu_scenario() {
         "File > Quit: {status}; stderr:\n{}",
         s.stderr()
     );
+}
+
+/// Where the Input window's top-left corner is (its anchor in ui.rs).
+const INPUT_WINDOW: (usize, usize) = (16, 40);
+
+/// The rows of the lines of text in the Input window under its title bar (its pages first).
+fn input_lines(p: &Image) -> Vec<(usize, usize)> {
+    let (left, top) = INPUT_WINDOW;
+    let Some(&(start, end)) = spans(top - 4..p.height, 25, |y| is_panel(p, left + 6, y)).first()
+    else {
+        return Vec::new();
+    };
+    let columns = left..(left + 600).min(p.width);
+    spans(start..end, 2, |y| columns.clone().any(|x| is_text(p, x, y)))
+}
+
+/// The columns of the words of a line of the Input window: the label, then its bindings.
+fn input_cells(p: &Image, (top, bottom): (usize, usize)) -> Vec<(usize, usize)> {
+    let (left, _) = INPUT_WINDOW;
+    spans(left..(left + 600).min(p.width), 10, |x| {
+        (top..=bottom).any(|y| is_text(p, x, y))
+    })
+}
+
+/// The lines of the Input window's page that show a binding (a label at the left, a binding
+/// or two beside it), with their cells.
+#[allow(clippy::type_complexity)]
+fn binding_rows(p: &Image) -> Vec<((usize, usize), Vec<(usize, usize)>)> {
+    input_lines(p)
+        .into_iter()
+        .skip(1)
+        .map(|line| (line, input_cells(p, line)))
+        .filter(|(_, cells)| (2..=3).contains(&cells.len()) && cells[0].0 < INPUT_WINDOW.0 + 30)
+        .collect()
+}
+
+/// Presses `key` for the binding the Input window waits for, waits for the config to hold
+/// `saved`, and closes the window with Esc.
+fn bind_and_close(s: &mut Session, window: &str, key: &str, saved: &str) {
+    s.key(window, key);
+    let config = s.dir.join("config/nestor/config.toml");
+    s.wait_file(&config, &format!("{saved} in the config"), |text| {
+        text.contains(saved)
+    });
+    s.key(window, "Escape");
+    s.wait_picture(window, "the Input window closed", |p| p.uniform().is_some());
+}
+
+/// The button test ROM in the window, corner messages off, at its first frame: the session, the
+/// window and the colour of the picture.
+fn buttons_without_messages() -> (Session, String, [u8; 3]) {
+    let mut s = Session::start(&button_colour_rom());
+    s.messages_off();
+    s.launch();
+    let window = s.window();
+    s.wait_title(&window, "buttons.nes - 100%");
+    let start = s.wait_picture(&window, "the first frame", |p| {
+        p.width == WIDTH && p.uniform().is_some()
+    });
+    (s, window, start.uniform().unwrap())
+}
+
+/// The Input window as a person uses it: Input > Keys and buttons, a click on player 1's Up
+/// key and J pressed binds J (saved at once); with the window closed (Esc), J presses Up in the
+/// game and the arrow key no longer does. A hotkey is rebound the same way on the Hotkeys page.
+fn input_scenario() {
+    let (mut s, window, backdrop) = buttons_without_messages();
+
+    // Input > Keys and buttons: title, pages, column names, then A, B, Select, Start, Up...
+    s.click_menu(&window, 4, |_| 0);
+    let open = s.wait_settled(&window, "the Input window", |p| input_lines(p).len() > 12);
+    let (up, cells) = binding_rows(&open).swap_remove(4);
+    assert_eq!(cells.len(), 3, "Up, its key, its button: {cells:?}");
+    let (left, right) = cells[1];
+    s.click(&window, (left + right) / 2, (up.0 + up.1) / 2);
+    s.wait_picture(&window, "the binding to wait for a key", |p| {
+        input_cells(p, up).get(1) != Some(&(left, right))
+    });
+    bind_and_close(&mut s, &window, "j", "up = [\"KeyJ\"]");
+
+    // The arrow key is no longer Up; J is, at once.
+    s.hold(&window, "Up");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(
+        s.screenshot(&window).uniform(),
+        Some(backdrop),
+        "Up still pressed Up"
+    );
+    s.hold(&window, "j");
+    s.wait_picture(&window, "J to press Up", |p| {
+        p.uniform().is_some_and(|c| c != backdrop)
+    });
+
+    // Hotkeys: Y becomes Pause.
+    s.click_menu(&window, 4, |_| 0);
+    let open = s.wait_settled(&window, "the Input window again", |p| {
+        input_lines(p).len() > 12
+    });
+    let pages_row = input_lines(&open)[0];
+    let pages = input_cells(&open, pages_row);
+    // Player 1 (the page shown: its name on a highlight), Player 2, Hotkeys, Turbo and sticks.
+    assert!(pages.len() >= 3, "the pages: {pages:?}");
+    let hotkeys = pages[pages.len() - 2];
+    s.click(
+        &window,
+        (hotkeys.0 + hotkeys.1) / 2,
+        (pages_row.0 + pages_row.1) / 2,
+    );
+    let hotkeys = s.wait_settled(&window, "the Hotkeys page", |p| {
+        p != &open && input_lines(p).len() > 12
+    });
+    let (pause, cells) = binding_rows(&hotkeys).swap_remove(0);
+    s.click(
+        &window,
+        (cells[1].0 + cells[1].1) / 2,
+        (pause.0 + pause.1) / 2,
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    bind_and_close(&mut s, &window, "y", "pause = [\"KeyY\"]");
+    s.key(&window, "y");
+    s.wait_title(&window, "paused");
+    s.quit(&window);
+}
+
+/// The AI panel: AI > Panel shows the player's lines at the bottom left over the game, saved
+/// in the config; clicked again, it goes.
+fn ai_panel_scenario() {
+    let mut s = Session::start(&button_colour_rom());
+    s.messages_off();
+    s.launch_args(
+        &s.dir.join("buttons.nes"),
+        &["--player", "right"].map(OsStr::new),
+    );
+    let window = s.window();
+    s.wait_title(&window, "buttons.nes - 100%");
+    let config = s.dir.join("config/nestor/config.toml");
+    let panel_shown = |p: &Image| text_in(p, 0..300, HEIGHT - 200..HEIGHT - 50);
+    let start = s.wait_picture(&window, "the first frame", |p| {
+        p.width == WIDTH && p.uniform().is_some()
+    });
+    assert!(!panel_shown(&start));
+
+    // AI: AI plays, Outline, Panel.
+    s.click_menu(&window, 5, |_| 2);
+    s.wait_file(&config, "the panel saved as on", |text| {
+        text.contains("[ai]") && text.contains("panel = true")
+    });
+    s.xdotool(&["mousemove", "--window", &window, "400", "600"]);
+    // With the menu put away (its highlighted item is white text too).
+    let panel = s.wait_picture(&window, "the AI panel", |p| {
+        panel_shown(p) && menu_titles(p).is_empty()
+    });
+    // Over the game's picture, which goes on around it.
+    assert_eq!(
+        panel.pixel(WIDTH - 1, HEIGHT - 1),
+        start.pixel(WIDTH - 1, HEIGHT - 1)
+    );
+
+    // Off again from the menu.
+    s.click_menu(&window, 5, |_| 2);
+    s.wait_file(&config, "the panel saved as off", |text| {
+        text.contains("panel = false")
+    });
+    s.xdotool(&["mousemove", "--window", &window, "400", "600"]);
+    s.wait_picture(&window, "the AI panel gone", |p| p.uniform().is_some());
+    s.quit(&window);
+}
+
+/// Cheats as a person uses them: Tools > Cheats, a RAM cheat typed in ($0000, the colour the
+/// test ROM shows, held at $16) acts at once and is saved in the `.cht` file beside the ROM in
+/// FCEUX's format; the next start loads it by itself.
+fn cheats_scenario() {
+    let (mut s, window, backdrop) = buttons_without_messages();
+    let corner = |p: &Image| p.pixel(WIDTH - 1, HEIGHT - 1);
+
+    s.click_menu(&window, 6, |_| 0);
+    s.wait_settled(&window, "the Cheats window", |p| input_lines(p).len() > 3);
+    // Typed into the code field, which has the keyboard (again if the keys were lost on a busy
+    // machine: Ctrl+A first replaces what a lost attempt left).
+    let file = s.dir.join("buttons.cht");
+    let saved = || {
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        text.starts_with("0000:16:\n").then_some(text)
+    };
+    s.wait_for("the cheat saved beside the ROM", START_TIMEOUT, |s| {
+        if saved().is_none() {
+            s.xdotool(&["windowfocus", "--sync", &window]);
+            s.xdotool(&["key", "ctrl+a"]);
+            s.xdotool(&["type", "--delay", "50", "0000:16"]);
+            s.xdotool(&["key", "Return"]);
+            std::thread::sleep(Duration::from_millis(3000));
+        }
+        saved()
+    });
+    let cheated = s.wait_picture(&window, "the cheat's colour", |p| corner(p) != backdrop);
+    let colour = corner(&cheated);
+    s.key(&window, "Escape");
+    s.wait_picture(&window, "the Cheats window closed", |p| {
+        p.uniform() == Some(colour)
+    });
+    s.quit(&window);
+
+    // The next start reads the file: the cheat acts from the first frames.
+    s.launch();
+    let window = s.window();
+    s.wait_picture(&window, "the cheat from the file", |p| {
+        p.width == WIDTH && p.uniform() == Some(colour)
+    });
+    s.quit(&window);
+}
+
+/// Pixels whose channels differ by more than a grey's would: colour.
+fn coloured_pixels(p: &Image) -> usize {
+    (0..p.height)
+        .flat_map(|y| (0..p.width).map(move |x| (x, y)))
+        .filter(|&(x, y)| {
+            let [r, g, b] = p.pixel(x, y);
+            r.max(g).max(b) - r.min(g).min(b) > 40
+        })
+        .count()
+}
+
+/// Video > NTSC filter on Quadfall's legal screen (grey text on black, paused): the text's
+/// edges get the colour fringes of a composite picture; switched off, the picture is exactly
+/// what it was.
+fn ntsc_scenario() {
+    let mut s = Session::start(&button_colour_rom());
+    s.messages_off();
+    s.launch_rom(Path::new(QUADFALL));
+    let window = s.window();
+    s.wait_title(&window, "quadfall.nes - 100%");
+    let config = s.dir.join("config/nestor/config.toml");
+    s.wait_picture(&window, "the legal screen", |p| {
+        p.width == WIDTH && p.uniform().is_none()
+    });
+    // P until the title says paused (a key can be slow to arrive on a busy machine).
+    s.wait_for("the title to say paused", STEP_TIMEOUT, |s| {
+        if !s.title(&window).contains("paused") {
+            s.key(&window, "p");
+            std::thread::sleep(Duration::from_millis(1000));
+        }
+        s.title(&window).contains("paused").then_some(())
+    });
+    let plain = s.wait_settled(&window, "the paused picture", |p| p.uniform().is_none());
+    let toggle = |s: &mut Session, on: bool| {
+        // Video: 1x-4x, 8:7 pixels, Fullscreen, NTSC filter.
+        s.click_menu(&window, 2, |_| 6);
+        let want = format!("ntsc = {on}");
+        s.wait_file(&config, &want, |text| text.contains(&want));
+        s.xdotool(&["mousemove", "--window", &window, "400", "600"]);
+    };
+    toggle(&mut s, true);
+    let filtered = s.wait_settled(&window, "the filtered picture", |p| {
+        menu_titles(p).is_empty() && p != &plain
+    });
+    let (before, after) = (coloured_pixels(&plain), coloured_pixels(&filtered));
+    assert!(
+        after > before + 100,
+        "colour fringes: {before} coloured pixels, then {after}"
+    );
+    toggle(&mut s, false);
+    s.wait_picture(&window, "the plain picture again", |p| p == &plain);
+    s.quit(&window);
 }

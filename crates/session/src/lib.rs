@@ -17,12 +17,14 @@
 //! What the game latched is what the recording logs, whichever source pressed it.
 
 pub mod battery;
+pub mod cheats;
 pub mod files;
 pub mod movies;
 pub mod rewind;
 pub mod signals;
 
 use battery::BatterySave;
+use cheats::CheatList;
 use lua::Scripts;
 use movies::Movies;
 use nes::{Buttons, Console};
@@ -61,6 +63,14 @@ pub trait Player {
     fn overlay(&self) -> Vec<Outline> {
         Vec::new()
     }
+    /// Looks at every frame once it has run, whether the player plays or not (to keep
+    /// statistics of the game).
+    fn observe(&mut self, _console: &Console) {}
+    /// Lines of text for the window's panel about the player and the game; `playing` says
+    /// whether the player is at the controls.
+    fn panel(&self, _console: &Console, _playing: bool) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 pub struct Session {
@@ -91,6 +101,8 @@ pub struct Session {
     unheard: Vec<i16>,
     /// One-line reports for the front end to show.
     messages: Vec<String>,
+    /// The game's cheats (FCEUX's raw cheats and Game Genie codes).
+    cheats: CheatList,
 }
 
 impl Session {
@@ -114,7 +126,20 @@ impl Session {
             spare: None,
             unheard: Vec::new(),
             messages: Vec::new(),
+            cheats: CheatList::default(),
         }
+    }
+
+    /// The game's cheats from now on: the Game Genie codes in the cartridge become the list's,
+    /// and its RAM cheats are written at the start of every frame.
+    pub fn set_cheats(&mut self, cheats: CheatList) {
+        cheats.plug_into(&mut self.console);
+        self.cheats = cheats;
+        self.drop_ahead();
+    }
+
+    pub fn cheats(&self) -> &CheatList {
+        &self.cheats
     }
 
     /// Reads the battery RAM from the save file of `rom_name` in the data directory, where it
@@ -133,6 +158,11 @@ impl Session {
             // The frames run ahead had no reset.
             self.drop_ahead();
             movie::apply_commands(commands, &mut self.console);
+        }
+        if self.cheats.writes_ram_each_frame() {
+            // The frames run ahead were run without this frame's writes.
+            self.drop_ahead();
+            self.cheats.write_ram(&mut self.console);
         }
         let mut restarts = commands;
         if let Some(line) = self.movies.play(self.frames, &mut self.console) {
@@ -164,6 +194,9 @@ impl Session {
             self.console.run_frame();
         }
         self.movies.log(&self.console, commands);
+        if let Some(player) = &mut self.player {
+            player.observe(&self.console);
+        }
         self.battery.tick(&self.console);
         self.samples.clear();
         self.console.take_samples(&mut self.samples);
@@ -286,6 +319,7 @@ impl Session {
         self.battery.flush(&self.console);
         self.battery = BatterySave::open(rom_name, &mut console);
         self.console = console;
+        self.cheats = CheatList::default();
         self.drop_ahead();
         self.movies = Movies::default();
         self.player_on = false;
@@ -383,6 +417,14 @@ impl Session {
         match &self.player {
             Some(player) if self.player_on => player.overlay(),
             _ => Vec::new(),
+        }
+    }
+
+    /// The player's panel (see [`Player::panel`]); empty without a player.
+    pub fn panel(&self) -> Vec<String> {
+        match &self.player {
+            Some(player) => player.panel(&self.console, self.player_on),
+            None => Vec::new(),
         }
     }
 

@@ -156,23 +156,39 @@ fn signal(pixel: u16, phase: u16) -> f32 {
     }
 }
 
-/// Decodes one colour as a TV would: luma is the average level; chroma is demodulated against
-/// the colour burst, which has hue column 8's phase and marks the -U axis.
-fn decode_composite(pixel: u16) -> [u8; 3] {
-    let (mut y, mut u, mut v) = (0.0f32, 0.0f32, 0.0f32);
-    for phase in 0..12u16 {
-        let level = (signal(pixel, phase) - BLACK) / (WHITE - BLACK);
-        // Hue column n's wave is centred on phase 14.5 - n and sits at 30n - 60 degrees in
-        // the UV plane (column 2 on +U, column 8 on the burst's -U).
-        let angle = (15.0 - 30.0 * f32::from(phase)).to_radians();
-        y += level / 12.0;
-        u += level * angle.cos() / 6.0;
-        v += level * angle.sin() / 6.0;
-    }
+/// The composite level of `pixel` (`colour | emphasis << 6`) at colour-clock phase `phase`
+/// (0-11), from 0 (black, $1D) to 1 (white, $20): what an NTSC filter samples.
+pub fn composite_level(pixel: u16, phase: u16) -> f32 {
+    (signal(pixel % ENTRIES as u16, phase % 12) - BLACK) / (WHITE - BLACK)
+}
+
+/// Where phase `phase` (0-11) of the colour clock sits in the UV plane, in radians: hue column
+/// n's wave is centred on phase 14.5 - n and sits at 30n - 60 degrees (column 2 on +U, column 8
+/// on the colour burst's -U).
+pub fn phase_angle(phase: u16) -> f32 {
+    (15.0 - 30.0 * f32::from(phase % 12)).to_radians()
+}
+
+/// A TV's YUV to RGB, each channel clamped to 0-255.
+pub fn yuv_to_rgb(y: f32, u: f32, v: f32) -> [u8; 3] {
     let r = y + 1.140 * v;
     let g = y - 0.395 * u - 0.581 * v;
     let b = y + 2.032 * u;
     [r, g, b].map(|c| (c.clamp(0.0, 1.0) * 255.0).round() as u8)
+}
+
+/// Decodes one colour as a TV would: luma is the average level over a colour cycle; chroma is
+/// demodulated against the colour burst.
+fn decode_composite(pixel: u16) -> [u8; 3] {
+    let (mut y, mut u, mut v) = (0.0f32, 0.0f32, 0.0f32);
+    for phase in 0..12u16 {
+        let level = composite_level(pixel, phase);
+        let angle = phase_angle(phase);
+        y += level / 12.0;
+        u += level * angle.cos() / 6.0;
+        v += level * angle.sin() / 6.0;
+    }
+    yuv_to_rgb(y, u, v)
 }
 
 #[cfg(test)]

@@ -33,17 +33,9 @@ pub fn rom_loader(data: &[u8]) {
 
 /// An iNES 1.0 header for `mapper` with `prg` 16 KiB and `chr` 8 KiB banks (0: CHR RAM).
 fn ines_header(mapper: u8, prg: u8, chr: u8, flags6: u8) -> Vec<u8> {
-    let mut header = vec![
-        b'N',
-        b'E',
-        b'S',
-        0x1A,
-        prg,
-        chr,
-        mapper << 4 | flags6,
-        mapper & 0xF0,
-    ];
-    header.resize(16, 0);
+    let mut header = nes2_header(mapper.into(), 0, prg, chr, flags6, [0, 0]);
+    // Without NES 2.0's mark.
+    header[7] &= 0xF0;
     header
 }
 
@@ -125,7 +117,14 @@ fn board_console(select: u8, board: u8, variant: u8, program: &[u8]) -> Option<C
             (_, false) => 0,
             (_, true) => 0x07,
         };
-        nes2_header(*mapper, submapper, prg_banks, chr_banks, flags6, [prg_ram, chr_ram])
+        nes2_header(
+            *mapper,
+            submapper,
+            prg_banks,
+            chr_banks,
+            flags6,
+            [prg_ram, chr_ram],
+        )
     };
     let prg_size = usize::from(prg_banks) * 0x4000;
     let chr_size = usize::from(chr_banks) * 0x2000;
@@ -327,8 +326,8 @@ mod tests {
         let boards = super::boards();
         let numbers: Vec<u16> = boards.iter().map(|(m, _)| *m).collect();
         for mapper in [
-            0, 1, 2, 3, 4, 7, 9, 10, 11, 13, 16, 18, 21, 22, 23, 25, 28, 30, 32, 33, 34, 48, 65, 66,
-            67, 68, 69, 70, 71, 76, 78, 80, 82, 87, 88, 95, 118, 119, 140, 152, 154, 159, 180,
+            0, 1, 2, 3, 4, 7, 9, 10, 11, 13, 16, 18, 21, 22, 23, 25, 28, 30, 32, 33, 34, 48, 65,
+            66, 67, 68, 69, 70, 71, 76, 78, 80, 82, 87, 88, 95, 118, 119, 140, 152, 154, 159, 180,
             184, 185, 206,
         ] {
             assert!(numbers.contains(&mapper), "mapper {mapper} is not reached");

@@ -36,6 +36,24 @@ use watch::{Access, Kind, Watch, Watched};
 
 use nes::Console;
 
+/// An [`Output`] that collects what scripts print, each line of an error report marked
+/// `stderr: `, with the text collected (for tests and tools that check a script's output).
+pub fn captured_output() -> (Output, Rc<RefCell<String>>) {
+    let text = Rc::new(RefCell::new(String::new()));
+    let sink = text.clone();
+    let output: Output = Rc::new(move |stream, printed: &str| {
+        let mut out = sink.borrow_mut();
+        for line in printed.lines() {
+            if stream == Stream::Err {
+                out.push_str("stderr: ");
+            }
+            out.push_str(line);
+            out.push('\n');
+        }
+    });
+    (output, text)
+}
+
 pub struct Scripts {
     shared: Rc<RefCell<Shared>>,
     scripts: Vec<Script>,
@@ -506,7 +524,11 @@ mod tests {
             "quadfall.nes",
             Rc::new(move |stream, text: &str| {
                 let mut out = sink.borrow_mut();
-                out.push_str(if stream == Stream::Err { "stderr: " } else { "" });
+                out.push_str(if stream == Stream::Err {
+                    "stderr: "
+                } else {
+                    ""
+                });
                 out.push_str(text.lines().next().unwrap_or(""));
                 out.push('\n');
             }),
@@ -514,8 +536,14 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("nestor-host-panic-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         for (name, source) in [
-            ("failing.lua", "emu.registerafter(function() print('failing') fail() end)\n"),
-            ("other.lua", "emu.registerafter(function() print('other') end)\n"),
+            (
+                "failing.lua",
+                "emu.registerafter(function() print('failing') fail() end)\n",
+            ),
+            (
+                "other.lua",
+                "emu.registerafter(function() print('other') end)\n",
+            ),
         ] {
             std::fs::write(dir.join(name), source).unwrap();
             scripts.load(&mut console, &dir.join(name)).unwrap();

@@ -2,34 +2,20 @@
 //! error naming the function, as FCEUX 2.6.5 prints them (each expected line below is what
 //! FCEUX printed for the same call, run under Xvfb).
 
-use lua::{Scripts, Stream};
+use lua::Scripts;
 use nes::Console;
-use std::cell::RefCell;
-use std::rc::Rc;
 
 const ROM: &[u8] = include_bytes!("../../../roms/quadfall.nes");
 
 /// Runs `source` on Quadfall up to its end and returns what it printed (stderr lines marked).
 fn run(name: &str, source: &str) -> String {
-    let output = Rc::new(RefCell::new(String::new()));
-    let sink = output.clone();
-    let mut scripts = Scripts::with_output(
-        ROM.to_vec(),
-        "quadfall.nes",
-        Rc::new(move |stream, text: &str| {
-            let mut out = sink.borrow_mut();
-            for line in text.lines() {
-                if stream == Stream::Err {
-                    out.push_str("stderr: ");
-                }
-                out.push_str(line);
-                out.push('\n');
-            }
-        }),
-    );
+    let (sink, output) = lua::captured_output();
+    let mut scripts = Scripts::with_output(ROM.to_vec(), "quadfall.nes", sink);
     let mut console = Console::from_ines(ROM).expect("roms/quadfall.nes loads");
-    let path =
-        std::env::temp_dir().join(format!("nestor-arg-errors-{}-{name}.lua", std::process::id()));
+    let path = std::env::temp_dir().join(format!(
+        "nestor-arg-errors-{}-{name}.lua",
+        std::process::id()
+    ));
     std::fs::write(&path, source).expect("write the script");
     let loaded = scripts.load(&mut console, &path);
     let _ = std::fs::remove_file(&path);
@@ -42,61 +28,203 @@ fn run(name: &str, source: &str) -> String {
 /// Each call, made from a chunk of its own (`return <call>`), and the error FCEUX 2.6.5 gives:
 /// `[string "return <call>"]:1: <message>`.
 const CALLS: &[(&str, &str)] = &[
-    ("memory.readbyte()", "bad argument #1 to 'readbyte' (number expected, got no value)"),
-    ("memory.readbyte(nil)", "bad argument #1 to 'readbyte' (number expected, got nil)"),
-    ("memory.readbyteunsigned('x')", "bad argument #1 to 'readbyteunsigned' (number expected, got string)"),
-    ("memory.readword({})", "bad argument #1 to 'readword' (number expected, got table)"),
-    ("memory.readbyterange(1)", "bad argument #2 to 'readbyterange' (number expected, got no value)"),
-    ("memory.writebyte(1)", "bad argument #2 to 'writebyte' (number expected, got no value)"),
-    ("memory.getregister()", "bad argument #1 to 'getregister' (string expected, got no value)"),
-    ("memory.setregister('a')", "bad argument #2 to 'setregister' (number expected, got no value)"),
-    ("memory.registerwrite()", "bad argument #1 to 'registerwrite' (number expected, got no value)"),
-    ("memory.registerexec('x')", "bad argument #1 to 'registerexec' (number expected, got string)"),
-    ("joypad.set(1,5)", "bad argument #2 to 'set' (table expected, got number)"),
-    ("joypad.write(1,5)", "bad argument #2 to 'write' (table expected, got number)"),
-    ("joypad.get()", "bad argument #1 to 'get' (number expected, got no value)"),
-    ("joypad.read({})", "bad argument #1 to 'read' (number expected, got table)"),
-    ("joypad.getdown()", "bad argument #1 to 'getdown' (number expected, got no value)"),
-    ("joypad.getup('x')", "bad argument #1 to 'getup' (number expected, got string)"),
-    ("emu.speedmode()", "bad argument #1 to 'speedmode' (string expected, got no value)"),
-    ("emu.registerbefore(1)", "bad argument #1 to 'registerbefore' (function expected, got number)"),
-    ("emu.addgamegenie()", "bad argument #1 to 'addgamegenie' (string expected, got no value)"),
-    ("emu.delgamegenie({})", "bad argument #1 to 'delgamegenie' (string expected, got table)"),
-    ("emu.registerexit(1)", "bad argument #1 to 'registerexit' (function expected, got number)"),
-    ("emu.getscreenpixel()", "bad argument #1 to 'getscreenpixel' (number expected, got no value)"),
-    ("gui.pixel()", "bad argument #1 to 'pixel' (number expected, got no value)"),
-    ("gui.line(1,2,3)", "bad argument #4 to 'line' (number expected, got no value)"),
-    ("gui.box(1)", "bad argument #2 to 'box' (number expected, got no value)"),
-    ("gui.register(1)", "bad argument #1 to 'register' (function expected, got number)"),
-    ("gui.opacity()", "bad argument #1 to 'opacity' (number expected, got no value)"),
-    ("gui.transparency('x')", "bad argument #1 to 'transparency' (number expected, got string)"),
-    ("gui.getpixel()", "bad argument #1 to 'getpixel' (number expected, got no value)"),
-    ("gui.drawbox(1)", "bad argument #2 to 'drawbox' (number expected, got no value)"),
-    ("gui.drawline()", "bad argument #1 to 'drawline' (number expected, got no value)"),
-    ("gui.setpixel()", "bad argument #1 to 'setpixel' (number expected, got no value)"),
-    ("gui.rect(1)", "bad argument #2 to 'rect' (number expected, got no value)"),
-    ("savestate.registersave(1)", "bad argument #1 to 'registersave' (function expected, got number)"),
-    ("savestate.registerload('x')", "bad argument #1 to 'registerload' (function expected, got string)"),
-    ("movie.play({})", "bad argument #1 to 'play' (string expected, got table)"),
-    ("movie.record({})", "bad argument #1 to 'record' (string expected, got table)"),
-    ("rom.readbyte()", "bad argument #1 to 'readbyte' (number expected, got no value)"),
-    ("rom.readbytesigned('x')", "bad argument #1 to 'readbytesigned' (number expected, got string)"),
-    ("rom.readbyterange()", "bad argument #1 to 'readbyterange' (number expected, got no value)"),
-    ("bit.band({})", "bad argument #1 to 'band' (number expected, got table)"),
-    ("bit.lshift(1)", "bad argument #2 to 'lshift' (number expected, got no value)"),
-    ("bit.tohex('x')", "bad argument #1 to 'tohex' (number expected, got string)"),
-    ("bit.bnot()", "bad argument #1 to 'bnot' (number expected, got no value)"),
-    ("AND('x')", "bad argument #1 to 'AND' (number expected, got string)"),
-    ("OR({})", "bad argument #1 to 'OR' (number expected, got table)"),
-    ("XOR()", "bad argument #1 to 'XOR' (number expected, got no value)"),
-    ("SHIFT(1)", "bad argument #2 to 'SHIFT' (number expected, got no value)"),
+    (
+        "memory.readbyte()",
+        "bad argument #1 to 'readbyte' (number expected, got no value)",
+    ),
+    (
+        "memory.readbyte(nil)",
+        "bad argument #1 to 'readbyte' (number expected, got nil)",
+    ),
+    (
+        "memory.readbyteunsigned('x')",
+        "bad argument #1 to 'readbyteunsigned' (number expected, got string)",
+    ),
+    (
+        "memory.readword({})",
+        "bad argument #1 to 'readword' (number expected, got table)",
+    ),
+    (
+        "memory.readbyterange(1)",
+        "bad argument #2 to 'readbyterange' (number expected, got no value)",
+    ),
+    (
+        "memory.writebyte(1)",
+        "bad argument #2 to 'writebyte' (number expected, got no value)",
+    ),
+    (
+        "memory.getregister()",
+        "bad argument #1 to 'getregister' (string expected, got no value)",
+    ),
+    (
+        "memory.setregister('a')",
+        "bad argument #2 to 'setregister' (number expected, got no value)",
+    ),
+    (
+        "memory.registerwrite()",
+        "bad argument #1 to 'registerwrite' (number expected, got no value)",
+    ),
+    (
+        "memory.registerexec('x')",
+        "bad argument #1 to 'registerexec' (number expected, got string)",
+    ),
+    (
+        "joypad.set(1,5)",
+        "bad argument #2 to 'set' (table expected, got number)",
+    ),
+    (
+        "joypad.write(1,5)",
+        "bad argument #2 to 'write' (table expected, got number)",
+    ),
+    (
+        "joypad.get()",
+        "bad argument #1 to 'get' (number expected, got no value)",
+    ),
+    (
+        "joypad.read({})",
+        "bad argument #1 to 'read' (number expected, got table)",
+    ),
+    (
+        "joypad.getdown()",
+        "bad argument #1 to 'getdown' (number expected, got no value)",
+    ),
+    (
+        "joypad.getup('x')",
+        "bad argument #1 to 'getup' (number expected, got string)",
+    ),
+    (
+        "emu.speedmode()",
+        "bad argument #1 to 'speedmode' (string expected, got no value)",
+    ),
+    (
+        "emu.registerbefore(1)",
+        "bad argument #1 to 'registerbefore' (function expected, got number)",
+    ),
+    (
+        "emu.addgamegenie()",
+        "bad argument #1 to 'addgamegenie' (string expected, got no value)",
+    ),
+    (
+        "emu.delgamegenie({})",
+        "bad argument #1 to 'delgamegenie' (string expected, got table)",
+    ),
+    (
+        "emu.registerexit(1)",
+        "bad argument #1 to 'registerexit' (function expected, got number)",
+    ),
+    (
+        "emu.getscreenpixel()",
+        "bad argument #1 to 'getscreenpixel' (number expected, got no value)",
+    ),
+    (
+        "gui.pixel()",
+        "bad argument #1 to 'pixel' (number expected, got no value)",
+    ),
+    (
+        "gui.line(1,2,3)",
+        "bad argument #4 to 'line' (number expected, got no value)",
+    ),
+    (
+        "gui.box(1)",
+        "bad argument #2 to 'box' (number expected, got no value)",
+    ),
+    (
+        "gui.register(1)",
+        "bad argument #1 to 'register' (function expected, got number)",
+    ),
+    (
+        "gui.opacity()",
+        "bad argument #1 to 'opacity' (number expected, got no value)",
+    ),
+    (
+        "gui.transparency('x')",
+        "bad argument #1 to 'transparency' (number expected, got string)",
+    ),
+    (
+        "gui.getpixel()",
+        "bad argument #1 to 'getpixel' (number expected, got no value)",
+    ),
+    (
+        "gui.drawbox(1)",
+        "bad argument #2 to 'drawbox' (number expected, got no value)",
+    ),
+    (
+        "gui.drawline()",
+        "bad argument #1 to 'drawline' (number expected, got no value)",
+    ),
+    (
+        "gui.setpixel()",
+        "bad argument #1 to 'setpixel' (number expected, got no value)",
+    ),
+    (
+        "gui.rect(1)",
+        "bad argument #2 to 'rect' (number expected, got no value)",
+    ),
+    (
+        "savestate.registersave(1)",
+        "bad argument #1 to 'registersave' (function expected, got number)",
+    ),
+    (
+        "savestate.registerload('x')",
+        "bad argument #1 to 'registerload' (function expected, got string)",
+    ),
+    (
+        "movie.play({})",
+        "bad argument #1 to 'play' (string expected, got table)",
+    ),
+    (
+        "movie.record({})",
+        "bad argument #1 to 'record' (string expected, got table)",
+    ),
+    (
+        "rom.readbyte()",
+        "bad argument #1 to 'readbyte' (number expected, got no value)",
+    ),
+    (
+        "rom.readbytesigned('x')",
+        "bad argument #1 to 'readbytesigned' (number expected, got string)",
+    ),
+    (
+        "rom.readbyterange()",
+        "bad argument #1 to 'readbyterange' (number expected, got no value)",
+    ),
+    (
+        "bit.band({})",
+        "bad argument #1 to 'band' (number expected, got table)",
+    ),
+    (
+        "bit.lshift(1)",
+        "bad argument #2 to 'lshift' (number expected, got no value)",
+    ),
+    (
+        "bit.tohex('x')",
+        "bad argument #1 to 'tohex' (number expected, got string)",
+    ),
+    (
+        "bit.bnot()",
+        "bad argument #1 to 'bnot' (number expected, got no value)",
+    ),
+    (
+        "AND('x')",
+        "bad argument #1 to 'AND' (number expected, got string)",
+    ),
+    (
+        "OR({})",
+        "bad argument #1 to 'OR' (number expected, got table)",
+    ),
+    (
+        "XOR()",
+        "bad argument #1 to 'XOR' (number expected, got no value)",
+    ),
+    (
+        "SHIFT(1)",
+        "bad argument #2 to 'SHIFT' (number expected, got no value)",
+    ),
 ];
 
 #[test]
 fn bad_arguments_name_the_function_as_fceux_does() {
-    let mut script = String::from(
-        "for _, call in ipairs({\n",
-    );
+    let mut script = String::from("for _, call in ipairs({\n");
     for (call, _) in CALLS {
         script.push_str(&format!("  {call:?},\n"));
     }
@@ -127,10 +255,7 @@ print(pcall(function() return t:box() end))
 print(pcall(function() return t.box() end))
 "#,
     );
-    let file = format!(
-        "nestor-arg-errors-{}-caller.lua",
-        std::process::id()
-    );
+    let file = format!("nestor-arg-errors-{}-caller.lua", std::process::id());
     let lines: Vec<&str> = output.lines().collect();
     let ends = [
         ":2: bad argument #1 to 'peek' (number expected, got table)",
@@ -194,7 +319,9 @@ print("called\t" .. called)
             assert!(count > 150, "only {count} functions called");
             continue;
         }
-        let Some((call, error)) = line.strip_prefix("error\t").and_then(|l| l.split_once('\t'))
+        let Some((call, error)) = line
+            .strip_prefix("error\t")
+            .and_then(|l| l.split_once('\t'))
         else {
             // What the functions print themselves.
             continue;
@@ -205,6 +332,10 @@ print("called\t" .. called)
             bad.push(line.to_string());
         }
     }
-    assert!(bad.is_empty(), "errors not naming the function:\n{}", bad.join("\n"));
+    assert!(
+        bad.is_empty(),
+        "errors not naming the function:\n{}",
+        bad.join("\n")
+    );
     assert!(errors > 100, "only {errors} argument errors:\n{output}");
 }

@@ -1,7 +1,7 @@
 //! The built-in LuaSocket `socket` module: scripts running on Quadfall talk to TCP servers on
 //! 127.0.0.1 (the test's own, or the script's).
 
-use lua::{Scripts, Stream};
+use lua::Scripts;
 use nes::Console;
 use std::cell::RefCell;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -27,22 +27,8 @@ struct Session {
 
 impl Session {
     fn new() -> Session {
-        let output = Rc::new(RefCell::new(String::new()));
-        let sink = output.clone();
-        let scripts = Scripts::with_output(
-            ROM.to_vec(),
-            "quadfall.nes",
-            Rc::new(move |stream, text: &str| {
-                let mut out = sink.borrow_mut();
-                for line in text.lines() {
-                    if stream == Stream::Err {
-                        out.push_str("stderr: ");
-                    }
-                    out.push_str(line);
-                    out.push('\n');
-                }
-            }),
-        );
+        let (sink, output) = lua::captured_output();
+        let scripts = Scripts::with_output(ROM.to_vec(), "quadfall.nes", sink);
         Session {
             console: Console::from_ines(ROM).expect("roms/quadfall.nes loads"),
             scripts,

@@ -38,18 +38,12 @@ pub fn install(lua: &Lua, joypad: &Table, input: &Table, zapper: &Table) -> Resu
     add(lua, joypad, &["get", "read"], |lua, which: f64| {
         buttons(lua, latched(lua, which)?, |_| true)
     })?;
-    add(
-        lua,
-        joypad,
-        &["getdown", "readdown"],
-        |lua, which: f64| buttons(lua, latched(lua, which)?, |down| down),
-    )?;
-    add(
-        lua,
-        joypad,
-        &["getup", "readup"],
-        |lua, which: f64| buttons(lua, latched(lua, which)?, |down| !down),
-    )?;
+    add(lua, joypad, &["getdown", "readdown"], |lua, which: f64| {
+        buttons(lua, latched(lua, which)?, |down| down)
+    })?;
+    add(lua, joypad, &["getup", "readup"], |lua, which: f64| {
+        buttons(lua, latched(lua, which)?, |down| !down)
+    })?;
     add(
         lua,
         joypad,

@@ -108,7 +108,12 @@ fn conversion_error(lua: &Lua, fallback: &str, given: usize, e: mlua::Error) -> 
         "integer" => "number",
         from => from,
     };
-    arg_error(lua, *pos, fallback, &format!("{expected} expected, got {got}"))
+    arg_error(
+        lua,
+        *pos,
+        fallback,
+        &format!("{expected} expected, got {got}"),
+    )
 }
 
 /// The numbers among a function's remaining arguments (`bit.band(a, ...)`), each one checked

@@ -107,7 +107,13 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
     add_readonly(lua, t, &["readonly", "getreadonly"])?;
     add(lua, t, &["rerecordcounting"], |lua, on: Value| {
         if on.is_nil() {
-            return Err(super::type_error(lua, 1, "rerecordcounting", "boolean", None));
+            return Err(super::type_error(
+                lua,
+                1,
+                "rerecordcounting",
+                "boolean",
+                None,
+            ));
         }
         shared(lua, |s| {
             s.rerecord_counting = !matches!(on, Value::Boolean(false))

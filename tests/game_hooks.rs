@@ -5,7 +5,7 @@
 //! the hook does to the game.
 
 mod quadfall;
-use lua::{Scripts, Stream};
+use lua::Scripts;
 use quadfall::*;
 use std::cell::RefCell;
 use std::path::Path;
@@ -21,22 +21,8 @@ struct Hooked {
 impl Hooked {
     /// Loads `lua/hooks/<name>.lua` for each name into `game` as it is.
     fn new(game: Game, names: &[&str]) -> Hooked {
-        let output = Rc::new(RefCell::new(String::new()));
-        let sink = output.clone();
-        let scripts = Scripts::with_output(
-            ROM.to_vec(),
-            "quadfall",
-            Rc::new(move |stream, text: &str| {
-                let mut out = sink.borrow_mut();
-                for line in text.lines() {
-                    if stream == Stream::Err {
-                        out.push_str("stderr: ");
-                    }
-                    out.push_str(line);
-                    out.push('\n');
-                }
-            }),
-        );
+        let (sink, output) = lua::captured_output();
+        let scripts = Scripts::with_output(ROM.to_vec(), "quadfall", sink);
         let mut hooked = Hooked {
             game,
             scripts,

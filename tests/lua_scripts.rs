@@ -2,7 +2,7 @@
 //! and their printed output (stdout, and stderr lines prefixed `stderr: `) must equal
 //! `lua/<name>.expected`.
 
-use lua::{HostFiles, MovieMode, MovieStatus, Scripts, Stream};
+use lua::{HostFiles, MovieMode, MovieStatus, Scripts};
 use nes::Console;
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
@@ -69,22 +69,8 @@ impl Session {
     }
 
     fn with_rom(rom: Vec<u8>) -> Session {
-        let output = Rc::new(RefCell::new(String::new()));
-        let sink = output.clone();
-        let scripts = Scripts::with_output(
-            rom.clone(),
-            "lua-test",
-            Rc::new(move |stream, text: &str| {
-                let mut out = sink.borrow_mut();
-                for line in text.lines() {
-                    if stream == Stream::Err {
-                        out.push_str("stderr: ");
-                    }
-                    out.push_str(line);
-                    out.push('\n');
-                }
-            }),
-        );
+        let (sink, output) = lua::captured_output();
+        let scripts = Scripts::with_output(rom.clone(), "lua-test", sink);
         Session {
             console: Console::from_ines(&rom).expect("test ROM"),
             scripts,

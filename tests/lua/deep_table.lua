@@ -9,3 +9,6 @@ print(tostring(t) == shown)
 local mt = {}
 mt.__tostring = function() return setmetatable({}, mt) end
 print((tostring(setmetatable({}, mt)):gsub("0x%x+", "0x...")))
+-- One print or tostring is cut at 64 KiB, ending in "...".
+local long = tostring({string.rep("x", 100000)})
+print(#long, long:sub(1, 2), long:sub(-4))

@@ -63,46 +63,138 @@ fn prg_ram_survives_a_restart_and_bad_saves_stay_untouched() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// SIGTERM (as Ctrl-C and SIGHUP) ends a headless run cleanly: the battery RAM and the movie
-/// recorded so far are written, and the exit status says it was interrupted.
-#[cfg(unix)]
-#[test]
-fn a_signal_ends_the_run_with_everything_saved() {
-    let dir = std::env::temp_dir().join(format!("nestor-sig-{}", std::process::id()));
+/// A fresh folder named `name` in the temporary folder, holding the counter ROM.
+fn scratch(name: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+    let dir = std::env::temp_dir().join(format!("nestor-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let rom = dir.join("counter.nes");
     std::fs::write(&rom, counter_rom()).unwrap();
-    let (data, movie) = (dir.join("data"), dir.join("run.fm2"));
-    let child = Command::new(env!("CARGO_BIN_EXE_nestor"))
+    (dir, rom)
+}
+
+/// Starts a long headless run of the counter ROM recording `movie`, with `more` arguments.
+#[cfg(unix)]
+fn spawn_recording(rom: &Path, data: &Path, movie: &Path, more: &[&str]) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_nestor"))
         .args(["run", "--headless", "--frames", "100000000", "--record"])
-        .arg(&movie)
-        .arg(&rom)
-        .env("NESTOR_DATA_DIR", &data)
+        .arg(movie)
+        .args(more)
+        .arg(rom)
+        .env("NESTOR_DATA_DIR", data)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
+        .unwrap()
+}
+
+/// Frames of an FM2 movie file past FCEUX's two dead frames after power-on (see crates/movie).
+fn movie_frames(text: &str) -> usize {
+    text.lines().filter(|l| l.starts_with('|')).count() - 2
+}
+
+/// Waits until the child has run past the first movie checkpoint (600 frames): the movie file
+/// exists and holds them.
+#[cfg(unix)]
+fn wait_for_checkpoint(movie: &Path) {
+    let start = std::time::Instant::now();
+    while !std::fs::read_to_string(movie).is_ok_and(|text| movie_frames(&text) >= 600) {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(120),
+            "no movie checkpoint in {}",
+            movie.display()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+/// SIGTERM, SIGINT (Ctrl-C) and SIGHUP each end a headless run cleanly: the battery RAM and the
+/// movie recorded so far are written, and the exit status says it was interrupted.
+#[cfg(unix)]
+#[test]
+fn a_signal_ends_the_run_with_everything_saved() {
+    let (dir, rom) = scratch("sig");
+    for signal in ["TERM", "INT", "HUP"] {
+        let (data, movie) = (dir.join(signal), dir.join(format!("{signal}.fm2")));
+        let child = spawn_recording(&rom, &data, &movie, &[]);
+        wait_for_checkpoint(&movie);
+        let status = Command::new("kill")
+            .args([&format!("-{signal}"), &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(130), "SIG{signal}: {stderr}");
+        assert!(
+            stderr.contains("interrupted after"),
+            "SIG{signal}: {stderr}"
+        );
+        let saved = std::fs::read(data.join("counter.sav")).expect("the battery RAM was written");
+        assert_eq!((saved[0], saved[0x1FFF]), (1, 0xA5), "SIG{signal}");
+        let text = std::fs::read_to_string(&movie).expect("the movie was written");
+        let frames = movie_frames(&text);
+        assert!(frames > 600, "SIG{signal}: {frames} frames recorded");
+        let summary = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            summary.contains(&format!("movie: {} ({frames} frames)", movie.display())),
+            "SIG{signal}: {summary}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A process killed outright (SIGKILL, a crash) keeps the battery RAM written within the save
+/// interval and the movie up to its last checkpoint, each file whole.
+#[cfg(unix)]
+#[test]
+fn a_killed_run_keeps_its_checkpoints() {
+    let (dir, rom) = scratch("kill");
+    let (data, movie) = (dir.join("data"), dir.join("run.fm2"));
+    let mut child = spawn_recording(&rom, &data, &movie, &[]);
+    wait_for_checkpoint(&movie);
+    // The battery RAM changed on the first frame: written within the save interval.
+    let sav = data.join("counter.sav");
+    let start = std::time::Instant::now();
+    while !sav.exists() && start.elapsed() < std::time::Duration::from_secs(30) {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let saved = std::fs::read(&sav).expect("the battery RAM was written while running");
+    assert_eq!((saved.len(), saved[0], saved[0x1FFF]), (8192, 1, 0xA5));
+    let text = std::fs::read_to_string(&movie).unwrap();
+    assert!(movie_frames(&text) >= 600, "{text:.200}");
+    assert!(
+        text.ends_with("|\n"),
+        "a whole movie: {:?}",
+        &text[text.len() - 40..]
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A run that ends on an error (a script that failed: exit code 4) still writes the battery
+/// RAM and the recording.
+#[test]
+fn a_failed_run_writes_its_saves() {
+    let (dir, rom) = scratch("fail");
+    let script = dir.join("failing.lua");
+    std::fs::write(&script, "emu.frameadvance()\nerror('boom')\n").unwrap();
+    let (data, movie) = (dir.join("data"), dir.join("run.fm2"));
+    let out = Command::new(env!("CARGO_BIN_EXE_nestor"))
+        .args(["run", "--headless", "--frames", "30", "--record"])
+        .arg(&movie)
+        .arg("--lua")
+        .arg(&script)
+        .arg(&rom)
+        .env("NESTOR_DATA_DIR", &data)
+        .output()
         .unwrap();
-    // Long enough to be past the first movie checkpoint (600 frames).
-    std::thread::sleep(std::time::Duration::from_millis(1500));
-    let status = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let out = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(130), "{stderr}");
-    assert!(stderr.contains("interrupted after"), "{stderr}");
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
     let saved = std::fs::read(data.join("counter.sav")).expect("the battery RAM was written");
     assert_eq!((saved[0], saved[0x1FFF]), (1, 0xA5));
     let text = std::fs::read_to_string(&movie).expect("the movie was written");
-    // FCEUX's two dead frames after power-on come first (see crates/movie).
-    let frames = text.lines().filter(|l| l.starts_with('|')).count() - 2;
-    assert!(frames > 600, "{frames} frames recorded");
-    let summary = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        summary.contains(&format!("movie: {} ({frames} frames)", movie.display())),
-        "{summary}"
-    );
+    assert_eq!(movie_frames(&text), 30, "{text}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -31,8 +31,18 @@ pub fn rom_loader(data: &[u8]) {
     }
 }
 
-/// iNES header for `mapper` with `prg` 16 KiB and `chr` 8 KiB banks (0: CHR RAM).
+/// An iNES 1.0 header for `mapper` with `prg` 16 KiB and `chr` 8 KiB banks (0: CHR RAM).
 fn ines_header(mapper: u8, prg: u8, chr: u8, flags6: u8) -> Vec<u8> {
+    let mut header = nes2_header(mapper.into(), 0, prg, chr, flags6, [0, 0]);
+    // Without NES 2.0's mark.
+    header[7] &= 0xF0;
+    header
+}
+
+/// An NES 2.0 header: `mapper` and `submapper`, `prg` 16 KiB and `chr` 8 KiB banks, and the
+/// RAM sizes as the header's shift counts (`prg_ram`: volatile | non-volatile << 4;
+/// `chr_ram`: volatile).
+fn nes2_header(mapper: u16, submapper: u8, prg: u8, chr: u8, flags6: u8, ram: [u8; 2]) -> Vec<u8> {
     let mut header = vec![
         b'N',
         b'E',
@@ -40,45 +50,82 @@ fn ines_header(mapper: u8, prg: u8, chr: u8, flags6: u8) -> Vec<u8> {
         0x1A,
         prg,
         chr,
-        mapper << 4 | flags6,
-        mapper & 0xF0,
+        (mapper as u8) << 4 | flags6,
+        (mapper as u8 & 0xF0) | 0x08,
+        submapper << 4 | (mapper >> 8) as u8,
+        0,
+        ram[0],
+        ram[1],
     ];
     header.resize(16, 0);
     header
 }
 
-/// Mapper numbers the cartridge loader accepts.
-fn mappers() -> &'static [u8] {
-    static MAPPERS: OnceLock<Vec<u8>> = OnceLock::new();
-    MAPPERS.get_or_init(|| {
-        (0..=255)
-            .filter(|&m| {
-                let mut image = ines_header(m, 2, 1, 0);
-                image.resize(16 + 0x8000 + 0x2000, 0);
-                Cartridge::from_ines(&image).is_ok()
+/// Every board the cartridge loader accepts: each mapper number with the submappers it
+/// accepts (an NES 2.0 image of 32 KiB PRG-ROM with 8 KiB of CHR-ROM or, failing that, of
+/// CHR-RAM). The loader knows no mapper above 255 (`the_generators_reach_every_board` checks).
+pub fn boards() -> &'static [(u16, Vec<u8>)] {
+    static BOARDS: OnceLock<Vec<(u16, Vec<u8>)>> = OnceLock::new();
+    BOARDS.get_or_init(|| {
+        (0..256)
+            .filter_map(|mapper| {
+                // Submappers only of the mappers that load at all: the fuzzer's first input
+                // pays for this.
+                let submappers: Vec<u8> = match loads(mapper, 0) {
+                    false if !(1..16).any(|s| loads(mapper, s)) => return None,
+                    _ => (0..16).filter(|&s| loads(mapper, s)).collect(),
+                };
+                Some((mapper, submappers))
             })
             .collect()
+    })
+}
+
+/// Whether the loader accepts `mapper`.`submapper` in a small NES 2.0 image.
+fn loads(mapper: u16, submapper: u8) -> bool {
+    [(1, 0), (0, 0x07)].iter().any(|&(chr, chr_ram)| {
+        let mut image = nes2_header(mapper, submapper, 2, chr, 0, [0x07, chr_ram]);
+        image.resize(16 + 0x8000 + usize::from(chr) * 0x2000, 0);
+        Cartridge::from_ines(&image).is_ok()
     })
 }
 
 /// Frames the machine target runs.
 const FRAMES: usize = 3;
 
-/// An arbitrary program on each mapper: the bytes choose the mapper, the board's sizes and
-/// mirroring, the controller input of each frame, and fill PRG (and CHR) ROM, with the
-/// interrupt vectors of every 8 KiB bank pointing into them so the CPU runs them.
-pub fn machine(data: &[u8]) {
-    let [select, board, rest @ ..] = data else {
-        return;
-    };
-    let (pads, program) = rest.split_at(rest.len().min(2 * FRAMES));
-    let mappers = mappers();
-    let mapper = mappers[usize::from(*select) % mappers.len()];
+/// The cartridge the bytes describe, with `program` filling PRG (and CHR) ROM and the
+/// interrupt vectors of every 8 KiB bank pointing into it so the CPU runs it, powered on;
+/// `None` if the loader refuses the sizes. `select` picks the board; `board` its sizes (bits
+/// 0-3), mirroring, battery and four-screen bits (4, 5, 7); `variant` the submapper (bits
+/// 0-3), the PRG-RAM (bits 4-5: none, 8 KiB, 32 KiB, 8 KiB battery-backed) and CHR-RAM (bit 6:
+/// 8 or 32 KiB without CHR-ROM, none or 8 KiB beside it), and bit 7 an iNES 1.0 header (no
+/// submapper, sizes by default) instead of NES 2.0.
+fn board_console(select: u8, board: u8, variant: u8, program: &[u8]) -> Option<Console> {
+    let boards = boards();
+    let (mapper, submappers) = &boards[usize::from(select) % boards.len()];
+    let submapper = submappers[usize::from(variant & 15) % submappers.len()];
     let prg_banks = [1, 2, 8, 16][usize::from(board & 3)];
     let chr_banks = [0, 1, 4, 16][usize::from(board >> 2 & 3)];
-    // Mirroring, battery RAM, four-screen.
     let flags6 = board >> 4 & 0b1011;
-    let mut image = ines_header(mapper, prg_banks, chr_banks, flags6);
+    let mut image = if variant & 0x80 != 0 {
+        ines_header(*mapper as u8, prg_banks, chr_banks, flags6)
+    } else {
+        let prg_ram = [0x00, 0x07, 0x09, 0x70][usize::from(variant >> 4 & 3)];
+        let chr_ram = match (chr_banks, variant & 0x40 != 0) {
+            (0, false) => 0x07,
+            (0, true) => 0x09,
+            (_, false) => 0,
+            (_, true) => 0x07,
+        };
+        nes2_header(
+            *mapper,
+            submapper,
+            prg_banks,
+            chr_banks,
+            flags6,
+            [prg_ram, chr_ram],
+        )
+    };
     let prg_size = usize::from(prg_banks) * 0x4000;
     let chr_size = usize::from(chr_banks) * 0x2000;
     let filler: &[u8] = if program.is_empty() { &[0xEA] } else { program };
@@ -87,7 +134,18 @@ pub fn machine(data: &[u8]) {
         // NMI, reset and IRQ vectors: $8000, $C000 and $E000 (pick the first bytes of a bank).
         bank[0x1FFA..].copy_from_slice(&[0x00, 0x80, 0x00, 0xC0, 0x00, 0xE0]);
     }
-    let Ok(mut console) = Console::from_ines(&image) else {
+    Console::from_ines(&image).ok()
+}
+
+/// An arbitrary program on every board the loader accepts: the bytes choose the board
+/// ([`board_console`]: mapper, submapper, sizes, RAM, mirroring), the controller input of
+/// each frame, and fill PRG (and CHR) ROM.
+pub fn machine(data: &[u8]) {
+    let [select, board, variant, rest @ ..] = data else {
+        return;
+    };
+    let (pads, program) = rest.split_at(rest.len().min(2 * FRAMES));
+    let Some(mut console) = board_console(*select, *board, *variant, program) else {
         return;
     };
     for frame in 0..FRAMES {
@@ -202,32 +260,51 @@ fn game_console() -> Console {
 }
 
 /// Arbitrary bytes as a save state for Quadfall, and valid states with payload bytes changed
-/// (framed again, so they pass the checksum): loading gives an error and leaves the console
-/// untouched, or it loads and the console runs on.
+/// (framed again, so they pass the checksum), of Quadfall or of any board the loader accepts
+/// running a program: loading gives an error and leaves the console untouched, or it loads and
+/// the console runs on.
 pub fn save_state(data: &[u8]) {
-    let mut console = game_console();
-    let before = console.save_state();
-    let state = match data.split_first() {
+    let (mut console, edits) = match data {
         // Raw bytes.
-        Some((0, rest)) => rest.to_vec(),
-        // (offset, value) pairs written into a valid payload.
-        _ => {
-            let hash = console.cartridge().rom_hash();
-            let Ok(payload) = nes::state::decode(&before, hash) else {
-                panic!("a state just saved does not decode");
-            };
-            let mut payload = payload.to_vec();
-            let len = payload.len().max(1);
-            for edit in data.get(1..).unwrap_or_default().chunks_exact(4) {
-                let at = usize::from(u16::from_le_bytes([edit[0], edit[1]])) << (edit[2] >> 5);
-                if let Some(byte) = payload.get_mut(at % len) {
-                    *byte ^= edit[3] | 1;
-                }
-            }
-            nes::state::encode(hash, &payload)
+        [0, rest @ ..] => {
+            let mut console = game_console();
+            let before = console.save_state();
+            load_and_run(&mut console, rest, &before);
+            return;
         }
+        // A board ([`board_console`]) running the rest of the bytes for two frames, then
+        // (offset, value) pairs from the same bytes written into its state's payload.
+        [0x80..=0xFF, select, board, variant, rest @ ..] => {
+            let Some(mut console) = board_console(*select, *board, *variant, rest) else {
+                return;
+            };
+            for _ in 0..2 {
+                console.run_frame();
+            }
+            (console, rest)
+        }
+        // (offset, value) pairs written into a valid payload of Quadfall's.
+        _ => (game_console(), data.get(1..).unwrap_or_default()),
     };
-    match console.load_state(&state) {
+    let before = console.save_state();
+    let hash = console.cartridge().rom_hash();
+    let Ok(payload) = nes::state::decode(&before, hash) else {
+        panic!("a state just saved does not decode");
+    };
+    let mut payload = payload.to_vec();
+    let len = payload.len().max(1);
+    for edit in edits.chunks_exact(4) {
+        let at = usize::from(u16::from_le_bytes([edit[0], edit[1]])) << (edit[2] >> 5);
+        if let Some(byte) = payload.get_mut(at % len) {
+            *byte ^= edit[3] | 1;
+        }
+    }
+    load_and_run(&mut console, &nes::state::encode(hash, &payload), &before);
+}
+
+/// Loads `state`: an error must leave the console as `before`; a state that loads runs on.
+fn load_and_run(console: &mut Console, state: &[u8], before: &[u8]) {
+    match console.load_state(state) {
         Err(_) => assert!(
             console.save_state() == before,
             "a failed load changed the console"
@@ -236,6 +313,33 @@ pub fn save_state(data: &[u8]) {
             for _ in 0..2 {
                 console.run_frame();
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every board of the loader's list is among those the machine and save-state targets
+    /// pick from, with its submappers.
+    #[test]
+    fn the_generators_reach_every_board() {
+        let boards = super::boards();
+        let numbers: Vec<u16> = boards.iter().map(|(m, _)| *m).collect();
+        for mapper in [
+            0, 1, 2, 3, 4, 7, 9, 10, 11, 13, 16, 18, 21, 22, 23, 25, 28, 30, 32, 33, 34, 48, 65,
+            66, 67, 68, 69, 70, 71, 76, 78, 80, 82, 87, 88, 95, 118, 119, 140, 152, 154, 159, 180,
+            184, 185, 206,
+        ] {
+            assert!(numbers.contains(&mapper), "mapper {mapper} is not reached");
+        }
+        assert_eq!(numbers.len(), 46, "{numbers:?}");
+        let (_, submappers) = boards.iter().find(|(m, _)| *m == 185).unwrap();
+        assert!(submappers.len() > 1, "185's submappers: {submappers:?}");
+        for mapper in 256..4096 {
+            assert!(
+                !(0..16).any(|s| super::loads(mapper, s)),
+                "mapper {mapper} loads: add it to `boards`"
+            );
         }
     }
 }

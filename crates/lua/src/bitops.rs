@@ -1,7 +1,8 @@
 //! LuaBitOp's `bit` table and the older FCEU globals AND/OR/XOR/SHIFT/BIT.
 //! Inputs are numbers reduced modulo 2^32; results are signed 32-bit, as LuaBitOp returns them.
 
-use mlua::{Lua, Result, Table, Variadic};
+use crate::api::{function, Numbers};
+use mlua::{Lua, Result, Table};
 
 /// LuaBitOp's normalisation: round to an integer, keep the low 32 bits, read as signed.
 pub fn tobit(x: f64) -> i32 {
@@ -27,14 +28,17 @@ fn hex(x: f64, digits: Option<f64>) -> String {
 /// Fills `bit` and defines the global helpers.
 pub fn install(lua: &Lua, globals: &Table) -> Result<Table> {
     let bit = lua.create_table()?;
-    bit.set("tobit", lua.create_function(|_, x: f64| Ok(tobit(x)))?)?;
-    bit.set("bnot", lua.create_function(|_, x: f64| Ok(!tobit(x)))?)?;
-    let band =
-        lua.create_function(|_, a: (f64, Variadic<f64>)| Ok(fold(&a.1, tobit(a.0), |x, y| x & y)))?;
-    let bor =
-        lua.create_function(|_, a: (f64, Variadic<f64>)| Ok(fold(&a.1, tobit(a.0), |x, y| x | y)))?;
-    let bxor =
-        lua.create_function(|_, a: (f64, Variadic<f64>)| Ok(fold(&a.1, tobit(a.0), |x, y| x ^ y)))?;
+    bit.set("tobit", function(lua, "tobit", |_, x: f64| Ok(tobit(x)))?)?;
+    bit.set("bnot", function(lua, "bnot", |_, x: f64| Ok(!tobit(x)))?)?;
+    let band = function(lua, "band", |_, (a, rest): (f64, Numbers)| {
+        Ok(fold(&rest.0, tobit(a), |x, y| x & y))
+    })?;
+    let bor = function(lua, "bor", |_, (a, rest): (f64, Numbers)| {
+        Ok(fold(&rest.0, tobit(a), |x, y| x | y))
+    })?;
+    let bxor = function(lua, "bxor", |_, (a, rest): (f64, Numbers)| {
+        Ok(fold(&rest.0, tobit(a), |x, y| x ^ y))
+    })?;
     bit.set("band", band.clone())?;
     bit.set("bor", bor.clone())?;
     bit.set("bxor", bxor.clone())?;
@@ -43,28 +47,28 @@ pub fn install(lua: &Lua, globals: &Table) -> Result<Table> {
     };
     bit.set(
         "lshift",
-        lua.create_function(shift(|x, n| x.wrapping_shl(n)))?,
+        function(lua, "lshift", shift(|x, n| x.wrapping_shl(n)))?,
     )?;
     bit.set(
         "rshift",
-        lua.create_function(shift(|x, n| ((x as u32) >> n) as i32))?,
+        function(lua, "rshift", shift(|x, n| ((x as u32) >> n) as i32))?,
     )?;
-    bit.set("arshift", lua.create_function(shift(|x, n| x >> n))?)?;
+    bit.set("arshift", function(lua, "arshift", shift(|x, n| x >> n))?)?;
     bit.set(
         "rol",
-        lua.create_function(shift(|x, n| (x as u32).rotate_left(n) as i32))?,
+        function(lua, "rol", shift(|x, n| (x as u32).rotate_left(n) as i32))?,
     )?;
     bit.set(
         "ror",
-        lua.create_function(shift(|x, n| (x as u32).rotate_right(n) as i32))?,
+        function(lua, "ror", shift(|x, n| (x as u32).rotate_right(n) as i32))?,
     )?;
     bit.set(
         "bswap",
-        lua.create_function(|_, x: f64| Ok(tobit(x).swap_bytes()))?,
+        function(lua, "bswap", |_, x: f64| Ok(tobit(x).swap_bytes()))?,
     )?;
     bit.set(
         "tohex",
-        lua.create_function(|_, (x, n): (f64, Option<f64>)| Ok(hex(x, n)))?,
+        function(lua, "tohex", |_, (x, n): (f64, Option<f64>)| Ok(hex(x, n)))?,
     )?;
 
     globals.set("AND", band)?;
@@ -72,7 +76,7 @@ pub fn install(lua: &Lua, globals: &Table) -> Result<Table> {
     globals.set("XOR", bxor)?;
     globals.set(
         "SHIFT",
-        lua.create_function(|_, (x, n): (f64, f64)| {
+        function(lua, "SHIFT", |_, (x, n): (f64, f64)| {
             let (x, n) = (tobit(x) as u32, n as i64);
             Ok(if n >= 0 {
                 x.checked_shr(n as u32).unwrap_or(0)
@@ -83,8 +87,9 @@ pub fn install(lua: &Lua, globals: &Table) -> Result<Table> {
     )?;
     globals.set(
         "BIT",
-        lua.create_function(|_, bits: Variadic<f64>| {
+        function(lua, "BIT", |_, bits: Numbers| {
             Ok(bits
+                .0
                 .iter()
                 .map(|&b| b as i64)
                 .filter(|b| (0..32).contains(b))

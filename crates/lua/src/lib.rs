@@ -36,6 +36,24 @@ use watch::{Access, Kind, Watch, Watched};
 
 use nes::Console;
 
+/// An [`Output`] that collects what scripts print, each line of an error report marked
+/// `stderr: `, with the text collected (for tests and tools that check a script's output).
+pub fn captured_output() -> (Output, Rc<RefCell<String>>) {
+    let text = Rc::new(RefCell::new(String::new()));
+    let sink = text.clone();
+    let output: Output = Rc::new(move |stream, printed: &str| {
+        let mut out = sink.borrow_mut();
+        for line in printed.lines() {
+            if stream == Stream::Err {
+                out.push_str("stderr: ");
+            }
+            out.push_str(line);
+            out.push('\n');
+        }
+    });
+    (output, text)
+}
+
 pub struct Scripts {
     shared: Rc<RefCell<Shared>>,
     scripts: Vec<Script>,
@@ -485,5 +503,68 @@ impl Scripts {
         self.hooked = !watch.is_empty();
         self.watch = watch;
         self.shared.borrow_mut().hooks_changed = false;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A panic in the host during a call into a script (here an API function that panics, as
+    /// a bug in nestor or mlua would) stops that script with one report; the machine and the
+    /// other scripts go on.
+    #[test]
+    fn a_panic_in_the_host_stops_only_its_script() {
+        let output = Rc::new(RefCell::new(String::new()));
+        let sink = output.clone();
+        let rom = include_bytes!("../../../roms/quadfall.nes").to_vec();
+        let mut console = Console::from_ines(&rom).unwrap();
+        let mut scripts = Scripts::with_output(
+            rom,
+            "quadfall.nes",
+            Rc::new(move |stream, text: &str| {
+                let mut out = sink.borrow_mut();
+                out.push_str(if stream == Stream::Err {
+                    "stderr: "
+                } else {
+                    ""
+                });
+                out.push_str(text.lines().next().unwrap_or(""));
+                out.push('\n');
+            }),
+        );
+        let dir = std::env::temp_dir().join(format!("nestor-host-panic-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (name, source) in [
+            (
+                "failing.lua",
+                "emu.registerafter(function() print('failing') fail() end)\n",
+            ),
+            (
+                "other.lua",
+                "emu.registerafter(function() print('other') end)\n",
+            ),
+        ] {
+            std::fs::write(dir.join(name), source).unwrap();
+            scripts.load(&mut console, &dir.join(name)).unwrap();
+        }
+        let lua = &scripts.scripts[0].lua;
+        let fail = lua
+            .create_function(|_, ()| -> mlua::Result<()> { panic!("injected failure") })
+            .unwrap();
+        lua.globals().set("fail", fail).unwrap();
+        let frame = console.frame_number();
+        for _ in 0..3 {
+            scripts.run_frame(&mut console);
+        }
+        assert_eq!(console.frame_number(), frame + 3, "the machine went on");
+        assert_eq!(
+            *output.borrow(),
+            "failing\n\
+             stderr: Lua thread bombed out: the Lua host failed: injected failure\n\
+             other\nother\nother\n"
+        );
+        assert_eq!(scripts.errors(), 1);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -1,7 +1,7 @@
 //! The built-in LuaSocket `socket` module: scripts running on Quadfall talk to TCP servers on
 //! 127.0.0.1 (the test's own, or the script's).
 
-use lua::{Scripts, Stream};
+use lua::Scripts;
 use nes::Console;
 use std::cell::RefCell;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -27,22 +27,8 @@ struct Session {
 
 impl Session {
     fn new() -> Session {
-        let output = Rc::new(RefCell::new(String::new()));
-        let sink = output.clone();
-        let scripts = Scripts::with_output(
-            ROM.to_vec(),
-            "quadfall.nes",
-            Rc::new(move |stream, text: &str| {
-                let mut out = sink.borrow_mut();
-                for line in text.lines() {
-                    if stream == Stream::Err {
-                        out.push_str("stderr: ");
-                    }
-                    out.push_str(line);
-                    out.push('\n');
-                }
-            }),
-        );
+        let (sink, output) = lua::captured_output();
+        let scripts = Scripts::with_output(ROM.to_vec(), "quadfall.nes", sink);
         Session {
             console: Console::from_ines(ROM).expect("roms/quadfall.nes loads"),
             scripts,
@@ -308,10 +294,15 @@ fn receive_patterns_send_ranges_options_and_errors_follow_luasocket() {
         probe:close()
         print("refused", socket.connect("127.0.0.1", free))
         local master = socket.tcp()
-        print("master", pcall(function() return master:getpeername() end))
+        -- Errors without the caller's "file:line: " in front.
+        local function caught(f)
+            local ok, e = pcall(f)
+            return ok, (tostring(e):gsub("^[^ ]*:%d+: ", ""))
+        end
+        print("master", caught(function() return master:getpeername() end))
         print("master refused", master:connect("127.0.0.1", free))
-        print("now a client", pcall(function() return master:listen() end))
-        local function try(f) print(pcall(f)) end
+        print("now a client", caught(function() return master:listen() end))
+        local function try(f) print(caught(f)) end
         try(function() return socket.connect() end)
         try(function() return socket.connect("127.0.0.1", port, nil, nil, "ipx") end)
         try(function() return a:send() end)

@@ -75,11 +75,19 @@ impl BatterySave {
         save.path = Some(match problem {
             None => path,
             Some(problem) => {
-                let aside = aside_path(&path);
                 let ram = if problem == "read-only" {
                     "its RAM"
                 } else {
                     "fresh RAM"
+                };
+                let aside = match set_aside(&path, &save.written) {
+                    Ok(aside) => aside,
+                    Err(err) => {
+                        let aside = path.with_extension("sav.new");
+                        eprintln!("nestor: cannot save to {}: {err}", aside.display());
+                        save.write_failed = true;
+                        aside
+                    }
                 };
                 eprintln!(
                     "nestor: {}: {problem}; left untouched, starting with {ram} saved to {}",
@@ -126,18 +134,34 @@ fn read_only(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.permissions().readonly())
 }
 
-/// `<name>.sav.new`, or the first of `<name>.sav.new.2`, `.3`, ... that does not exist yet: a
-/// save set aside by an earlier run is never overwritten.
-fn aside_path(sav: &Path) -> PathBuf {
+/// Creates `<name>.sav.new`, or the first of `<name>.sav.new.2`, `.3`, ... that does not exist
+/// yet, holding `ram`: a save set aside by an earlier run, or by another nestor running now, is
+/// never overwritten (the name is taken when the file is created, not when it is first saved).
+fn set_aside(sav: &Path, ram: &[u8]) -> std::io::Result<PathBuf> {
     let named = |suffix: &str| {
         let mut name = sav.as_os_str().to_owned();
         name.push(suffix);
         PathBuf::from(name)
     };
-    std::iter::once(named(".new"))
-        .chain((2..).map(|n| named(&format!(".new.{n}"))))
-        .find(|path| !path.exists())
-        .expect("an unused name")
+    for n in 1.. {
+        let path = match n {
+            1 => named(".new"),
+            n => named(&format!(".new.{n}")),
+        };
+        let created = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path);
+        match created {
+            Ok(mut file) => {
+                std::io::Write::write_all(&mut file, ram)?;
+                return Ok(path);
+            }
+            Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(err) => return Err(err),
+        }
+    }
+    unreachable!("an unused name")
 }
 
 #[cfg(test)]
@@ -193,6 +217,24 @@ mod tests {
         let second = dir.join("My_Game__U_.sav.new.2");
         assert_eq!(std::fs::read(&first).unwrap()[0], 1);
         assert_eq!(std::fs::read(&second).unwrap()[0], 1, "the first was kept");
+
+        // Two sessions at once: the second takes the next name before the first has saved.
+        let mut first_console = Console::from_ines(&counter_rom()).unwrap();
+        let mut first_save =
+            BatterySave::open_in(Some(&dir), "My Game (U).nes", &mut first_console);
+        let (_, save) = play(&dir);
+        assert_eq!(save.path, Some(dir.join("My_Game__U_.sav.new.4")));
+        assert_eq!(first_save.path, Some(dir.join("My_Game__U_.sav.new.3")));
+        first_console.run_frame();
+        first_console.write(0x6001, 0x77);
+        first_save.flush(&first_console);
+        let third = std::fs::read(dir.join("My_Game__U_.sav.new.3")).unwrap();
+        let fourth = std::fs::read(dir.join("My_Game__U_.sav.new.4")).unwrap();
+        assert_eq!(
+            (third[0], third[1], fourth[0], fourth[1]),
+            (1, 0x77, 1, 0),
+            "each session kept its own file"
+        );
 
         // A good save made read-only: loaded, never written.
         std::fs::remove_dir_all(&dir).unwrap();

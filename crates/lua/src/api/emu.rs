@@ -85,13 +85,13 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
         |_, ()| Ok(machine(|_| ()).is_some()),
     )?;
     add(lua, t, &["registerbefore"], |lua, f: Value| {
-        register_slot(lua, BEFORE, f)
+        register_slot(lua, "registerbefore", BEFORE, f)
     })?;
     add(lua, t, &["registerafter"], |lua, f: Value| {
-        register_slot(lua, AFTER, f)
+        register_slot(lua, "registerafter", AFTER, f)
     })?;
     add(lua, t, &["registerexit"], |lua, f: Value| {
-        register_slot(lua, EXIT, f)
+        register_slot(lua, "registerexit", EXIT, f)
     })?;
     add(lua, t, &["message"], |lua, text: Value| {
         let text = crate::format::to_string(&text)?;

@@ -120,7 +120,7 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
         Ok(())
     })?;
     add(lua, t, &["register"], |lua, f: Value| {
-        register_slot(lua, GUI, f)
+        register_slot(lua, "register", GUI, f)
     })?;
     add(
         lua,

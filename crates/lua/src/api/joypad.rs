@@ -7,8 +7,8 @@ use mlua::{Lua, Result, Table, Value};
 /// Button names in `nes::Buttons` bit order.
 const BUTTONS: [&str; 8] = ["A", "B", "select", "start", "up", "down", "left", "right"];
 
-fn port(which: Option<f64>) -> Result<usize> {
-    match which.map_or(0, int) {
+fn port(which: f64) -> Result<usize> {
+    match int(which) {
         n @ 1..=4 => Ok(n as usize - 1),
         n => Err(mlua::Error::runtime(format!(
             "Invalid input port (valid range 1-4, specified {n})"
@@ -17,7 +17,7 @@ fn port(which: Option<f64>) -> Result<usize> {
 }
 
 /// The buttons the game got for the last latched frame (ports 3-4 are not connected).
-fn latched(lua: &Lua, which: Option<f64>) -> Result<u8> {
+fn latched(lua: &Lua, which: f64) -> Result<u8> {
     let p = port(which)?;
     Ok(shared(lua, |s| s.pads.get(p).copied().unwrap_or(0)))
 }
@@ -35,26 +35,20 @@ fn buttons(lua: &Lua, pad: u8, keep: impl Fn(bool) -> bool) -> Result<Table> {
 }
 
 pub fn install(lua: &Lua, joypad: &Table, input: &Table, zapper: &Table) -> Result<()> {
-    add(lua, joypad, &["get", "read"], |lua, which: Option<f64>| {
+    add(lua, joypad, &["get", "read"], |lua, which: f64| {
         buttons(lua, latched(lua, which)?, |_| true)
+    })?;
+    add(lua, joypad, &["getdown", "readdown"], |lua, which: f64| {
+        buttons(lua, latched(lua, which)?, |down| down)
+    })?;
+    add(lua, joypad, &["getup", "readup"], |lua, which: f64| {
+        buttons(lua, latched(lua, which)?, |down| !down)
     })?;
     add(
         lua,
         joypad,
-        &["getdown", "readdown"],
-        |lua, which: Option<f64>| buttons(lua, latched(lua, which)?, |down| down),
-    )?;
-    add(
-        lua,
-        joypad,
-        &["getup", "readup"],
-        |lua, which: Option<f64>| buttons(lua, latched(lua, which)?, |down| !down),
-    )?;
-    add(
-        lua,
-        joypad,
         &["getimmediate", "readimmediate"],
-        |lua, which: Option<f64>| {
+        |lua, which: f64| {
             let p = port(which)?;
             buttons(
                 lua,
@@ -67,7 +61,7 @@ pub fn install(lua: &Lua, joypad: &Table, input: &Table, zapper: &Table) -> Resu
         lua,
         joypad,
         &["set", "write"],
-        |lua, (which, t): (Option<f64>, Table)| {
+        |lua, (which, t): (f64, Table)| {
             let p = port(which)?;
             let mut o = PadOverride::PASS;
             for (bit, name) in BUTTONS.iter().enumerate() {

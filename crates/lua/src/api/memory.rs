@@ -1,6 +1,6 @@
 //! `memory`: side-effect-free reads, writes as real bus writes, registers, and hooks.
 
-use super::{add, addr, int, number, range_len};
+use super::{add, addr, int, number, range_len, type_error};
 use crate::state::{machine, peek_lent, shared, state};
 use crate::watch::Kind;
 use mlua::{ffi, Lua, MultiValue, Result, Table, Value};
@@ -40,20 +40,17 @@ fn set_register(c: &mut Console, name: &str, v: i64) {
 }
 
 /// `memory.register*(addr, [size,] fn|nil)`: one function per address over [addr, addr+size).
-fn register_hook(lua: &Lua, kind: Kind, args: MultiValue) -> Result<()> {
+fn register_hook(lua: &Lua, name: &str, kind: Kind, args: MultiValue) -> Result<()> {
     let args: Vec<Value> = args.into_iter().collect();
     let number = |v: Option<&Value>| v.and_then(number).map(int);
-    let start = number(args.first())
-        .ok_or_else(|| mlua::Error::runtime("bad argument #1 (number expected)"))?;
-    let (size, f) = match number(args.get(1)) {
-        Some(size) => (size, args.get(2).cloned().unwrap_or(Value::Nil)),
-        None => (1, args.get(1).cloned().unwrap_or(Value::Nil)),
+    let start =
+        number(args.first()).ok_or_else(|| type_error(lua, 1, name, "number", args.first()))?;
+    let (size, f, at) = match number(args.get(1)) {
+        Some(size) => (size, args.get(2).cloned().unwrap_or(Value::Nil), 3),
+        None => (1, args.get(1).cloned().unwrap_or(Value::Nil), 2),
     };
     if !matches!(f, Value::Nil | Value::Function(_)) {
-        return Err(mlua::Error::runtime(format!(
-            "bad argument (function or nil expected, got {})",
-            f.type_name()
-        )));
+        return Err(type_error(lua, at, name, "function or nil", Some(&f)));
     }
     let (from, to) = if size < 0 {
         (start.saturating_add(size), start)
@@ -129,7 +126,7 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
         }
         // Addresses wrap at 64 KiB, whatever the start.
         let start = int(a) as u16;
-        let bytes: Vec<u8> = (0..range_len(len, 0x10000)?)
+        let bytes: Vec<u8> = (0..range_len(lua, len, 0x10000)?)
             .map(|i| peek_lent(start.wrapping_add(i as u16)))
             .collect();
         Ok(Some(lua.create_string(&bytes)?))
@@ -157,16 +154,16 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
         lua,
         t,
         &["registerwrite", "register"],
-        |lua, args: MultiValue| register_hook(lua, Kind::Write, args),
+        |lua, args: MultiValue| register_hook(lua, "registerwrite", Kind::Write, args),
     )?;
     add(lua, t, &["registerread"], |lua, args: MultiValue| {
-        register_hook(lua, Kind::Read, args)
+        register_hook(lua, "registerread", Kind::Read, args)
     })?;
     add(
         lua,
         t,
         &["registerexec", "registerrun", "registerexecute"],
-        |lua, args: MultiValue| register_hook(lua, Kind::Exec, args),
+        |lua, args: MultiValue| register_hook(lua, "registerexec", Kind::Exec, args),
     )?;
     Ok(())
 }

@@ -45,7 +45,7 @@ pub fn install(
         &["readbyterange"],
         move |lua, (offset, len): (f64, f64)| {
             let size = shared(lua, |s| s.rom.len());
-            let bytes: Vec<u8> = (0..range_len(len, size)?)
+            let bytes: Vec<u8> = (0..range_len(lua, len, size)?)
                 .map(|i| rom_byte(lua, offset + i as f64))
                 .collect();
             lua.create_string(&bytes)
@@ -105,7 +105,7 @@ pub fn install(
         &ppu,
         &["readbyterange"],
         move |lua, (addr, len): (f64, f64)| {
-            let bytes: Vec<u8> = (0..range_len(len, 0x4000)? as i64)
+            let bytes: Vec<u8> = (0..range_len(lua, len, 0x4000)? as i64)
                 .map(|i| ppu_byte(int(addr).wrapping_add(i)))
                 .collect();
             lua.create_string(&bytes)

@@ -13,18 +13,125 @@ mod sound;
 
 use crate::state::{shared, Stream};
 use crate::{bitops, format};
-use mlua::{FromLuaMulti, IntoLuaMulti, Lua, MultiValue, Result, Table, Value};
+use mlua::{FromLua, FromLuaMulti, Function, IntoLuaMulti, Lua, MultiValue, Result, Table, Value};
 use std::path::Path;
 
 /// The length of a `readbyterange` (negative: 0). Longer than the `space` it reads is a Lua
 /// error rather than a string of that many bytes (a hostile length would exhaust memory).
-pub fn range_len(len: f64, space: usize) -> Result<usize> {
+pub fn range_len(lua: &Lua, len: f64, space: usize) -> Result<usize> {
     let len = int(len).max(0);
     match usize::try_from(len) {
         Ok(len) if len <= space => Ok(len),
-        _ => Err(mlua::Error::runtime(format!(
-            "bad argument #2 to 'readbyterange' (length {len} is longer than the {space} bytes it reads)"
-        ))),
+        _ => Err(arg_error(
+            lua,
+            2,
+            "readbyterange",
+            &format!("length {len} is longer than the {space} bytes it reads"),
+        )),
+    }
+}
+
+/// A value's type as Lua 5.1's `luaL_typename` names it (mlua tells integers apart).
+pub fn lua_type(v: &Value) -> &'static str {
+    match v {
+        Value::Integer(_) | Value::Number(_) => "number",
+        Value::LightUserData(_) | Value::UserData(_) | Value::Error(_) => "userdata",
+        other => other.type_name(),
+    }
+}
+
+/// Lua 5.1's `luaL_argerror` for argument `n` of the running function: `file:line: bad
+/// argument #n to 'name' (message)`, the function named as its caller named it (a method's
+/// arguments counted after `self`, and `calling 'name' on bad self` for `self`), and the
+/// caller's file and line in front when the caller is Lua code. Where Lua knows no name (the
+/// function called through `pcall`, say), `fallback`, the name it was registered under, where
+/// Lua would say `'?'`.
+pub fn arg_error(lua: &Lua, n: usize, fallback: &str, message: &str) -> mlua::Error {
+    let (mut name, mut method) = (fallback.to_string(), false);
+    if let Some(running) = lua.inspect_stack(0) {
+        let names = running.names();
+        if let Some(called) = names.name {
+            name = called.into_owned();
+            method = names.name_what == Some("method");
+        }
+    }
+    let place = lua
+        .inspect_stack(1)
+        .filter(|caller| caller.curr_line() > 0)
+        .map(|caller| {
+            let source = caller.source();
+            let file = source.short_src.unwrap_or_default();
+            format!("{file}:{}: ", caller.curr_line())
+        })
+        .unwrap_or_default();
+    let n = if method { n - 1 } else { n };
+    mlua::Error::runtime(if n == 0 {
+        format!("{place}calling '{name}' on bad self ({message})")
+    } else {
+        format!("{place}bad argument #{n} to '{name}' ({message})")
+    })
+}
+
+/// Lua 5.1's `luaL_typerror`: argument `n` (of `given` arguments) is `got` where `expected`
+/// was expected; `no value` past the last argument.
+pub fn type_error(
+    lua: &Lua,
+    n: usize,
+    fallback: &str,
+    expected: &str,
+    got: Option<&Value>,
+) -> mlua::Error {
+    let got = got.map_or("no value", lua_type);
+    arg_error(lua, n, fallback, &format!("{expected} expected, got {got}"))
+}
+
+/// mlua's error for an argument it could not convert, as Lua 5.1 words it (see
+/// [`arg_error`]): `given` is the number of arguments passed.
+fn conversion_error(lua: &Lua, fallback: &str, given: usize, e: mlua::Error) -> mlua::Error {
+    let mlua::Error::BadArgument { pos, cause, .. } = &e else {
+        return e;
+    };
+    let mlua::Error::FromLuaConversionError { from, to, .. } = &**cause else {
+        return arg_error(lua, *pos, fallback, &cause.to_string());
+    };
+    let expected = match to.as_str() {
+        "f64" | "f32" | "i8" | "i16" | "i32" | "i64" | "isize" | "u8" | "u16" | "u32" | "u64"
+        | "usize" | "Integer" | "Number" => "number",
+        "String" | "string" | "BString" | "OsString" | "PathBuf" => "string",
+        "table" | "Table" => "table",
+        "function" | "Function" => "function",
+        "userdata" | "AnyUserData" => "userdata",
+        _ => return arg_error(lua, *pos, fallback, &cause.to_string()),
+    };
+    let got = match *from {
+        _ if *pos > given => "no value",
+        "integer" => "number",
+        from => from,
+    };
+    arg_error(
+        lua,
+        *pos,
+        fallback,
+        &format!("{expected} expected, got {got}"),
+    )
+}
+
+/// The numbers among a function's remaining arguments (`bit.band(a, ...)`), each one checked
+/// as its own argument.
+pub struct Numbers(pub Vec<f64>);
+
+impl FromLuaMulti for Numbers {
+    fn from_lua_multi(values: MultiValue, lua: &Lua) -> Result<Self> {
+        Self::from_lua_args(values, 1, None, lua)
+    }
+
+    fn from_lua_args(values: MultiValue, i: usize, to: Option<&str>, lua: &Lua) -> Result<Self> {
+        values
+            .into_iter()
+            .enumerate()
+            .map(|(k, v)| f64::from_lua_arg(v, i + k, to, lua))
+            .collect::<Result<_>>()
+            .map(Numbers)
     }
 }
 
@@ -52,18 +159,38 @@ pub fn report(lua: &Lua, text: &str) {
     shared(lua, |s| s.print(Stream::Err, text));
 }
 
-/// Adds a function to `table` under each of `names`.
+/// A Rust function as a Lua function named `name`: an argument of the wrong type is Lua 5.1's
+/// `bad argument` error naming it ([`arg_error`]).
+pub fn function<A, R>(
+    lua: &Lua,
+    name: &'static str,
+    f: impl Fn(&Lua, A) -> Result<R> + 'static,
+) -> Result<Function>
+where
+    A: FromLuaMulti,
+    R: IntoLuaMulti,
+{
+    lua.create_function(move |lua, args: MultiValue| {
+        let given = args.len();
+        let args = A::from_lua_args(args, 1, None, lua)
+            .map_err(|e| conversion_error(lua, name, given, e))?;
+        f(lua, args)
+    })
+}
+
+/// Adds a function to `table` under each of `names` (the first names it in errors where Lua
+/// knows no name).
 pub fn add<A, R>(
     lua: &Lua,
     table: &Table,
-    names: &[&str],
+    names: &[&'static str],
     f: impl Fn(&Lua, A) -> Result<R> + 'static,
 ) -> Result<()>
 where
     A: FromLuaMulti,
     R: IntoLuaMulti,
 {
-    let f = lua.create_function(f)?;
+    let f = function(lua, names[0], f)?;
     for name in names {
         table.set(*name, f.clone())?;
     }
@@ -71,12 +198,9 @@ where
 }
 
 /// Stores `f` (function or nil) in a registry slot and returns the previous one.
-pub fn register_slot(lua: &Lua, slot: &str, f: Value) -> Result<Value> {
+pub fn register_slot(lua: &Lua, name: &str, slot: &str, f: Value) -> Result<Value> {
     if !matches!(f, Value::Nil | Value::Function(_)) {
-        return Err(mlua::Error::runtime(format!(
-            "bad argument #1 (function expected, got {})",
-            f.type_name()
-        )));
+        return Err(type_error(lua, 1, name, "function", Some(&f)));
     }
     let previous: Value = lua.named_registry_value(slot)?;
     lua.set_named_registry_value(slot, f)?;

@@ -59,7 +59,7 @@ fn read_movie(path: &Path) -> std::result::Result<Movie, String> {
 
 /// The movie's read-only toggle, which `emu` and `movie` both expose: FCEUX's, on from the
 /// start, set by `movie.play`, off when a recording starts; setting it shows FCEUX's message.
-pub fn add_readonly(lua: &Lua, t: &Table, getter: &[&str]) -> Result<()> {
+pub fn add_readonly(lua: &Lua, t: &Table, getter: &[&'static str]) -> Result<()> {
     add(lua, t, getter, |lua, ()| Ok(shared(lua, |s| s.readonly)))?;
     add(lua, t, &["setreadonly"], |lua, on: Value| {
         let on = !matches!(on, Value::Nil | Value::Boolean(false));
@@ -107,8 +107,12 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
     add_readonly(lua, t, &["readonly", "getreadonly"])?;
     add(lua, t, &["rerecordcounting"], |lua, on: Value| {
         if on.is_nil() {
-            return Err(mlua::Error::runtime(
-                "bad argument #1 to 'rerecordcounting' (boolean expected, got no value)",
+            return Err(super::type_error(
+                lua,
+                1,
+                "rerecordcounting",
+                "boolean",
+                None,
             ));
         }
         shared(lua, |s| {

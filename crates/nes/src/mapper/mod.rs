@@ -446,6 +446,7 @@ boards! {
     bandai_fcg::BandaiFcg: 16 | 159;
     ss88006::Ss88006: 18;
     vrc4::Vrc4: 21 | 22 | 23 | 25;
+    vrc6::Vrc6: 24 | 26;
     action53::Action53: 28;
     unrom512::Unrom512: 30;
     g101::G101: 32;

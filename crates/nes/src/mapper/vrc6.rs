@@ -470,7 +470,7 @@ mod tests {
                 levels.push(m.audio());
             }
         }
-        assert!(levels.len() > 10, "the pulse toggles");
+        assert!(levels.len() >= 6, "the pulse toggles: {levels:?}");
         let full = mixer::pulses(15);
         assert!(levels
             .iter()

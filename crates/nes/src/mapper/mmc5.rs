@@ -25,7 +25,7 @@
 //! Not emulated: PRG-RAM banked into $8000-$DFFF (those windows always show PRG-ROM), the PCM
 //! channel's read mode and its IRQ.
 
-use super::{Board, CpuTarget, Mirroring, Needs, PpuRead};
+use super::{outputs_moved, Board, CpuTarget, Mirroring, Needs, PpuRead};
 use crate::apu::envelope::Envelope;
 use crate::apu::length_counter::LengthCounter;
 use crate::apu::mixer;
@@ -620,10 +620,7 @@ impl Audio {
 
     /// Whether the outputs differ from what the mix last took (and takes them).
     fn moved(&mut self) -> bool {
-        let now = self.outputs();
-        let moved = now != self.heard;
-        self.heard = now;
-        moved
+        outputs_moved(&mut self.heard, self.outputs())
     }
 
     /// The level in the 2A03 mix's units: pulses as loud as the 2A03's, PCM as loud as the

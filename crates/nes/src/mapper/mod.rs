@@ -134,6 +134,14 @@ fn last_bank(header: &Header, size: usize) -> usize {
     (header.prg_rom_size / size).max(1) - 1
 }
 
+/// Keeps a sound chip's channel outputs `now` as what the mix last took (`heard`); true if they
+/// moved since, when the mix must take the board's level again.
+fn outputs_moved<const N: usize>(heard: &mut [u8; N], now: [u8; N]) -> bool {
+    let moved = *heard != now;
+    *heard = now;
+    moved
+}
+
 /// The error for a submapper the board does not know.
 fn unknown_submapper<T>(header: &Header) -> Result<T, RomError> {
     Err(RomError::UnsupportedMapper {

@@ -8,7 +8,7 @@
 //! the opposite polarity (nesdev wiki, "VRC6 audio").
 
 use super::vrc4::VrcIrq;
-use super::{banked, Board, CpuTarget, Mirroring, Needs};
+use super::{banked, outputs_moved, Board, CpuTarget, Mirroring, Needs};
 use crate::apu::mixer;
 use crate::header::{Header, RomError};
 use crate::state::{fields, Field, StateIo};
@@ -372,9 +372,7 @@ impl Audio {
             self.pulses[1].output(),
             self.saw.output(),
         ];
-        let moved = now != self.heard;
-        self.heard = now;
-        moved
+        outputs_moved(&mut self.heard, now)
     }
 
     /// The level in the 2A03 mix's units: linear, a step a fifteenth of a 2A03 pulse at

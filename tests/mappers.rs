@@ -143,10 +143,16 @@ fn mmc5_pulse_is_mixed_into_the_sound() {
     assert!(nrom_peak < 50, "NROM: {nrom_peak}");
     assert!(apu_peak > 1000, "the 2A03's pulse: {apu_peak}");
     let ratio = f64::from(mmc5_peak) / f64::from(apu_peak);
-    assert!((0.95..1.05).contains(&ratio), "MMC5 {mmc5_peak}, 2A03 {apu_peak}");
+    assert!(
+        (0.95..1.05).contains(&ratio),
+        "MMC5 {mmc5_peak}, 2A03 {apu_peak}"
+    );
     // 1.79 MHz / (16 * 254) = 440 Hz: about 7.3 periods, 14.7 swings in a 60th of a second.
     assert!((13..17).contains(&crossings), "{crossings} swings");
-    assert!(crossings.abs_diff(apu_crossings) <= 2, "{crossings} against {apu_crossings}");
+    assert!(
+        crossings.abs_diff(apu_crossings) <= 2,
+        "{crossings} against {apu_crossings}"
+    );
 }
 
 /// The frames of an MMC5 test ROM from power-on, one per entry of `frames` (ascending frame
@@ -201,7 +207,11 @@ fn mmc5test_splits_the_screen_at_its_irq() {
         lines_hash(&frames[1], bottom),
         "the bottom stays"
     );
-    assert_eq!(lines_hash(&frames[0], 0..240), MMC5TEST_120, "the picture looked at");
+    assert_eq!(
+        lines_hash(&frames[0], 0..240),
+        MMC5TEST_120,
+        "the picture looked at"
+    );
 }
 const MMC5TEST_120: u64 = 973425541248789373;
 
@@ -213,7 +223,11 @@ fn mmc5_exram_code_moves_the_bars() {
     let frames = mmc5_frames("exram/mmc5exram.nes", &[120, 121, 122]);
     assert_ne!(frames[0], frames[1], "the bars move every frame");
     assert_ne!(frames[1], frames[2], "the bars move every frame");
-    assert_eq!(lines_hash(&frames[0], 0..240), EXRAM_120, "the picture looked at");
+    assert_eq!(
+        lines_hash(&frames[0], 0..240),
+        EXRAM_120,
+        "the picture looked at"
+    );
 }
 const EXRAM_120: u64 = 2483273325939852049;
 
@@ -225,6 +239,10 @@ const EXRAM_120: u64 = 2483273325939852049;
 #[test]
 fn mmc5test_v2_first_screen() {
     let frames = mmc5_frames("mmc5test_v2/mmc5test.nes", &[60]);
-    assert_eq!(lines_hash(&frames[0], 0..240), MMC5TEST_V2_60, "the picture looked at");
+    assert_eq!(
+        lines_hash(&frames[0], 0..240),
+        MMC5TEST_V2_60,
+        "the picture looked at"
+    );
 }
 const MMC5TEST_V2_60: u64 = 8006154397653415368;

@@ -317,8 +317,12 @@ fn board_exerciser(mapper: u16, submapper: u8, chr_rom: bool) -> Vec<u8> {
     ];
     let top = code.len();
     code.extend([0xE8, 0x8A, 0x45, 0x00, 0x85, 0x00]); // INX, TXA, EOR $00, STA $00
-    // MMC5's registers are at $5000-$52FF.
-    let low_pages: &[u8] = if mapper == 5 { &[0x50, 0x51, 0x52] } else { &[] };
+                                                       // MMC5's registers are at $5000-$52FF.
+    let low_pages: &[u8] = if mapper == 5 {
+        &[0x50, 0x51, 0x52]
+    } else {
+        &[]
+    };
     for &page in low_pages.iter().chain(&[
         0x60, 0x7E, 0x7F, 0x80, 0x88, 0x90, 0x98, 0xA0, 0xA8, 0xB0, 0xB8, 0xC0, 0xC8, 0xD0, 0xD8,
         0xE0, 0xE8, 0xF0, 0xF8,

@@ -141,13 +141,20 @@ impl Bus {
         self.joypad_oe_before = self.joypad_oe.take();
         self.cycles += 1;
         if self.cart.cpu_clock() {
-            self.apu.set_expansion(self.cart.audio());
+            self.expansion_moved();
         }
         self.ppu.run_dots(2, &mut self.cart);
         self.apu.step();
         let result = access(self);
         self.ppu.run_dots(1, &mut self.cart);
         result
+    }
+
+    /// The cartridge's sound moved: the APU mixes its new level in.
+    #[cold]
+    #[inline(never)]
+    fn expansion_moved(&mut self) {
+        self.apu.set_expansion(self.cart.audio());
     }
 
     /// `n` cycles on which the CPU (or the DMA unit) only reads RAM and PRG-ROM, or writes

@@ -368,17 +368,20 @@ impl Cartridge {
     /// PPU read of $0000-$3EFF: pattern tables from CHR, nametables from CIRAM. The board
     /// sees the address after the byte is read (MMC2's latches switch after the tile).
     pub fn ppu_read(&mut self, addr: u16) -> u8 {
-        if self.needs.ppu_reads {
-            return self.board_ppu_read(addr);
+        if self.needs.ppu_bus {
+            return self.watched_ppu_read(addr);
         }
-        let val = self.ppu_peek(addr);
-        self.ppu_address(addr);
-        val
+        self.ppu_peek(addr)
     }
 
-    /// [`Self::ppu_read`] on a board that answers the PPU's reads itself.
+    /// [`Self::ppu_read`] on a board that sees the PPU's bus, and may answer the reads itself.
     #[cold]
-    fn board_ppu_read(&mut self, addr: u16) -> u8 {
+    fn watched_ppu_read(&mut self, addr: u16) -> u8 {
+        if !self.needs.ppu_reads {
+            let val = self.ppu_peek(addr);
+            self.ppu_address(addr);
+            return val;
+        }
         match self.mapper.ppu_read(addr) {
             PpuRead::Memory => self.ppu_peek(addr),
             PpuRead::Byte(val) => val,
@@ -387,6 +390,17 @@ impl Cartridge {
                 chr[wrap(offset, chr.len())]
             }
         }
+    }
+
+    /// A PPU write on a board that sees the PPU's bus: whether the board took it (else it goes
+    /// to the memory the bank table shows).
+    #[cold]
+    fn board_took_ppu_write(&mut self, addr: u16, val: u8) -> bool {
+        if self.needs.ppu_reads && self.mapper.ppu_write(addr, val) {
+            return true;
+        }
+        self.ppu_address(addr);
+        false
     }
 
     /// The PPU drove an address (a fetch, or e.g. a $2006 write setting v).
@@ -448,10 +462,9 @@ impl Cartridge {
     }
 
     pub fn ppu_write(&mut self, addr: u16, val: u8) {
-        if self.needs.ppu_reads && self.mapper.ppu_write(addr, val) {
+        if self.needs.ppu_bus && self.board_took_ppu_write(addr, val) {
             return;
         }
-        self.ppu_address(addr);
         let window = usize::from(addr >> 10) & 15;
         if self.banks.ppu_writable & 1 << window != 0 {
             self.ppu_memory[self.banks.ppu[window]][usize::from(addr & 0x3FF)] = val;

@@ -69,7 +69,8 @@ pub struct Mmc5 {
     irq_pending: bool,
     multiplicand: u8,
     multiplier: u8,
-    exram: [u8; 0x400],
+    /// Boxed: the board list's enum stays as small as its other boards.
+    exram: Box<[u8; 0x400]>,
     /// PPUCTRL's sprite size, from the CPU's writes to $2000.
     sprites_8x16: bool,
     in_frame: bool,
@@ -123,7 +124,7 @@ impl Field for Mmc5 {
         fields!(io, prg_mode, chr_mode, ram_protect, exram_mode, nametables);
         fields!(io, fill_tile, fill_colour, prg, chr, chr_upper, last_set_b);
         fields!(io, split, split_scroll, split_bank, irq_target, irq_enabled);
-        fields!(io, irq_pending, multiplicand, multiplier, exram, sprites_8x16);
+        fields!(io, irq_pending, multiplicand, multiplier, &mut **exram, sprites_8x16);
         fields!(io, in_frame, scanline, last_read, same_reads, reads, idle);
         fields!(io, tile_exram, audio);
     }
@@ -152,7 +153,7 @@ impl Board for Mmc5 {
             irq_pending: false,
             multiplicand: 0xFF,
             multiplier: 0xFF,
-            exram: [0; 0x400],
+            exram: Box::new([0; 0x400]),
             sprites_8x16: false,
             in_frame: false,
             scanline: 0,
@@ -454,7 +455,7 @@ impl Mmc5 {
             0 => PpuRead::Byte(self.exram[usize::from(y / 8 * 32 + column)]),
             1 => {
                 let byte = self.exram[usize::from(0x3C0 + y / 32 * 8 + column / 4)];
-                let shift = (y / 16 & 1) * 4 + (column / 2 & 1) * 2;
+                let shift = ((y / 16) & 1) * 4 + ((column / 2) & 1) * 2;
                 PpuRead::Byte((byte >> shift & 3) * 0x55)
             }
             _ => {
@@ -620,7 +621,8 @@ impl Audio {
 
     /// Whether the outputs differ from what the mix last took (and takes them).
     fn moved(&mut self) -> bool {
-        outputs_moved(&mut self.heard, self.outputs())
+        let now = self.outputs();
+        outputs_moved(&mut self.heard, now)
     }
 
     /// The level in the 2A03 mix's units: pulses as loud as the 2A03's, PCM as loud as the

@@ -206,7 +206,8 @@ fn two_runs_are_identical() {
 
 /// Test ROMs for what Quadfall leaves out: DMC DMA and CNROM (read_joy3 plays a DMC sample
 /// throughout), MMC3's scanline IRQ, MMC1 with PRG-RAM, and every other board through Holy
-/// Diver Batman's bank tests (MMC2's latches, FME-7's cycle IRQ, Action 53's registers...).
+/// Diver Batman's bank tests (MMC2's latches, FME-7's cycle IRQ, Action 53's registers...),
+/// and MMC5's (its scanline IRQ, ExRAM, fill mode, split).
 /// Each runs 240 frames straight and again with round trips at 100 random instruction
 /// boundaries (seed 0xA0D10).
 #[test]
@@ -224,6 +225,9 @@ fn states_cover_test_roms_with_sound_and_mappers() {
         "holydiverbatman/testroms/M78.3_P128K_C64K.nes",
         "holydiverbatman/testroms/M118_P128K_C64K.nes",
         "holydiverbatman/testroms/M180_P128K_H.nes",
+        "exram/mmc5exram.nes",
+        "mmc5test/mmc5test.nes",
+        "mmc5test_v2/mmc5test.nes",
     ];
     let mut rng = SplitMix64(0xA0D10);
     for rom in roms {
@@ -280,7 +284,8 @@ fn round_trips_match(
 /// $7E00-$7FFF and the first 256 bytes of each 2 KiB of $8000-$FFFF, reaching every
 /// register of the boards without a test ROM. Its IRQ handler acknowledges the APU and writes
 /// 0 to $F000-$F0FF, which stops and acknowledges the VRC4 counter whatever the board's
-/// register lines, so the counters' state decides the program's path. CHR-ROM holds
+/// register lines, so the counters' state decides the program's path; it reads $5204 too,
+/// MMC5's acknowledge, and on MMC5 the program also writes $5000-$52FF. CHR-ROM holds
 /// pseudo-random bytes, so the picture shows which banks are in.
 fn board_exerciser(mapper: u16, submapper: u8, chr_rom: bool) -> Vec<u8> {
     const PRG: usize = 128 * 1024;
@@ -312,10 +317,16 @@ fn board_exerciser(mapper: u16, submapper: u8, chr_rom: bool) -> Vec<u8> {
     ];
     let top = code.len();
     code.extend([0xE8, 0x8A, 0x45, 0x00, 0x85, 0x00]); // INX, TXA, EOR $00, STA $00
-    for page in [
+                                                       // MMC5's registers are at $5000-$52FF.
+    let low_pages: &[u8] = if mapper == 5 {
+        &[0x50, 0x51, 0x52]
+    } else {
+        &[]
+    };
+    for &page in low_pages.iter().chain(&[
         0x60, 0x7E, 0x7F, 0x80, 0x88, 0x90, 0x98, 0xA0, 0xA8, 0xB0, 0xB8, 0xC0, 0xC8, 0xD0, 0xD8,
         0xE0, 0xE8, 0xF0, 0xF8,
-    ] {
+    ]) {
         code.extend([0x9D, 0x00, page]); // STA page*$100,X
     }
     code.push(0xB8); // CLV
@@ -326,6 +337,7 @@ fn board_exerciser(mapper: u16, submapper: u8, chr_rom: bool) -> Vec<u8> {
     let irq = [
         0x48, 0x98, 0x48, // PHA, TYA, PHA
         0xAD, 0x15, 0x40, // LDA $4015
+        0xAD, 0x04, 0x52, // LDA $5204 (MMC5's acknowledge; open bus elsewhere)
         0xA9, 0x00, 0xA8, // LDA #0, TAY
         0x99, 0x00, 0xF0, 0xC8, 0xD0, 0xFA, // STA $F000,Y; INY; BNE
         0x68, 0xA8, 0x68, 0x40, // PLA, TAY, PLA, RTI
@@ -348,6 +360,7 @@ fn states_cover_every_board() {
     let mut rng = SplitMix64(0xB0A4D);
     // (mapper, submapper, CHR-ROM)
     for (mapper, submapper, chr_rom) in [
+        (5, 0, true),
         (11, 0, true),
         (13, 0, false),
         (16, 4, true),
@@ -355,7 +368,9 @@ fn states_cover_every_board() {
         (18, 0, true),
         (21, 1, true),
         (23, 3, true),
+        (24, 0, true),
         (25, 2, true),
+        (26, 0, true),
         (30, 0, false),
         (32, 0, true),
         (33, 0, true),

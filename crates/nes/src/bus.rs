@@ -99,6 +99,8 @@ impl Field for Bus {
             io.checked(port, "joypad port", |p| p.is_none_or(|p| p < 2));
         }
         io.counter(cycles, "CPU cycle counter");
+        // The board's sound is part of its registers; the mix holds its level.
+        apu.restore_expansion(cart.audio());
     }
 }
 
@@ -138,12 +140,21 @@ impl Bus {
         }
         self.joypad_oe_before = self.joypad_oe.take();
         self.cycles += 1;
-        self.cart.cpu_clock();
+        if self.cart.cpu_clock() {
+            self.expansion_moved();
+        }
         self.ppu.run_dots(2, &mut self.cart);
         self.apu.step();
         let result = access(self);
         self.ppu.run_dots(1, &mut self.cart);
         result
+    }
+
+    /// The cartridge's sound moved: the APU mixes its new level in.
+    #[cold]
+    #[inline(never)]
+    fn expansion_moved(&mut self) {
+        self.apu.set_expansion(self.cart.audio());
     }
 
     /// `n` cycles on which the CPU (or the DMA unit) only reads RAM and PRG-ROM, or writes
@@ -411,7 +422,10 @@ impl Bus {
         self.impure = true;
         match addr {
             0x0000..=0x1FFF => self.ram[usize::from(addr & 0x7FF)] = val,
-            0x2000..=0x3FFF => self.ppu.write_register(addr & 7, val, &mut self.cart),
+            0x2000..=0x3FFF => {
+                self.ppu.write_register(addr & 7, val, &mut self.cart);
+                self.cart.ppu_register_written(addr, val);
+            }
             0x4000..=0x4017 => {
                 self.io_writes[usize::from(addr - 0x4000)] = val;
                 match addr {

@@ -5,7 +5,7 @@
 use crate::game_genie::GameGenie;
 use crate::header::CHR_BANK;
 pub use crate::header::{Header, RomError};
-use crate::mapper::{Board, CpuTarget, Mapper, Needs, WithBoard};
+use crate::mapper::{Board, CpuTarget, Mapper, Needs, PpuRead, WithBoard};
 use crate::state::{fields, Field, Fnv1a, StateIo};
 use std::fmt;
 
@@ -276,6 +276,13 @@ impl Cartridge {
 
     /// CPU read of $4020-$FFFF; `None` where nothing drives the bus (open bus).
     pub fn cpu_read(&mut self, addr: u16) -> Option<u8> {
+        if addr < 0x6000 {
+            return if self.needs.low_registers {
+                self.mapper.read_low(addr)
+            } else {
+                None
+            };
+        }
         self.cpu_peek(addr)
     }
 
@@ -302,6 +309,7 @@ impl Cartridge {
                 }
                 LowWindow::OpenBus => None,
             },
+            _ if self.needs.low_registers => self.mapper.peek_low(addr),
             _ => None,
         }
     }
@@ -380,9 +388,39 @@ impl Cartridge {
     /// PPU read of $0000-$3EFF: pattern tables from CHR, nametables from CIRAM. The board
     /// sees the address after the byte is read (MMC2's latches switch after the tile).
     pub fn ppu_read(&mut self, addr: u16) -> u8 {
-        let val = self.ppu_peek(addr);
+        if self.needs.ppu_bus {
+            return self.watched_ppu_read(addr);
+        }
+        self.ppu_peek(addr)
+    }
+
+    /// [`Self::ppu_read`] on a board that sees the PPU's bus, and may answer the reads itself.
+    #[cold]
+    fn watched_ppu_read(&mut self, addr: u16) -> u8 {
+        if !self.needs.ppu_reads {
+            let val = self.ppu_peek(addr);
+            self.ppu_address(addr);
+            return val;
+        }
+        match self.mapper.ppu_read(addr) {
+            PpuRead::Memory => self.ppu_peek(addr),
+            PpuRead::Byte(val) => val,
+            PpuRead::Chr(offset) => {
+                let chr = self.chr();
+                chr[wrap(offset, chr.len())]
+            }
+        }
+    }
+
+    /// A PPU write on a board that sees the PPU's bus: whether the board took it (else it goes
+    /// to the memory the bank table shows).
+    #[cold]
+    fn board_took_ppu_write(&mut self, addr: u16, val: u8) -> bool {
+        if self.needs.ppu_reads && self.mapper.ppu_write(addr, val) {
+            return true;
+        }
         self.ppu_address(addr);
-        val
+        false
     }
 
     /// A read of the PPU's rendering fetches: [`Self::ppu_read`], except that a board
@@ -431,11 +469,29 @@ impl Cartridge {
         self.banks.sees_every_cycle
     }
 
-    /// One CPU cycle passed.
+    /// One CPU cycle passed; true if the level of the board's sound ([`Self::audio`]) moved.
     #[inline]
-    pub fn cpu_clock(&mut self) {
+    pub fn cpu_clock(&mut self) -> bool {
         // No test of `needs` first: the dispatch already passes over boards without a clock.
-        self.mapper.cpu_clock();
+        self.mapper.cpu_clock_sound()
+    }
+
+    /// The board's sound, in the units of the 2A03's mix; 0 on boards without.
+    pub fn audio(&self) -> f32 {
+        if self.needs.audio {
+            self.mapper.audio()
+        } else {
+            0.0
+        }
+    }
+
+    /// The CPU wrote PPU register `addr` ($2000-$3FFF): boards with [`Needs::ppu_registers`]
+    /// see it.
+    #[inline]
+    pub fn ppu_register_written(&mut self, addr: u16, val: u8) {
+        if self.needs.ppu_registers {
+            self.mapper.ppu_register_written(addr, val);
+        }
     }
 
     #[inline]
@@ -451,7 +507,9 @@ impl Cartridge {
     }
 
     pub fn ppu_write(&mut self, addr: u16, val: u8) {
-        self.ppu_address(addr);
+        if self.needs.ppu_bus && self.board_took_ppu_write(addr, val) {
+            return;
+        }
         let window = usize::from(addr >> 10) & 15;
         if self.banks.ppu_writable & 1 << window != 0 {
             self.ppu_memory[self.banks.ppu[window]][usize::from(addr & 0x3FF)] = val;

@@ -3,7 +3,7 @@
 
 use crate::state::{fields, Field, StateIo};
 
-#[derive(Clone, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Envelope {
     start: bool,
     looping: bool,

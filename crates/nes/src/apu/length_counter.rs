@@ -10,7 +10,7 @@ const LENGTH_TABLE: [u8; 32] = [
 
 /// Register writes reach the counter one cycle late, after that cycle's half-frame clock
 /// (blargg's 10.len_halt_timing and 11.len_reload_timing).
-#[derive(Clone, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct LengthCounter {
     /// The channel's bit in $4015.
     enabled: bool,

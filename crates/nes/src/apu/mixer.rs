@@ -35,6 +35,19 @@ pub fn mix(pulse1: u8, pulse2: u8, triangle: u8, noise: u8, dmc: u8) -> f32 {
     pulse + 159.79 * tnd / (1.0 + 100.0 * tnd)
 }
 
+/// The pulse group's level for the sum of two pulse outputs (0-30): the level of the 2A03's
+/// pulses, and of expansion pulses the wiki measures as loud as those (MMC5's).
+pub fn pulses(sum: u8) -> f32 {
+    PULSE_TABLE[usize::from(sum.min(30))]
+}
+
+/// The TND group's level with only the DMC sounding at `level` (0-255: MMC5's 8-bit PCM is
+/// as loud as the DMC for the same value, twice as loud with its eighth bit).
+pub fn dmc_alone(level: u8) -> f32 {
+    let tnd = f32::from(level) * DMC_STEP;
+    159.79 * tnd / (1.0 + 100.0 * tnd)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -17,11 +17,11 @@
 //! current; the timers are brought up to date before any access and for a save state.
 
 mod dmc;
-mod envelope;
+pub(crate) mod envelope;
 mod filters;
 mod frame_counter;
-mod length_counter;
-mod mixer;
+pub(crate) mod length_counter;
+pub(crate) mod mixer;
 mod noise;
 mod pulse;
 mod resampler;
@@ -66,6 +66,9 @@ pub struct Apu {
     mix_stale: bool,
     resampler: Resampler,
     filters: OutputFilters,
+    /// The cartridge's sound, in the mix's units (see [`Apu::set_expansion`]). Not stored: it
+    /// follows from the board's registers (see the bus's state).
+    expansion: f32,
 }
 
 impl Field for Apu {
@@ -87,6 +90,7 @@ impl Field for Apu {
             mix_stale,
             resampler,
             filters,
+            expansion: _,
         } = self;
         fields!(
             io,
@@ -122,6 +126,7 @@ impl Default for Apu {
             mix_stale: true,
             resampler: Resampler::new(CPU_CLOCK_HZ, DEFAULT_SAMPLE_RATE),
             filters: OutputFilters::new(DEFAULT_SAMPLE_RATE as f32),
+            expansion: 0.0,
         };
         apu.restart_frame_counter(0);
         apu
@@ -318,7 +323,21 @@ impl Apu {
             self.noise.output(),
             self.dmc.output(),
         );
-        self.resampler.set_level(level);
+        self.resampler.set_level(level + self.expansion);
+    }
+
+    /// The cartridge's sound moved to `level` (in the units of [`mixer::mix`], whose full scale
+    /// is about 1.0) during the coming cycle: it joins the mix from that cycle on, as the
+    /// Famicom's cartridge port adds it to the 2A03's output.
+    pub fn set_expansion(&mut self, level: f32) {
+        self.sync();
+        self.expansion = level;
+        self.mix_stale = true;
+    }
+
+    /// The cartridge's sound as a loaded state has it, already in the resampler's level.
+    pub(crate) fn restore_expansion(&mut self, level: f32) {
+        self.expansion = level;
     }
 
     /// $4015 read: clears the frame interrupt flag (on the next get cycle).

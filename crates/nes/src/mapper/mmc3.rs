@@ -101,6 +101,9 @@ impl ScanlineCounter {
         ppu_bus: true,
         ppu_a12_only: true,
         low_registers: false,
+        ppu_reads: false,
+        ppu_registers: false,
+        audio: false,
     };
 
     pub(super) fn irq(&self) -> bool {

@@ -134,6 +134,14 @@ fn last_bank(header: &Header, size: usize) -> usize {
     (header.prg_rom_size / size).max(1) - 1
 }
 
+/// Keeps a sound chip's channel outputs `now` as what the mix last took (`heard`); true if they
+/// moved since, when the mix must take the board's level again.
+fn outputs_moved<const N: usize>(heard: &mut [u8; N], now: [u8; N]) -> bool {
+    let moved = *heard != now;
+    *heard = now;
+    moved
+}
+
 /// The error for a submapper the board does not know.
 fn unknown_submapper<T>(header: &Header) -> Result<T, RomError> {
     Err(RomError::UnsupportedMapper {
@@ -161,6 +169,27 @@ pub struct Needs {
     /// window, so the PPU may show it only A12's changes, at the dots its fetch pattern makes
     /// them, instead of every fetch as it happens (see `Ppu::fetch_a12`).
     pub ppu_a12_only: bool,
+    /// Answers the PPU's reads itself ([`Board::ppu_read`]) and may take its writes
+    /// ([`Board::ppu_write`]): memory of its own in the nametables, or a bank chosen per fetch.
+    /// Goes with `ppu_bus`.
+    pub ppu_reads: bool,
+    /// Sees the CPU's writes to the PPU's registers at $2000-$2007 ([`Board::ppu_register_written`]),
+    /// as MMC5 listens for the sprite size in PPUCTRL.
+    pub ppu_registers: bool,
+    /// Has a sound output that the console mixes with the 2A03's ([`Board::audio`]). Goes with
+    /// `cpu_clock`: the board's [`Board::cpu_clock`] returns whether its level moved.
+    pub audio: bool,
+}
+
+/// What answers a PPU read on a board with [`Needs::ppu_reads`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PpuRead {
+    /// The memory the bank table shows at the address.
+    Memory,
+    /// The board drives this byte.
+    Byte(u8),
+    /// The byte at this offset into CHR (reduced to its size).
+    Chr(usize),
 }
 
 /// One board's registers and wiring. The defaults are those of a discrete board: PRG-ROM and
@@ -227,6 +256,45 @@ pub trait Board: Sized {
     /// One CPU cycle (M2). Only boards with [`Needs::cpu_clock`] are sure to see them all:
     /// otherwise the bus may run idle cycles in bulk.
     fn cpu_clock(&mut self) {}
+
+    /// [`Self::cpu_clock`], then whether the level of the board's sound ([`Self::audio`])
+    /// moved: what the bus calls. Boards with [`Needs::audio`] write this one instead.
+    #[inline]
+    fn cpu_clock_sound(&mut self) -> bool {
+        self.cpu_clock();
+        false
+    }
+
+    /// The board's sound now, if [`Needs::audio`], in the units of the 2A03's mix (whose full
+    /// scale is about 1.0): the board weighs its channels at their level against the 2A03's.
+    fn audio(&self) -> f32 {
+        0.0
+    }
+
+    /// A CPU read of $4020-$5FFF, if [`Needs::low_registers`]; `None` is open bus.
+    fn read_low(&mut self, addr: u16) -> Option<u8> {
+        self.peek_low(addr)
+    }
+
+    /// [`Self::read_low`] without side effects.
+    fn peek_low(&self, _addr: u16) -> Option<u8> {
+        None
+    }
+
+    /// A CPU write to $2000-$2007 (the PPU took it already), if [`Needs::ppu_registers`].
+    fn ppu_register_written(&mut self, _addr: u16, _val: u8) {}
+
+    /// What the PPU reads at `addr` ($0000-$3EFF), if [`Needs::ppu_reads`]; the board sees the
+    /// address as [`Self::ppu_address`] would.
+    fn ppu_read(&mut self, _addr: u16) -> PpuRead {
+        PpuRead::Memory
+    }
+
+    /// A PPU write to `addr`, if [`Needs::ppu_reads`]: true if the board took it, else it goes
+    /// to the memory the bank table shows.
+    fn ppu_write(&mut self, _addr: u16, _val: u8) -> bool {
+        false
+    }
 
     /// The /IRQ output (true = asserted), if [`Needs::irq`].
     fn irq(&self) -> bool {
@@ -340,6 +408,28 @@ macro_rules! boards {
             fn cpu_clock(&mut self) {
                 match self { $(Mapper::$board(m) => m.cpu_clock(),)+ }
             }
+            #[inline]
+            fn cpu_clock_sound(&mut self) -> bool {
+                match self { $(Mapper::$board(m) => m.cpu_clock_sound(),)+ }
+            }
+            fn audio(&self) -> f32 {
+                match self { $(Mapper::$board(m) => m.audio(),)+ }
+            }
+            fn read_low(&mut self, addr: u16) -> Option<u8> {
+                match self { $(Mapper::$board(m) => m.read_low(addr),)+ }
+            }
+            fn peek_low(&self, addr: u16) -> Option<u8> {
+                match self { $(Mapper::$board(m) => m.peek_low(addr),)+ }
+            }
+            fn ppu_register_written(&mut self, addr: u16, val: u8) {
+                match self { $(Mapper::$board(m) => m.ppu_register_written(addr, val),)+ }
+            }
+            fn ppu_read(&mut self, addr: u16) -> PpuRead {
+                match self { $(Mapper::$board(m) => m.ppu_read(addr),)+ }
+            }
+            fn ppu_write(&mut self, addr: u16, val: u8) -> bool {
+                match self { $(Mapper::$board(m) => m.ppu_write(addr, val),)+ }
+            }
             fn irq(&self) -> bool {
                 match self { $(Mapper::$board(m) => m.irq(),)+ }
             }
@@ -360,6 +450,7 @@ boards! {
     uxrom::Uxrom: 2 | 180;
     cnrom::Cnrom: 3 | 185;
     mmc3::Mmc3: 4 | 118 | 119;
+    mmc5::Mmc5: 5;
     axrom::Axrom: 7;
     mmc2::Mmc2: 9 | 10;
     gxrom::Gxrom: 11 | 66 | 87 | 140 | 184;
@@ -367,6 +458,7 @@ boards! {
     bandai_fcg::BandaiFcg: 16 | 159;
     ss88006::Ss88006: 18;
     vrc4::Vrc4: 21 | 22 | 23 | 25;
+    vrc6::Vrc6: 24 | 26;
     action53::Action53: 28;
     unrom512::Unrom512: 30;
     g101::G101: 32;

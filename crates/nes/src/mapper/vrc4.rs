@@ -1,11 +1,12 @@
 //! Konami VRC2 and VRC4 (mappers 21, 22, 23, 25; "VRC2 and VRC4"): two switchable 8 KiB PRG
 //! banks, the last two fixed, eight 1 KiB CHR banks each written as two nibbles, mirroring,
 //! PRG-RAM at $6000. VRC4 adds one-screen mirroring, a PRG swap mode that trades $8000 and
-//! $C000, and the VRC IRQ counter. The boards connect two CPU address lines to the chip's
-//! register select lines A0 and A1, differently per board; the NES 2.0 submapper says which,
-//! and without it both candidate lines are ORed. VRC2a (mapper 22) leaves out CHR A10: its
-//! banks are the register value halved. VRC4's WRAM-enable bit is not emulated (the RAM is
-//! always on); neither is VRC2's one-bit latch in $6000-$6FFF without RAM.
+//! $C000, and the VRC IRQ counter ([`VrcIrq`], which VRC6 shares). The boards connect two CPU
+//! address lines to the chip's register select lines A0 and A1, differently per board; the
+//! NES 2.0 submapper says which, and without it both candidate lines are ORed. VRC2a (mapper
+//! 22) leaves out CHR A10: its banks are the register value halved. VRC4's WRAM-enable bit is
+//! not emulated (the RAM is always on); neither is VRC2's one-bit latch in $6000-$6FFF without
+//! RAM.
 
 use super::{banked, prg_8k_swappable, unknown_submapper, Board, CpuTarget, Mirroring, Needs};
 use crate::header::{Header, RomError};
@@ -26,11 +27,7 @@ pub struct Vrc4 {
     mirroring: Mirroring,
     /// $9002: bit 1 swaps $8000 and $C000 (VRC4).
     prg_mode: u8,
-    irq_latch: u8,
-    irq_counter: u8,
-    irq_control: u8,
-    irq_prescaler: i16,
-    irq: bool,
+    irq: VrcIrq,
     /// The CPU address lines wired to the chip's A0 and A1, as masks.
     select_lines: [u16; 2],
     vrc2: bool,
@@ -46,21 +43,109 @@ impl Field for Vrc4 {
             chr_banks,
             mirroring,
             prg_mode,
-            irq_latch,
-            irq_counter,
-            irq_control,
-            irq_prescaler,
             irq,
             select_lines: _,
             vrc2: _,
             chr_halved: _,
             second_last: _,
         } = self;
-        fields!(io, prg_banks, chr_banks, mirroring, prg_mode);
-        fields!(io, irq_latch, irq_counter, irq_control, irq);
-        io.checked(irq_prescaler, "VRC prescaler", |p| {
+        fields!(io, prg_banks, chr_banks, mirroring, prg_mode, irq);
+    }
+}
+
+/// The VRC IRQ counter of VRC4, VRC6 and VRC7: an 8-bit counter counting up from a latch,
+/// by CPU cycles or by scanlines (a prescaler of 341 PPU dots), that raises /IRQ when it wraps.
+#[derive(Clone, Debug)]
+pub(super) struct VrcIrq {
+    latch: u8,
+    counter: u8,
+    control: u8,
+    prescaler: i16,
+    irq: bool,
+}
+
+impl Default for VrcIrq {
+    fn default() -> VrcIrq {
+        VrcIrq {
+            latch: 0,
+            counter: 0,
+            control: 0,
+            prescaler: PRESCALER_PERIOD,
+            irq: false,
+        }
+    }
+}
+
+impl Field for VrcIrq {
+    fn visit(&mut self, io: &mut StateIo) {
+        let VrcIrq {
+            latch,
+            counter,
+            control,
+            prescaler,
+            irq,
+        } = self;
+        fields!(io, latch, counter, control, irq);
+        io.checked(prescaler, "VRC prescaler", |p| {
             (1..=PRESCALER_PERIOD).contains(p)
         });
+    }
+}
+
+impl VrcIrq {
+    /// The latch's low nibble (`high` false) or high nibble, as VRC4 writes it.
+    pub(super) fn write_latch_nibble(&mut self, val: u8, high: bool) {
+        self.latch = if high {
+            self.latch & 0x0F | val << 4
+        } else {
+            self.latch & 0xF0 | val & 0x0F
+        };
+    }
+
+    /// The whole latch, as VRC6 and VRC7 write it.
+    pub(super) fn write_latch(&mut self, val: u8) {
+        self.latch = val;
+    }
+
+    /// The control register: enabling reloads the counter and the prescaler.
+    pub(super) fn write_control(&mut self, val: u8) {
+        self.control = val;
+        self.irq = false;
+        if val & IRQ_ENABLE != 0 {
+            self.counter = self.latch;
+            self.prescaler = PRESCALER_PERIOD;
+        }
+    }
+
+    /// The acknowledge: /IRQ released, the enable bit copied from the re-enable bit.
+    pub(super) fn acknowledge(&mut self) {
+        self.irq = false;
+        let enable = (self.control & IRQ_ENABLE_AFTER_ACK) << 1;
+        self.control = self.control & !IRQ_ENABLE | enable;
+    }
+
+    /// One CPU cycle.
+    pub(super) fn clock(&mut self) {
+        if self.control & IRQ_ENABLE == 0 {
+            return;
+        }
+        if self.control & IRQ_CYCLE_MODE == 0 {
+            self.prescaler -= 3;
+            if self.prescaler > 0 {
+                return;
+            }
+            self.prescaler += PRESCALER_PERIOD;
+        }
+        if self.counter == 0xFF {
+            self.counter = self.latch;
+            self.irq = true;
+        } else {
+            self.counter += 1;
+        }
+    }
+
+    pub(super) fn irq(&self) -> bool {
+        self.irq
     }
 }
 
@@ -87,11 +172,7 @@ impl Board for Vrc4 {
             chr_banks: [0; 8],
             mirroring: Mirroring::Vertical,
             prg_mode: 0,
-            irq_latch: 0,
-            irq_counter: 0,
-            irq_control: 0,
-            irq_prescaler: PRESCALER_PERIOD,
-            irq: false,
+            irq: VrcIrq::default(),
             select_lines: [a0, a1],
             vrc2,
             chr_halved: header.mapper == 22,
@@ -142,45 +223,18 @@ impl Board for Vrc4 {
                 };
             }
             _ if self.vrc2 => {}
-            (_, 0) => self.irq_latch = self.irq_latch & 0xF0 | val & 0x0F,
-            (_, 1) => self.irq_latch = self.irq_latch & 0x0F | val << 4,
-            (_, 2) => {
-                self.irq_control = val;
-                self.irq = false;
-                if val & IRQ_ENABLE != 0 {
-                    self.irq_counter = self.irq_latch;
-                    self.irq_prescaler = PRESCALER_PERIOD;
-                }
-            }
-            _ => {
-                self.irq = false;
-                let enable = (self.irq_control & IRQ_ENABLE_AFTER_ACK) << 1;
-                self.irq_control = self.irq_control & !IRQ_ENABLE | enable;
-            }
+            (_, 0 | 1) => self.irq.write_latch_nibble(val, reg == 1),
+            (_, 2) => self.irq.write_control(val),
+            _ => self.irq.acknowledge(),
         }
     }
 
     fn cpu_clock(&mut self) {
-        if self.irq_control & IRQ_ENABLE == 0 {
-            return;
-        }
-        if self.irq_control & IRQ_CYCLE_MODE == 0 {
-            self.irq_prescaler -= 3;
-            if self.irq_prescaler > 0 {
-                return;
-            }
-            self.irq_prescaler += PRESCALER_PERIOD;
-        }
-        if self.irq_counter == 0xFF {
-            self.irq_counter = self.irq_latch;
-            self.irq = true;
-        } else {
-            self.irq_counter += 1;
-        }
+        self.irq.clock();
     }
 
     fn irq(&self) -> bool {
-        self.irq
+        self.irq.irq()
     }
 }
 
@@ -258,9 +312,9 @@ mod tests {
         assert!(!m.irq());
         m.cpu_clock(); // wraps to the latch
         assert!(m.irq());
-        assert_eq!(m.irq_counter, 0xFD);
+        assert_eq!(m.irq.counter, 0xFD);
         m.write_register(0xF003, 0, 0);
-        assert!(!m.irq() && m.irq_control & IRQ_ENABLE != 0, "acknowledged, still on");
+        assert!(!m.irq() && m.irq.control & IRQ_ENABLE != 0, "acknowledged, still on");
 
         // Scanline mode: one count per 341 dots, 113 2/3 CPU cycles.
         m.write_register(0xF000, 0x0F, 0);
@@ -273,6 +327,6 @@ mod tests {
         m.cpu_clock();
         assert!(m.irq(), "after 114 cycles");
         m.write_register(0xF003, 0, 0);
-        assert_eq!(m.irq_control & IRQ_ENABLE, 0, "acknowledge copies the A bit");
+        assert_eq!(m.irq.control & IRQ_ENABLE, 0, "acknowledge copies the A bit");
     }
 }

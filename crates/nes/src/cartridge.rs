@@ -427,11 +427,10 @@ impl Cartridge {
     /// [`Self::follows_a12`] hears of A12's changes from the PPU's timing part instead.
     #[inline]
     pub fn ppu_fetch(&mut self, addr: u16) -> u8 {
-        let val = self.ppu_peek(addr);
-        if !self.banks.follows_a12 {
-            self.ppu_address(addr);
+        if self.banks.follows_a12 {
+            return self.ppu_peek(addr);
         }
-        val
+        self.ppu_read(addr)
     }
 
     /// The PPU drove an address (a fetch, or e.g. a $2006 write setting v).

@@ -172,6 +172,7 @@ impl Board for Mmc5 {
             irq: true,
             low_registers: true,
             ppu_bus: true,
+            ppu_a12_only: false,
             ppu_reads: true,
             ppu_registers: true,
             audio: true,

@@ -23,7 +23,7 @@ mod frame_counter;
 pub(crate) mod length_counter;
 pub(crate) mod mixer;
 mod noise;
-mod pulse;
+pub(crate) mod pulse;
 mod resampler;
 mod timer;
 mod triangle;

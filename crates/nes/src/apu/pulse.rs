@@ -7,7 +7,7 @@ use crate::state::{fields, Field, StateIo};
 
 /// Output of the 8-step sequencer per duty setting, bit n for step n (the step counts down):
 /// 12.5 %, 25 %, 50 % and 25 % negated.
-const DUTY_TABLE: [u8; 4] = [0b1000_0000, 0b1100_0000, 0b1111_0000, 0b0011_1111];
+pub(crate) const DUTY_TABLE: [u8; 4] = [0b1000_0000, 0b1100_0000, 0b1111_0000, 0b0011_1111];
 
 #[derive(Clone, Default)]
 pub struct Pulse {

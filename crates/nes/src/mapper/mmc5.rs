@@ -29,6 +29,7 @@ use super::{outputs_moved, Board, CpuTarget, Mirroring, Needs, PpuRead};
 use crate::apu::envelope::Envelope;
 use crate::apu::length_counter::LengthCounter;
 use crate::apu::mixer;
+use crate::apu::pulse::DUTY_TABLE;
 use crate::header::{Header, RomError};
 use crate::state::{fields, Field, StateIo};
 
@@ -467,14 +468,6 @@ impl Mmc5 {
     }
 }
 
-/// The duty cycles' waveforms, as the 2A03's pulses play them.
-const DUTY: [[u8; 8]; 4] = [
-    [0, 1, 0, 0, 0, 0, 0, 0],
-    [0, 1, 1, 0, 0, 0, 0, 0],
-    [0, 1, 1, 1, 1, 0, 0, 0],
-    [1, 0, 0, 1, 1, 1, 1, 1],
-];
-
 /// One of the MMC5's pulses: the 2A03's without the sweep unit, and no muting of short periods.
 #[derive(Clone, Debug, Default)]
 struct Pulse {
@@ -526,14 +519,15 @@ impl Pulse {
     fn clock_timer(&mut self) {
         if self.timer == 0 {
             self.timer = self.period;
-            self.step = (self.step + 1) & 7;
+            // Counts down, as the 2A03's sequencer does.
+            self.step = self.step.wrapping_sub(1) & 7;
         } else {
             self.timer -= 1;
         }
     }
 
     fn output(&self) -> u8 {
-        if self.length.active() && DUTY[usize::from(self.duty)][usize::from(self.step)] != 0 {
+        if self.length.active() && DUTY_TABLE[usize::from(self.duty)] >> self.step & 1 != 0 {
             self.envelope.output()
         } else {
             0

@@ -16,7 +16,8 @@ use pyo3::exceptions::{PyIndexError, PyOSError, PyRuntimeError, PyTypeError, PyV
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes};
 use std::path::PathBuf;
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
 
 /// The project's own NES Tetris-compatible game, the default ROM.
 const QUADFALL: &[u8] = include_bytes!("../../../roms/quadfall.nes");
@@ -317,47 +318,79 @@ impl Ram {
     }
 }
 
-/// Consoles stepped together, each on its own controller input, by a pool of `threads` threads
-/// kept for the object's life, with the GIL released. Results come back as batched arrays.
+/// Consoles stepped together, each on its own controller input, by the calling thread and a
+/// pool of `threads - 1` threads kept for the object's life, with the GIL released. Results come
+/// back as batched arrays.
 #[pyclass(module = "nestor")]
 struct VecConsole {
     consoles: Vec<nes::Console>,
-    pool: rayon::ThreadPool,
+    /// None with one thread: the caller steps every console.
+    pool: Option<rayon::ThreadPool>,
 }
 
-/// What each console hands back after a batch step: its RAM, and its picture when asked for.
+/// One console's part of a batch step: the console, its buttons, and where its RAM and picture go.
+struct Job<'a> {
+    console: &'a mut nes::Console,
+    pad: u8,
+    ram: &'a mut [u8],
+    pixels: Option<&'a mut [u8]>,
+}
+
+impl Job<'_> {
+    fn run(&mut self, frames: u32) {
+        self.console.set_buttons(0, Buttons(self.pad));
+        for _ in 0..frames {
+            self.console.run_frame();
+        }
+        self.ram.copy_from_slice(&self.console.bus.ram);
+        if let Some(pixels) = self.pixels.as_deref_mut() {
+            rgb(self.console, pixels);
+        }
+    }
+}
+
+/// Steps every console `frames` frames and writes their RAM (and pictures). The calling thread
+/// and the pool's threads take consoles one at a time from a shared counter until none is left:
+/// a console whose frames cost more holds up no one else's share, and the caller works instead
+/// of sleeping, so a step wakes one thread fewer.
 fn step_batch(
     consoles: &mut [nes::Console],
     buttons: &[u8],
     frames: u32,
-    pool: &rayon::ThreadPool,
+    pool: Option<&rayon::ThreadPool>,
     ram: &mut [u8],
     pixels: Option<&mut [u8]>,
 ) {
-    // One group of consoles a thread: a job each, so no thread waits on another's.
-    let per_thread = consoles.len().div_ceil(pool.current_num_threads());
-    pool.scope(|scope| {
-        let mut pixel_chunks = pixels.map(|p| p.chunks_mut(per_thread * RGB_BYTES));
-        for ((group, pads), ram) in consoles
-            .chunks_mut(per_thread)
-            .zip(buttons.chunks(per_thread))
-            .zip(ram.chunks_mut(per_thread * RAM_SIZE))
-        {
-            let mut pixels = pixel_chunks.as_mut().and_then(|c| c.next());
-            scope.spawn(move |_| {
-                for (i, (console, &pad)) in group.iter_mut().zip(pads).enumerate() {
-                    console.set_buttons(0, Buttons(pad));
-                    for _ in 0..frames {
-                        console.run_frame();
-                    }
-                    ram[i * RAM_SIZE..][..RAM_SIZE].copy_from_slice(&console.bus.ram);
-                    if let Some(pixels) = pixels.as_deref_mut() {
-                        rgb(console, &mut pixels[i * RGB_BYTES..][..RGB_BYTES]);
-                    }
-                }
-            });
+    let mut pictures = pixels.map(|p| p.chunks_mut(RGB_BYTES));
+    let jobs: Vec<Mutex<Job>> = consoles
+        .iter_mut()
+        .zip(buttons)
+        .zip(ram.chunks_mut(RAM_SIZE))
+        .map(|((console, &pad), ram)| {
+            let pixels = pictures.as_mut().and_then(|p| p.next());
+            Mutex::new(Job {
+                console,
+                pad,
+                ram,
+                pixels,
+            })
+        })
+        .collect();
+    let next = AtomicUsize::new(0);
+    let take_jobs = || {
+        while let Some(job) = jobs.get(next.fetch_add(1, Ordering::Relaxed)) {
+            job.lock().expect("a job is taken once").run(frames);
         }
-    });
+    };
+    match pool {
+        Some(pool) => pool.in_place_scope(|scope| {
+            for _ in 0..pool.current_num_threads() {
+                scope.spawn(|_| take_jobs());
+            }
+            take_jobs();
+        }),
+        None => take_jobs(),
+    }
 }
 
 impl VecConsole {
@@ -389,11 +422,19 @@ impl VecConsole {
         if threads == 0 {
             return Err(PyValueError::new_err("threads must be at least 1"));
         }
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .thread_name(|i| format!("nestor-vec-{i}"))
-            .build()
-            .map_err(|e| PyRuntimeError::new_err(format!("cannot start {threads} threads: {e}")))?;
+        // The caller is the first thread.
+        let pool = match threads - 1 {
+            0 => None,
+            helpers => Some(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(helpers)
+                    .thread_name(|i| format!("nestor-vec-{i}"))
+                    .build()
+                    .map_err(|e| {
+                        PyRuntimeError::new_err(format!("cannot start {threads} threads: {e}"))
+                    })?,
+            ),
+        };
         Ok(VecConsole {
             consoles: (0..n).map(|_| nes::Console::new(cart.clone())).collect(),
             pool,
@@ -406,7 +447,7 @@ impl VecConsole {
 
     #[getter]
     fn threads(&self) -> usize {
-        self.pool.current_num_threads()
+        1 + self.pool.as_ref().map_or(0, |p| p.current_num_threads())
     }
 
     /// Holds `buttons[i]` on console i's controller 1 for `frames` frames, on all consoles at
@@ -433,7 +474,7 @@ impl VecConsole {
             .collect::<PyResult<_>>()?;
         let mut ram = vec![0; n * RAM_SIZE];
         let mut picture = pixels.then(|| vec![0; n * RGB_BYTES]);
-        let (consoles, pool) = (&mut self.consoles, &self.pool);
+        let (consoles, pool) = (&mut self.consoles, self.pool.as_ref());
         py.detach(|| {
             step_batch(
                 consoles,

@@ -50,10 +50,10 @@ fn main() {
     // `cargo test` passes flags meant for libtest; they are ignored.
     if std::env::var_os("NESTOR_SKIP_GUI").is_some() {
         println!("gui: skipped because NESTOR_SKIP_GUI is set");
-        println!("0 passed, 0 failed, 13 skipped");
+        println!("0 passed, 0 failed, 14 skipped");
         return;
     }
-    let tests: [(&str, fn()); 13] = [
+    let tests: [(&str, fn()); 14] = [
         ("no_display_scenario", no_display_scenario),
         ("gui_scenario", gui_scenario),
         ("game_scenario", game_scenario),
@@ -63,6 +63,7 @@ fn main() {
         ("rewind_scenario", rewind_scenario),
         ("crash_scenario", crash_scenario),
         ("menu_scenario", menu_scenario),
+        ("drop_scenario", drop_scenario),
         ("input_scenario", input_scenario),
         ("ai_panel_scenario", ai_panel_scenario),
         ("cheats_scenario", cheats_scenario),
@@ -1486,6 +1487,72 @@ fn menu_scenario() {
         "File > Quit: {status}; stderr:\n{}",
         s.stderr()
     );
+}
+
+/// The drag source for `drop_scenario` (xdotool cannot drag files).
+const XDND_DROP: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/xdnd_drop.py");
+
+impl Session {
+    /// Drags `file` onto the window and drops it, as from a file manager (the XDND protocol);
+    /// true when the window accepted it.
+    fn drop_file(&self, window: &str, file: &Path) -> bool {
+        // Debian's python3 and its python3-xlib, whatever `python3` the PATH finds first.
+        let out = self
+            .command("/usr/bin/python3")
+            .arg(XDND_DROP)
+            .arg(window)
+            .arg(file)
+            .output()
+            .expect("/usr/bin/python3 runs (install the Debian package python3-xlib)");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !stderr.contains("No module named 'Xlib'"),
+            "install the Debian package python3-xlib (or set NESTOR_SKIP_GUI=1)"
+        );
+        assert!(
+            matches!(out.status.code(), Some(0 | 1)),
+            "the drop got no answer: {stderr}"
+        );
+        out.status.success()
+    }
+}
+
+/// A ROM dragged from elsewhere onto the window opens; a file that is not one leaves the game
+/// running and says why.
+fn drop_scenario() {
+    let mut s = Session::start(&button_colour_rom());
+    s.launch();
+    let window = s.window();
+    s.wait_title(&window, "buttons.nes - 100%");
+    s.wait_picture(&window, "the first frame", |p| p.uniform().is_some());
+
+    // Not a ROM: the game goes on, and a message and the title say why.
+    let bad = s.dir.join("notes.nes");
+    std::fs::write(&bad, "not a ROM").unwrap();
+    s.drop_file(&window, &bad);
+    let title = s.wait_title(&window, "not an iNES file");
+    assert!(title.starts_with("nestor - buttons.nes"), "{title}");
+    s.wait_picture(&window, "the error's message", message_shown);
+    s.wait_picture(&window, "the game after the message", |p| {
+        p.uniform().is_some()
+    });
+
+    // A ROM opens; a name with a space travels percent-encoded in the URI list.
+    let quadfall = s.dir.join("my games/quadfall.nes");
+    std::fs::create_dir_all(quadfall.parent().unwrap()).unwrap();
+    std::fs::copy(QUADFALL, &quadfall).unwrap();
+    assert!(
+        s.drop_file(&window, &quadfall),
+        "the window refused the ROM"
+    );
+    s.wait_title(&window, "nestor - quadfall.nes");
+    s.wait_picture(&window, "Quadfall's picture", |p| p.uniform().is_none());
+    let text = std::fs::read_to_string(s.dir.join("config/nestor/config.toml")).unwrap();
+    assert!(
+        text.contains(quadfall.to_str().unwrap()),
+        "a dropped ROM is a recent ROM:\n{text}"
+    );
+    s.quit(&window);
 }
 
 /// Where the Input window's top-left corner is (its anchor in ui.rs).

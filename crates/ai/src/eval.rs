@@ -300,7 +300,7 @@ pub const BURN_HEIGHT: u8 = 12;
 /// the gravity doubles at level 29 often tops out there.
 pub const LAST_LEVEL_BURN_HEIGHT: u8 = 8;
 
-/// The same from level 29 (a row a frame), where a piece can still reach every column of a
+/// The same at levels 29-37 (a row a frame), where a piece can still reach every column of a
 /// stack this low at 30 Hz, and an I the well.
 pub const KILL_SCREEN_BURN_HEIGHT: u8 = 9;
 
@@ -322,15 +322,15 @@ impl Profile {
 
     /// The profile that rates placements at `level` with a stack `height` rows high.
     /// `strong` plays for score (Tetrises) while the stack is low, and for survival (the classic
-    /// function, which clears lines as they come) when it is high. With the double kill screen
-    /// (`double_kill_screen`, two rows a frame from level 39) it always survives from level 38,
-    /// so that the stack is low when the gravity doubles.
-    pub fn at(&self, level: u8, double_kill_screen: bool, height: u8) -> &Profile {
+    /// function, which clears lines as they come) when it is high, and always from level 38,
+    /// where it survives far longer than Tetris building and leaves a low stack for the
+    /// standard format's double kill screen at 39.
+    pub fn at(&self, level: u8, height: u8) -> &Profile {
         let burn_height = match level {
             ..28 => BURN_HEIGHT,
             28 => LAST_LEVEL_BURN_HEIGHT,
-            38.. if double_kill_screen => 0,
-            _ => KILL_SCREEN_BURN_HEIGHT,
+            29..38 => KILL_SCREEN_BURN_HEIGHT,
+            38.. => 0,
         };
         match self {
             Profile::Strong(_) if height >= burn_height => &Profile::Classic,
@@ -391,28 +391,22 @@ mod tests {
     #[test]
     fn strong_burns_lower_before_the_kill_screen_speed() {
         let strong = Profile::by_name("strong").unwrap();
-        let is_classic =
-            |level, double, height| matches!(strong.at(level, double, height), Profile::Classic);
-        assert!(!is_classic(27, false, 10));
-        assert!(is_classic(27, false, 12));
-        assert!(is_classic(28, false, 8));
-        assert!(!is_classic(28, false, 7));
+        let is_classic = |level, height| matches!(strong.at(level, height), Profile::Classic);
+        assert!(!is_classic(27, 10));
+        assert!(is_classic(27, 12));
+        assert!(is_classic(28, 8));
+        assert!(!is_classic(28, 7));
     }
 
     #[test]
-    fn strong_builds_on_the_kill_screen_while_low_and_burns_before_it_doubles() {
+    fn strong_builds_on_the_kill_screen_while_low_until_level_38() {
         let strong = Profile::by_name("strong").unwrap();
-        let is_classic =
-            |level, double, height| matches!(strong.at(level, double, height), Profile::Classic);
-        for double in [false, true] {
-            assert!(!is_classic(29, double, KILL_SCREEN_BURN_HEIGHT - 1));
-            assert!(is_classic(29, double, KILL_SCREEN_BURN_HEIGHT));
-            assert!(!is_classic(37, double, 0));
-        }
-        assert!(is_classic(38, true, 0));
-        assert!(is_classic(39, true, 0));
-        assert!(!is_classic(38, false, 0));
-        assert!(!is_classic(200, false, 0));
+        let is_classic = |level, height| matches!(strong.at(level, height), Profile::Classic);
+        assert!(!is_classic(29, KILL_SCREEN_BURN_HEIGHT - 1));
+        assert!(is_classic(29, KILL_SCREEN_BURN_HEIGHT));
+        assert!(!is_classic(37, 0));
+        assert!(is_classic(38, 0));
+        assert!(is_classic(200, 0));
     }
 
     #[test]

@@ -214,9 +214,7 @@ impl Planner {
                 height_before: height,
             }];
             self.ranked.push((
-                self.profile
-                    .at(level, self.double_kill_screen, height)
-                    .evaluate(level, &b1, &placed),
+                self.profile.at(level, height).evaluate(level, &b1, &placed),
                 i,
             ));
         }
@@ -329,10 +327,7 @@ impl Planner {
                         height_before: h1,
                     },
                 ];
-                let v = self
-                    .profile
-                    .at(level, self.double_kill_screen, height)
-                    .evaluate(level, &b2, &placed);
+                let v = self.profile.at(level, height).evaluate(level, &b2, &placed);
                 self.pairs.push(Pair {
                     value: v,
                     first: i,
@@ -412,11 +407,8 @@ impl Planner {
                                 height_before: h2,
                             },
                         ];
-                        value = value.min(
-                            self.profile
-                                .at(level, self.double_kill_screen, height)
-                                .evaluate(level, &b3, &placed),
-                        );
+                        value =
+                            value.min(self.profile.at(level, height).evaluate(level, &b3, &placed));
                     }
                 }
                 expected += value * odds as f64 / 64.0;

@@ -404,6 +404,9 @@ mod tests {
             tetris_lines += r.tetris_lines;
         }
         let share = tetris_lines as f64 / lines as f64;
-        assert!(lines > 250 && share > 0.2, "{tetris_lines} of {lines} lines by Tetrises");
+        assert!(
+            lines > 250 && share > 0.2,
+            "{tetris_lines} of {lines} lines by Tetrises"
+        );
     }
 }

@@ -62,6 +62,9 @@ pub struct Planner {
     pub expect_pairs: Option<usize>,
     /// The standard format's double kill screen: two rows a frame from level 39.
     pub double_kill_screen: bool,
+    /// The game ends at a level cap (a competition format): worth building for Tetrises on
+    /// the kill screen (`Profile::at`).
+    pub capped: bool,
 }
 
 /// A (current, preview) pair of placements and its two-deep value.
@@ -117,6 +120,7 @@ impl Planner {
             pairs: Vec::new(),
             expect_pairs,
             double_kill_screen: false,
+            capped: false,
         })
     }
 
@@ -214,7 +218,9 @@ impl Planner {
                 height_before: height,
             }];
             self.ranked.push((
-                self.profile.at(level, height).evaluate(level, &b1, &placed),
+                self.profile
+                    .at(level, height, self.capped)
+                    .evaluate(level, &b1, &placed),
                 i,
             ));
         }
@@ -327,7 +333,10 @@ impl Planner {
                         height_before: h1,
                     },
                 ];
-                let v = self.profile.at(level, height).evaluate(level, &b2, &placed);
+                let v = self
+                    .profile
+                    .at(level, height, self.capped)
+                    .evaluate(level, &b2, &placed);
                 self.pairs.push(Pair {
                     value: v,
                     first: i,
@@ -407,8 +416,11 @@ impl Planner {
                                 height_before: h2,
                             },
                         ];
-                        value =
-                            value.min(self.profile.at(level, height).evaluate(level, &b3, &placed));
+                        value = value.min(
+                            self.profile
+                                .at(level, height, self.capped)
+                                .evaluate(level, &b3, &placed),
+                        );
                     }
                 }
                 expected += value * odds as f64 / 64.0;

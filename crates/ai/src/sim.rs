@@ -212,6 +212,7 @@ pub fn play_counting(profile: &Profile, cfg: &GameConfig, placed: &dyn Fn()) -> 
     let mut planner =
         Planner::new(profile.clone(), cfg.kind).expect("tap rate checked by the caller");
     planner.double_kill_screen = cfg.format.double_kill_screen;
+    planner.capped = cfg.format.cap_level.is_some();
     let mut source = Source::new(cfg.pieces, cfg.seed);
     let mut board = Board::default();
     let mut progress = Progress::new(cfg.level);

@@ -300,6 +300,10 @@ pub const BURN_HEIGHT: u8 = 12;
 /// the gravity doubles at level 29 often tops out there.
 pub const LAST_LEVEL_BURN_HEIGHT: u8 = 8;
 
+/// The same at levels 29-37 (a row a frame) in a capped game, where a piece can still reach
+/// every column of a stack this low at 30 Hz, and an I the well.
+pub const KILL_SCREEN_BURN_HEIGHT: u8 = 9;
+
 /// The evaluation profiles.
 #[derive(Clone, Debug)]
 pub enum Profile {
@@ -316,17 +320,23 @@ impl Profile {
         }
     }
 
-    /// The profile that rates placements at `level` with a stack `height` rows high. `strong`
-    /// plays for score (Tetrises) while the stack is low, and for survival (the classic function,
-    /// which clears lines as they come) when the stack is high or from the kill-screen speed on
-    /// (1 frame per row), where it survives far longer than Tetris building.
-    pub fn at(&self, level: u8, height: u8) -> &Profile {
+    /// The profile that rates placements at `level` with a stack `height` rows high.
+    /// `strong` plays for score (Tetrises) while the stack is low, and for survival (the classic
+    /// function, which clears lines as they come) when it is high, and from level 29 (the kill
+    /// screen, a row a frame) on. In a `capped` game (a competition format: the standard one
+    /// ends at level 49) it still builds at levels 29-37 while the stack is low, and survives
+    /// from 38, before the standard format's double kill screen at 39. Without a cap the kill
+    /// screen lasts thousands of lines, which the classic function survives and Tetris
+    /// building does not.
+    pub fn at(&self, level: u8, height: u8, capped: bool) -> &Profile {
         let burn_height = match level {
+            ..28 => BURN_HEIGHT,
             28 => LAST_LEVEL_BURN_HEIGHT,
-            _ => BURN_HEIGHT,
+            29..38 if capped => KILL_SCREEN_BURN_HEIGHT,
+            _ => 0,
         };
         match self {
-            Profile::Strong(_) if level >= 29 || height >= burn_height => &Profile::Classic,
+            Profile::Strong(_) if height >= burn_height => &Profile::Classic,
             p => p,
         }
     }
@@ -384,12 +394,28 @@ mod tests {
     #[test]
     fn strong_burns_lower_before_the_kill_screen_speed() {
         let strong = Profile::by_name("strong").unwrap();
-        let is_classic = |level, height| matches!(strong.at(level, height), Profile::Classic);
-        assert!(!is_classic(27, 10));
-        assert!(is_classic(27, 12));
-        assert!(is_classic(28, 8));
-        assert!(!is_classic(28, 7));
-        assert!(is_classic(29, 0));
+        for capped in [false, true] {
+            let is_classic =
+                |level, height| matches!(strong.at(level, height, capped), Profile::Classic);
+            assert!(!is_classic(27, 10));
+            assert!(is_classic(27, 12));
+            assert!(is_classic(28, 8));
+            assert!(!is_classic(28, 7));
+            assert!(is_classic(38, 0));
+            assert!(is_classic(200, 0));
+        }
+    }
+
+    #[test]
+    fn strong_builds_on_the_kill_screen_only_in_a_capped_game() {
+        let strong = Profile::by_name("strong").unwrap();
+        let is_classic =
+            |level, height, capped| matches!(strong.at(level, height, capped), Profile::Classic);
+        assert!(!is_classic(29, KILL_SCREEN_BURN_HEIGHT - 1, true));
+        assert!(is_classic(29, KILL_SCREEN_BURN_HEIGHT, true));
+        assert!(!is_classic(37, 0, true));
+        assert!(is_classic(29, 0, false));
+        assert!(is_classic(37, 0, false));
     }
 
     #[test]

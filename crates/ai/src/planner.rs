@@ -62,6 +62,9 @@ pub struct Planner {
     pub expect_pairs: Option<usize>,
     /// The standard format's double kill screen: two rows a frame from level 39.
     pub double_kill_screen: bool,
+    /// The game ends at a level cap (a competition format): worth building for Tetrises on
+    /// the kill screen (`Profile::at`).
+    pub capped: bool,
 }
 
 /// A (current, preview) pair of placements and its two-deep value.
@@ -117,6 +120,7 @@ impl Planner {
             pairs: Vec::new(),
             expect_pairs,
             double_kill_screen: false,
+            capped: false,
         })
     }
 
@@ -147,9 +151,9 @@ impl Planner {
 
     /// Decides before the preview is seen (controller search): the current piece is moved with
     /// taps only, and each of its best placements is rated by the mean, over the pieces the
-    /// preview can be (weighted by the picker's odds), of the best pair with it, the preview
-    /// placed gravity-free (cheaper than the taps-only controller search, and as good on 4
-    /// standard games up to level 39: README).
+    /// preview can be (weighted by the picker's odds), of the best pair with it. Below level 29
+    /// the preview is placed gravity-free (cheaper than the taps-only controller search, and as
+    /// good on 4 standard games up to level 39: README); from 29 with the taps-only search.
     pub fn decide_unseen(
         &mut self,
         board: &Board,
@@ -214,7 +218,9 @@ impl Planner {
                 height_before: height,
             }];
             self.ranked.push((
-                self.profile.at(level, height).evaluate(level, &b1, &placed),
+                self.profile
+                    .at(level, height, self.capped)
+                    .evaluate(level, &b1, &placed),
                 i,
             ));
         }
@@ -250,11 +256,15 @@ impl Planner {
             let previous = SPAWN_ID[TYPE_OF[current.piece.id as usize] as usize];
             let mut expected = vec![0.0; self.locks1.len()];
             let mut pair_value = vec![0.0; self.locks1.len()];
+            // From the kill-screen speed (a row a frame) the gravity-free search would place the
+            // preview where the controller cannot (the well, the far columns), and the taps-only
+            // controller search is small.
+            let exact = gravity.frames_per_row == 1;
             for (&id, &odds) in SPAWN_ID.iter().zip(&Picker::odds_after(previous)) {
                 if odds == 0 {
                     continue;
                 }
-                self.rate_pairs(board, level, gravity, height, id, false);
+                self.rate_pairs(board, level, gravity, height, id, exact);
                 pair_value.fill(TOP_OUT);
                 for pair in &self.pairs {
                     pair_value[pair.first] = pair_value[pair.first].min(pair.value);
@@ -323,7 +333,10 @@ impl Planner {
                         height_before: h1,
                     },
                 ];
-                let v = self.profile.at(level, height).evaluate(level, &b2, &placed);
+                let v = self
+                    .profile
+                    .at(level, height, self.capped)
+                    .evaluate(level, &b2, &placed);
                 self.pairs.push(Pair {
                     value: v,
                     first: i,
@@ -335,7 +348,7 @@ impl Planner {
 
     /// Lock positions of the preview piece `id`, freshly spawned on `board`, into `locks2`;
     /// false when it cannot spawn. Not `exact`: always gravity-free (the cheaper rating of the
-    /// pieces the preview may be, before it is seen).
+    /// pieces the preview may be, before it is seen, below the kill-screen speed).
     fn preview_locks(&mut self, board: &Board, gravity: Gravity, id: u8, exact: bool) -> bool {
         match &mut self.ctrl {
             // At slow gravity nearly every lock position is reachable by the controller: the
@@ -403,8 +416,11 @@ impl Planner {
                                 height_before: h2,
                             },
                         ];
-                        value =
-                            value.min(self.profile.at(level, height).evaluate(level, &b3, &placed));
+                        value = value.min(
+                            self.profile
+                                .at(level, height, self.capped)
+                                .evaluate(level, &b3, &placed),
+                        );
                     }
                 }
                 expected += value * odds as f64 / 64.0;

@@ -205,3 +205,28 @@ mod tests {
         assert_eq!(&buf[..info.buffer_size()], rgb.as_slice());
     }
 }
+
+/// The console to run `cart` on, loaded from a file named `name`: `forced` (`--region`, the
+/// config) if given, else the one the NES 2.0 header names, else PAL for a file name tagged as
+/// a PAL release, else NTSC. With a warning to show when `forced` contradicts the ROM.
+pub fn region_for(
+    cart: &nes::Cartridge,
+    name: &str,
+    forced: Option<nes::Region>,
+) -> (nes::Region, Option<String>) {
+    let own = cart
+        .header
+        .region
+        .map(|region| (region, "its header"))
+        .or_else(|| nes::Region::from_file_name(name).map(|region| (region, "its file name")));
+    match (forced, own) {
+        (Some(forced), Some((own, source))) if forced != own => (
+            forced,
+            Some(format!(
+                "{name} is a {own} game ({source} says so), running it on a {forced} console as asked"
+            )),
+        ),
+        (Some(forced), _) => (forced, None),
+        (None, own) => (own.map_or(nes::Region::Ntsc, |(region, _)| region), None),
+    }
+}

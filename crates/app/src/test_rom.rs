@@ -46,8 +46,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let max_frames = args
         .max_frames
         .unwrap_or_else(|| protocol.default_max_frames());
-    let report =
-        testrom::run_rom_on(region, &rom, &protocol, max_frames).map_err(|e| rom_error(&args.rom, e))?;
+    let report = testrom::run_rom_on(region, &rom, &protocol, max_frames)
+        .map_err(|e| rom_error(&args.rom, e))?;
     if args.json {
         let code = match report.verdict {
             Verdict::Failed { code } => Some(code),

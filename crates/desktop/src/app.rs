@@ -1358,7 +1358,9 @@ mod tests {
     fn dropped_files_load_or_say_why_not() {
         let dir = std::env::temp_dir().join(format!("nestor-drop-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let missing = open_rom(&dir.join("missing.nes"), &Config::default()).err().unwrap();
+        let missing = open_rom(&dir.join("missing.nes"), &Config::default())
+            .err()
+            .unwrap();
         assert!(missing.starts_with("cannot read"), "{missing}");
 
         let junk = dir.join("notes.txt");

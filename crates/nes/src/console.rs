@@ -167,7 +167,9 @@ impl Console {
             let dots = u64::from(FRAME_START_LINE - line) * u64::from(DOTS_PER_LINE);
             let dots = dots.saturating_sub(u64::from(ppu.dot));
             // The fewest cycles that run them.
-            let cycles = dots.checked_sub(1).map_or(0, |d| self.bus.cycles_within(d) + 1);
+            let cycles = dots
+                .checked_sub(1)
+                .map_or(0, |d| self.bus.cycles_within(d) + 1);
             steps += self.run_cycles(cycles.max(1));
         }
         // The picture of the frame, drawn to its last line.

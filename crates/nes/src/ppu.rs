@@ -468,7 +468,7 @@ impl Ppu {
             }
             _ => {}
         }
-        let skip = line == self.pre_render_line && dot == 339 && self.skip_last_dot;
+        let skip = dot == 339 && self.skip_last_dot && line == self.pre_render_line;
         self.dot += if skip { 2 } else { 1 };
         if self.dot >= DOTS_PER_LINE {
             self.dot = 0;
@@ -643,12 +643,10 @@ impl Ppu {
     /// the VBlank flag's set and clear, the odd-frame skip, the end of the line.
     fn quiet_until(&self) -> u16 {
         let line = self.scanline;
-        if (line == self.vblank_line && self.dot <= 1) || line == self.pre_render_line {
-            if self.dot <= 1 {
-                1
-            } else {
-                338
-            }
+        if self.dot <= 1 && (line == self.vblank_line || line == self.pre_render_line) {
+            1
+        } else if line == self.pre_render_line {
+            338
         } else {
             DOTS_PER_LINE - 1
         }
@@ -764,13 +762,13 @@ impl Ppu {
             // Both are cleared "at dot 1"; measured against the VBlank flag through this bus
             // (ppu_sprite_hit 09, ppu_sprite_overflow 03), a $2002 read already sees the sprite
             // flags clear one dot before it sees VBlank clear.
-            if line == self.pre_render_line && dot == 0 {
+            if dot == 0 && line == self.pre_render_line {
                 self.sprite0_hit = false;
                 self.sprite_overflow = false;
             }
         }
         // The timing part decided the skip when it ran dot 338, before this dot.
-        let skip = line == self.pre_render_line && dot == 339 && self.skip_last_dot;
+        let skip = dot == 339 && self.skip_last_dot && line == self.pre_render_line;
         if skip && self.rendering_enabled() {
             self.skipped_last_dot();
         }
@@ -783,7 +781,11 @@ impl Ppu {
     fn next_render_line(&mut self) {
         self.line_start = None;
         self.render_dot = 0;
-        self.render_line = (self.render_line + 1) % (self.pre_render_line + 1);
+        self.render_line = if self.render_line == self.pre_render_line {
+            0
+        } else {
+            self.render_line + 1
+        };
     }
 
     /// What the render part's work on its current line changes, at dot 0.

@@ -150,7 +150,12 @@ mod tests {
         ] {
             assert_eq!(Region::from_file_name(name), Some(Region::Pal), "{name}");
         }
-        for name in ["Tetris (U) [!].nes", "Zelda (USA).nes", "Eleven.nes", "e.nes"] {
+        for name in [
+            "Tetris (U) [!].nes",
+            "Zelda (USA).nes",
+            "Eleven.nes",
+            "e.nes",
+        ] {
             assert_eq!(Region::from_file_name(name), None, "{name}");
         }
     }

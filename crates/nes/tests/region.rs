@@ -47,7 +47,11 @@ fn frames_take_the_regions_cycles() {
 
 #[test]
 fn vblank_begins_on_the_regions_line() {
-    for (region, line) in [(Region::Ntsc, 241), (Region::Pal, 241), (Region::Dendy, 291)] {
+    for (region, line) in [
+        (Region::Ntsc, 241),
+        (Region::Pal, 241),
+        (Region::Dendy, 291),
+    ] {
         let mut console = console(region);
         let bus = &mut console.bus;
         let mut seen = None;
@@ -76,7 +80,10 @@ fn the_nes2_header_names_the_region() {
         assert_eq!(console.region(), region, "timing {timing}");
     }
     assert_eq!(
-        Cartridge::from_ines(&nes2_quadfall(2)).unwrap().header.region,
+        Cartridge::from_ines(&nes2_quadfall(2))
+            .unwrap()
+            .header
+            .region,
         None,
         "multiple-region games run on any console"
     );

@@ -33,7 +33,6 @@ impl Judge {
     }
 }
 
-
 pub fn parse(tsv: &str) -> Result<Vec<Entry>, String> {
     tsv.lines()
         .enumerate()

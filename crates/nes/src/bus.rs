@@ -214,7 +214,7 @@ impl Bus {
 
     /// The most CPU cycles from now whose dots fit in `dots`.
     pub(crate) fn cycles_within(&self, dots: u64) -> u64 {
-        let mut n = dots * 5 / u64::from(self.region.dots_per_five_cycles());
+        let mut n = dots * 5 / self.region.dots_per_five_cycles();
         while self.dots_in(n) > dots {
             n -= 1;
         }

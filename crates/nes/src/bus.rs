@@ -5,7 +5,7 @@
 //!
 //! Timing: every CPU cycle goes through [`Bus::tick`]: the cartridge's M2 clock, two PPU dots
 //! (whose render part may run later, see ppu.rs) and the APU's cycle, then the CPU's (or the DMA unit's) memory access, then the cycle's third
-//! PPU dot; the CPU samples the NMI and IRQ lines after that, at the end of the cycle. The
+//! PPU dot (and on a PAL console, every fifth cycle, a fourth); the CPU samples the NMI and IRQ lines after that, at the end of the cycle. The
 //! access lands late in the cycle as on the hardware (data is latched at the end of φ2); the
 //! PPU's VBlank races and the blargg PPU timing ROMs are tuned to this order
 //! (ppu_vbl_nmi and cpu_interrupts_v2 in `tests/conformance` check it). Two shortcuts stand for `tick` where it would only count:

@@ -72,7 +72,7 @@ impl fmt::Display for StateError {
             StateError::OtherRom => write!(f, "the save state was made for another ROM"),
             StateError::OtherRegion { state, console } => write!(
                 f,
-                "the save state was made on a {state} console, this one is {console}"
+                "the save state was made for {state} consoles, this one is {console}"
             ),
             StateError::BadField(what) => {
                 write!(f, "the save state holds an impossible value ({what})")

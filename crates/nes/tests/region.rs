@@ -109,7 +109,7 @@ fn states_stay_on_their_region() {
     );
     assert_eq!(
         error.to_string(),
-        "the save state was made on a PAL console, this one is NTSC"
+        "the save state was made for PAL consoles, this one is NTSC"
     );
     assert!(ntsc.save_state() == before, "the console is untouched");
 

@@ -163,7 +163,7 @@ pub fn region_for(
         (Some(forced), Some((own, source))) if forced != own => (
             forced,
             Some(format!(
-                "{name} is a {own} game ({source} says so), running it on a {forced} console as asked"
+                "{name} is made for {own} consoles ({source} says so); running it on {forced} as asked"
             )),
         ),
         (Some(forced), _) => (forced, None),
@@ -196,8 +196,8 @@ mod tests {
             (
                 Region::Dendy,
                 Some(
-                    "Game (E).nes is a PAL game (its file name says so), running it on a Dendy \
-                     console as asked"
+                    "Game (E).nes is made for PAL consoles (its file name says so); running it \
+                     on Dendy as asked"
                         .into()
                 )
             )

@@ -85,7 +85,7 @@ impl Movies {
                     ("an NTSC movie (palFlag 0)", "ntsc")
                 };
                 bail!(
-                    "{}: {made} on a {} console; `--region {key}` plays it",
+                    "{}: {made}, and this console is {}; `--region {key}` plays it",
                     path.display(),
                     console.region()
                 );

@@ -5,12 +5,15 @@
 //!
 //! Timing: every CPU cycle goes through [`Bus::tick`]: the cartridge's M2 clock, two PPU dots
 //! (whose render part may run later, see ppu.rs) and the APU's cycle, then the CPU's (or the DMA unit's) memory access, then the cycle's third
-//! PPU dot (and on a PAL console, every fifth cycle, a fourth); the CPU samples the NMI and IRQ lines after that, at the end of the cycle. The
+//! PPU dot; the CPU samples the NMI and IRQ lines after that, at the end of the cycle. The
 //! access lands late in the cycle as on the hardware (data is latched at the end of φ2); the
 //! PPU's VBlank races and the blargg PPU timing ROMs are tuned to this order
 //! (ppu_vbl_nmi and cpu_interrupts_v2 in `tests/conformance` check it). Two shortcuts stand for `tick` where it would only count:
 //! [`Bus::count_quiet_cycle`] for one cycle around a RAM or PRG-ROM access, and
 //! [`Bus::run_idle`] for many (an idle loop's passes, an OAM DMA in VBlank).
+//!
+//! A PAL console's PPU runs 16 dots in 5 CPU cycles: every fifth cycle has a fourth dot, after
+//! the third.
 
 use crate::apu::Apu;
 use crate::cartridge::Cartridge;
@@ -188,6 +191,7 @@ impl Bus {
         result
     }
 
+    /// The console's region.
     pub fn region(&self) -> Region {
         self.region
     }

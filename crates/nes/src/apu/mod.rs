@@ -483,8 +483,8 @@ pub struct Voice {
     pub period: u16,
     /// Pulse: the duty 0-3; noise: 1 in short mode.
     pub mode: u8,
-    /// Hz, at the console's CPU clock: the tone of the pulses and the triangle, the rate the noise shift register
-    /// and the DMC's output bits are clocked at.
+    /// Hz, at the console's CPU clock: the tone of the pulses and the triangle, the rate the
+    /// noise shift register and the DMC's output bits are clocked at.
     pub frequency: f64,
 }
 

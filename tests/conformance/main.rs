@@ -78,16 +78,18 @@ fn run(root: &Path, entry: &Entry, judge: &Judge) -> Result<(), String> {
     let path = root.join(&entry.path);
     let rom = std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let report = match judge {
-        Judge::Protocol(protocol) => {
-            testrom::run_rom(&rom, protocol, protocol.default_max_frames())
-        }
+        Judge::Protocol(protocol) | Judge::OnPal(protocol) => testrom::run_rom_on(
+            judge.region(),
+            &rom,
+            protocol,
+            protocol.default_max_frames(),
+        ),
         Judge::NestestLog => {
             let log = path.with_file_name("nestest.log");
             let reference = std::fs::read_to_string(&log)
                 .map_err(|e| format!("cannot read {}: {e}", log.display()))?;
             testrom::nestest::compare(&rom, &reference)
         }
-        Judge::OnPal(_) => return Err(manifest::NO_PAL.to_string()),
         Judge::Nobody(why) => return Err(why.to_string()),
     }
     .map_err(|e| e.to_string())?;

@@ -14,9 +14,6 @@ use std::process::ExitCode;
 use std::rc::Rc;
 use std::time::Instant;
 
-/// NTSC frame rate: the speed a player needs.
-const REAL_TIME_FPS: f64 = 60.0988;
-
 #[derive(clap::Args)]
 pub struct Args {
     #[command(flatten)]
@@ -91,6 +88,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let progress = ProgressBar::new(args.warmup + args.frames).with_style(
         ProgressStyle::with_template("bench {bar:30} {pos}/{len} frames").expect("valid template"),
     );
+    // The console's frame rate: the speed a player needs.
+    let real_time = session.console().region().frame_rate();
     let mut seconds = 0.0;
     let frames = args.frames;
     testrom::contain_panics(|| {
@@ -120,7 +119,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             "warmup": args.warmup,
             "seconds": seconds,
             "fps": fps,
-            "speed": fps / REAL_TIME_FPS,
+            "speed": fps / real_time,
             "fast_forward": !args.no_fast_forward,
         });
         if let Some((depth, mib)) = ring {
@@ -137,7 +136,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             } else {
                 ""
             },
-            fps / REAL_TIME_FPS
+            fps / real_time
         );
         if let Some((depth, mib)) = ring {
             println!("rewind ring: {depth} frames in {mib:.2} MiB");

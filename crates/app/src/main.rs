@@ -95,15 +95,29 @@ const GAME_ROM: &[u8] = include_bytes!("../../../roms/quadfall.nes");
 pub struct RomArg {
     /// iNES file to run (default: Quadfall, the built-in game ROM).
     pub rom: Option<std::path::PathBuf>,
+    /// The console: ntsc, pal or dendy. Default: the one the NES 2.0 header names, else PAL
+    /// for a file name tagged (E), (Europe), (Australia) or (PAL), else NTSC.
+    #[arg(long, value_name = "REGION", value_parser = parse_region)]
+    pub region: Option<nes::Region>,
 }
 
-/// Loads the ROM argument (or the built-in game) and powers on; returns a name for messages.
+/// `--region`'s value.
+fn parse_region(name: &str) -> Result<nes::Region, String> {
+    nes::Region::from_key(name).ok_or_else(|| format!("{name:?} is not ntsc, pal or dendy"))
+}
+
+/// Loads the ROM argument (or the built-in game) and powers on a console of its region
+/// (printing a warning when `--region` contradicts the ROM); returns a name for messages.
 fn load_console(arg: &RomArg) -> anyhow::Result<(String, nes::Console)> {
     let (name, bytes) = rom_bytes(arg)?;
-    let console = testrom::contain_panics(|| nes::Console::from_ines(&bytes))
+    let cart = testrom::contain_panics(|| nes::Cartridge::from_ines(&bytes))
         .map_err(|e| anyhow::anyhow!("{name}: {e}"))?
         .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
-    Ok((name, console))
+    let (region, warning) = session::files::region_for(&cart, &name, arg.region);
+    if let Some(warning) = warning {
+        eprintln!("nestor: warning: {warning}");
+    }
+    Ok((name, nes::Console::with_region(cart, region)))
 }
 
 /// The ROM argument's file image (or the built-in game's) and a name for messages.

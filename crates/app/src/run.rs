@@ -330,6 +330,7 @@ fn play_in_window(args: &Args, driver: ai::driver::Driver) -> anyhow::Result<Exi
     options.movie = args.movies.movie.clone();
     options.run_ahead = args.run_ahead;
     options.scale = args.scale;
+    options.region = args.rom.region;
     options.game_genie = args.cheats.clone();
     let status = desktop::run(options)?;
     // os.exit(n) in a script ends nestor with n, as it ends FCEUX.

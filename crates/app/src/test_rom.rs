@@ -22,6 +22,10 @@ pub struct Args {
     /// folder, else blargg-6000.
     #[arg(long, value_name = "PROTOCOL")]
     protocol: Option<String>,
+    /// The console: ntsc, pal or dendy. Default: PAL for the ROMs MANIFEST.tsv marks "PAL
+    /// machine only", else the one the header names, else NTSC.
+    #[arg(long, value_name = "REGION", value_parser = crate::parse_region)]
+    region: Option<nes::Region>,
     /// AccuracyCoin: skip the test with this number (as counted in $37), e.g. one that hangs.
     #[arg(long, value_name = "N")]
     skip: Vec<usize>,
@@ -29,10 +33,11 @@ pub struct Args {
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let rom = read_rom(&args.rom)?;
-    let mut protocol = match &args.protocol {
-        Some(name) => parse_protocol(name, &args.rom)?,
+    let (mut protocol, region) = match &args.protocol {
+        Some(name) => (parse_protocol(name, &args.rom)?, None),
         None => manifest_protocol(&args.rom)?,
     };
+    let region = args.region.or(region);
     if let Protocol::AccuracyCoin(plan) = &mut protocol {
         plan.skip.clone_from(&args.skip);
     } else if !args.skip.is_empty() {
@@ -41,8 +46,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let max_frames = args
         .max_frames
         .unwrap_or_else(|| protocol.default_max_frames());
-    let report =
-        testrom::run_rom(&rom, &protocol, max_frames).map_err(|e| rom_error(&args.rom, e))?;
+    let report = testrom::run_rom_on(region, &rom, &protocol, max_frames)
+        .map_err(|e| rom_error(&args.rom, e))?;
     if args.json {
         let code = match report.verdict {
             Verdict::Failed { code } => Some(code),
@@ -101,18 +106,17 @@ fn parse_protocol(name: &str, rom: &Path) -> anyhow::Result<Protocol> {
     })
 }
 
-fn manifest_protocol(rom: &Path) -> anyhow::Result<Protocol> {
+/// The protocol MANIFEST.tsv gives the ROM, and the console it is judged on if not the
+/// header's.
+fn manifest_protocol(rom: &Path) -> anyhow::Result<(Protocol, Option<nes::Region>)> {
     let Some((root, entry)) = manifest::find(rom) else {
-        return Ok(Protocol::Blargg6000);
+        return Ok((Protocol::Blargg6000, None));
     };
-    match entry.judge(&root).map_err(|e| anyhow!(e))? {
-        Judge::Protocol(protocol) => Ok(protocol),
+    let judge = entry.judge(&root).map_err(|e| anyhow!(e))?;
+    let region = judge.region();
+    match judge {
+        Judge::Protocol(protocol) | Judge::OnPal(protocol) => Ok((protocol, region)),
         Judge::NestestLog => bail!("{}: run it with `nestor nestest`", entry.path),
-        Judge::OnPal(_) => bail!(
-            "{}: {} (`--protocol` runs it on NTSC anyway)",
-            entry.path,
-            manifest::NO_PAL
-        ),
         Judge::Nobody(why) => bail!("{}: no automatic verdict ({why})", entry.path),
     }
 }

@@ -615,3 +615,43 @@ fn lua_sandbox_reaches_the_script_from_the_option_and_the_config() {
         assert!(sandboxed.contains("in the data folder"), "{sandboxed}");
     }
 }
+
+/// PAL-only test ROMs run on a PAL console by default; `--region` picks another, and a region
+/// that contradicts the ROM runs with one line of warning.
+#[test]
+fn regions_on_the_command_line() {
+    let rom = testrom::location::path("pal_apu_tests/08.irq_timing.nes");
+    let rom = rom.to_str().unwrap();
+    assert_eq!(run(&["test-rom", rom]).0, 0, "passes on PAL");
+    assert_eq!(
+        run(&["test-rom", rom, "--region", "ntsc"]).0,
+        1,
+        "fails on NTSC"
+    );
+
+    let (code, stderr) = run(&["test-rom", rom, "--region", "secam"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("\"secam\" is not ntsc, pal or dendy"),
+        "{stderr}"
+    );
+
+    // A file name tagged as a PAL release, run on NTSC as asked.
+    let tagged = scratch_dir().join("Quadfall (Europe).nes");
+    std::fs::write(&tagged, include_bytes!("../../../roms/quadfall.nes")).unwrap();
+    let tagged = tagged.to_str().unwrap();
+    let headless = ["run", "--headless", "--frames", "2", tagged];
+    let (code, stderr) = run(&[&headless[..], &["--region", "ntsc"]].concat());
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("is made for PAL consoles (its file name says so); running it on NTSC"),
+        "{stderr}"
+    );
+    let (code, stderr) = run(&headless);
+    assert_eq!(
+        (code, stderr.as_str()),
+        (0, ""),
+        "PAL by its name, no warning"
+    );
+}

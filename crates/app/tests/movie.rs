@@ -198,6 +198,18 @@ fn bad_movies_are_one_short_line() {
         ),
     ];
     assert!(text.contains("palFlag 0"), "{text}");
+    // The PAL movie plays on a PAL console.
+    let pal = dir().join("pal-console.fm2");
+    std::fs::write(&pal, text.replacen("palFlag 0", "palFlag 1", 1)).unwrap();
+    let (code, err) = nestor(&[
+        "run",
+        "--headless",
+        "--region",
+        "pal",
+        "--movie",
+        pal.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
     for (name, bytes, problem) in cases {
         let path = dir().join(format!("{name}.fm2"));
         std::fs::write(&path, bytes).unwrap();

@@ -12,7 +12,7 @@ use crate::video::{fitting_scale, picture_size, Video};
 use lua::{HostInput, Scripts, SpeedMode, Stream};
 use nes::ppu::palette::Palette;
 use nes::ppu::{HEIGHT, WIDTH};
-use nes::Console;
+use nes::{Cartridge, Console};
 use session::cheats::{Cheat, CheatList};
 use session::movies::Movies;
 use session::{Outline, Player, Session};
@@ -31,7 +31,8 @@ use winit::keyboard::{KeyCode, ModifiersState, PhysicalKey};
 use winit::window::{Fullscreen, Window, WindowId};
 
 /// NTSC frame rate: the 2C02's 5.369318 MHz dot clock over 89341.5 dots per frame (one dot is
-/// skipped on odd frames while rendering).
+/// skipped on odd frames while rendering). The window paces a PAL or Dendy console to
+/// [`nes::Region::frame_rate`] instead.
 pub const FRAME_RATE: f64 = 60.098_814;
 /// Speeds the speed key (T) cycles through.
 const SPEEDS: [f64; 3] = [1.0, 2.0, 0.5];
@@ -107,6 +108,8 @@ pub struct Options {
     pub game_genie: Vec<String>,
     /// Config file; `None` is `<config dir>/nestor/config.toml`.
     pub config_path: Option<PathBuf>,
+    /// The console to run ROMs on, instead of the config's (`--region`).
+    pub region: Option<nes::Region>,
 }
 
 impl Options {
@@ -123,6 +126,7 @@ impl Options {
             scale: None,
             game_genie: Vec::new(),
             config_path: None,
+            region: None,
         }
     }
 }
@@ -155,7 +159,7 @@ impl std::error::Error for RunError {}
 /// exit status 0)
 /// or a Lua script ends the program (`emu.exit`, `os.exit(n)`); returns the exit status.
 pub fn run(options: Options) -> Result<i32, RunError> {
-    let console = Console::from_ines(&options.rom.bytes)
+    let cart = Cartridge::from_ines(&options.rom.bytes)
         .map_err(|e| RunError::BadRom(format!("{}: {e}", options.rom.name)))?;
     let mut cheats = load_cheats(&options.rom);
     for code in &options.game_genie {
@@ -169,10 +173,14 @@ pub fn run(options: Options) -> Result<i32, RunError> {
         Some(path) => Config::load_or_create(path),
         None => Config::default(),
     };
-    // For this run only: the file keeps its own scale.
+    // For this run only: the file keeps its own scale and region.
     if let Some(scale) = options.scale {
         config.video.scale = scale;
     }
+    if let Some(region) = options.region {
+        config.emulation.region = region.key().into();
+    }
+    let console = plug_in(cart, &options.rom.name, &config);
     let movies = Movies::open(
         options.movie.as_deref(),
         None,
@@ -326,7 +334,8 @@ impl App {
     }
 
     fn frame_period(&self) -> Duration {
-        Duration::from_secs_f64(1.0 / (FRAME_RATE * self.speed()))
+        let rate = self.session.console().region().frame_rate();
+        Duration::from_secs_f64(1.0 / (rate * self.speed()))
     }
 
     /// Lua scripts are loaded and running: they run the frames.
@@ -1014,7 +1023,7 @@ impl App {
     /// Loads a ROM file (dropped on the window or chosen in File); a bad one leaves the current
     /// game running.
     fn load_rom(&mut self, path: &Path) {
-        match open_rom(path) {
+        match open_rom(path, &self.config) {
             Ok((rom, console)) => {
                 // Scripts were written for the game they started with, and the AI knows one
                 // game: both stop.
@@ -1231,10 +1240,21 @@ fn load_cheats(rom: &Rom) -> CheatList {
 }
 
 /// Reads a ROM file and plugs it into a new console; the error names the file.
-fn open_rom(path: &Path) -> Result<(Rom, Console), String> {
+fn open_rom(path: &Path, config: &Config) -> Result<(Rom, Console), String> {
     let rom = Rom::from_file(path)?;
-    let console = Console::from_ines(&rom.bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    let cart = Cartridge::from_ines(&rom.bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    let console = plug_in(cart, &rom.name, config);
     Ok((rom, console))
+}
+
+/// Powers on the console the config's region, else the ROM, asks for (a warning on stderr
+/// when the config contradicts the ROM).
+fn plug_in(cart: Cartridge, name: &str, config: &Config) -> Console {
+    let (region, warning) = files::region_for(&cart, name, config.emulation.region());
+    if let Some(warning) = warning {
+        eprintln!("nestor: warning: {warning}");
+    }
+    Console::with_region(cart, region)
 }
 
 /// Loads the scripts up to their first frame; one that does not compile is reported (in the
@@ -1338,17 +1358,19 @@ mod tests {
     fn dropped_files_load_or_say_why_not() {
         let dir = std::env::temp_dir().join(format!("nestor-drop-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let missing = open_rom(&dir.join("missing.nes")).err().unwrap();
+        let missing = open_rom(&dir.join("missing.nes"), &Config::default())
+            .err()
+            .unwrap();
         assert!(missing.starts_with("cannot read"), "{missing}");
 
         let junk = dir.join("notes.txt");
         std::fs::write(&junk, b"not a ROM").unwrap();
-        let bad = open_rom(&junk).err().unwrap();
+        let bad = open_rom(&junk, &Config::default()).err().unwrap();
         assert!(bad.starts_with(&junk.display().to_string()), "{bad}");
 
         let good = dir.join("good.nes");
         std::fs::write(&good, testrom::image::nrom(&[], [0x8000; 3], 0)).unwrap();
-        let (rom, _) = open_rom(&good).unwrap();
+        let (rom, _) = open_rom(&good, &Config::default()).unwrap();
         assert_eq!(rom.name, "good.nes");
         std::fs::remove_dir_all(&dir).unwrap();
     }

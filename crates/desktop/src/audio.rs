@@ -1,9 +1,10 @@
 //! Sound out through cpal: the emulator pushes each frame's samples into a small ring buffer that
 //! the device's callback drains.
 //!
-//! The emulator, not the sound card, sets the pace (60.0988 frames per second), so the two clocks
-//! drift apart. Dynamic rate control (byuu's "Dynamic Rate Control" write-up) has the APU make
-//! slightly more or fewer samples per frame, at most `MAX_RATE_ADJUST` off the device's rate,
+//! The emulator, not the sound card, sets the pace (60.0988 frames per second, 50.007 on PAL
+//! and Dendy), so the two clocks drift apart. Dynamic rate control (byuu's "Dynamic Rate
+//! Control" write-up) has the APU make slightly more or fewer samples per frame, at most
+//! `MAX_RATE_ADJUST` off the device's rate,
 //! steering the buffer toward half full: it never runs dry or overflows, and the pitch change is
 //! far below what an ear can hear.
 

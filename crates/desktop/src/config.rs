@@ -78,6 +78,16 @@ pub struct EmulationConfig {
     pub run_ahead: u8,
     /// Memory for the rewind ring (Backspace), in MiB; 0 turns rewind off.
     pub rewind_mib: u32,
+    /// The console every ROM runs on: "ntsc", "pal" or "dendy"; empty: the one the ROM's
+    /// header or file name names, else NTSC (`--region` overrides it).
+    pub region: String,
+}
+
+impl EmulationConfig {
+    /// The console [`EmulationConfig::region`] asks for, if any.
+    pub fn region(&self) -> Option<nes::Region> {
+        nes::Region::from_key(&self.region)
+    }
 }
 
 impl Default for EmulationConfig {
@@ -85,6 +95,7 @@ impl Default for EmulationConfig {
         EmulationConfig {
             run_ahead: 0,
             rewind_mib: (session::rewind::DEFAULT_BUDGET >> 20) as u32,
+            region: String::new(),
         }
     }
 }
@@ -377,6 +388,12 @@ impl Config {
         }
         if !(0.1..=0.9).contains(&self.input.deadzone) {
             return Err(format!("{} is not 0.1 to 0.9", self.input.deadzone));
+        }
+        if !self.emulation.region.is_empty() && self.emulation.region().is_none() {
+            return Err(format!(
+                "{:?} is not \"ntsc\", \"pal\", \"dendy\" or \"\"",
+                self.emulation.region
+            ));
         }
         if self.emulation.rewind_mib > 4096 {
             return Err(format!(

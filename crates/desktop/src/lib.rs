@@ -3,7 +3,8 @@
 //! advance, fast-forward, save states, screenshots, an AI that can take over and hand back.
 //!
 //! The caller gives a ROM and, optionally, an AI player and FCEUX Lua scripts, then calls
-//! [`run`]. The emulator sets the pace (60.0988 frames per second), never the display.
+//! [`run`]. The emulator sets the pace (60.0988 frames per second, 50.007 on PAL and Dendy),
+//! never the display.
 
 mod app;
 pub mod audio;

@@ -11,13 +11,17 @@
 //! (ppu_vbl_nmi and cpu_interrupts_v2 in `tests/conformance` check it). Two shortcuts stand for `tick` where it would only count:
 //! [`Bus::count_quiet_cycle`] for one cycle around a RAM or PRG-ROM access, and
 //! [`Bus::run_idle`] for many (an idle loop's passes, an OAM DMA in VBlank).
+//!
+//! A PAL console's PPU runs 16 dots in 5 CPU cycles: every fifth cycle has a fourth dot, after
+//! the third.
 
 use crate::apu::Apu;
 use crate::cartridge::Cartridge;
 use crate::controller::Controller;
 use crate::cpu::CpuBus;
 use crate::ppu::Ppu;
-use crate::state::{fields, Field, StateIo};
+use crate::region::Region;
+use crate::state::{fields, Field, StateError, StateIo};
 
 #[derive(Clone)]
 pub struct Bus {
@@ -28,6 +32,13 @@ pub struct Bus {
     pub pads: [Controller; 2],
     /// CPU cycles since power-on.
     pub cycles: u64,
+    /// The console's region (see [`Bus::with_region`]).
+    region: Region,
+    /// PPU dots in the coming CPU cycle: 3, and on PAL, whose five cycles take 16 dots, 4 on
+    /// the last of each five.
+    dots: u16,
+    /// PAL: the coming cycle's place among the five (0-4).
+    pal_phase: u8,
     /// The external data-bus latch: what a read of an undriven address returns.
     pub open_bus: u8,
     /// The 2A03's internal data bus, which alone sees $4015 reads (its bit 5 is open bus).
@@ -67,6 +78,9 @@ impl Field for Bus {
             cart,
             pads,
             cycles,
+            region,
+            dots: _,
+            pal_phase,
             open_bus,
             internal_bus,
             oam_dma,
@@ -82,6 +96,19 @@ impl Field for Bus {
         } = self;
         // Not stored: the pads' strobe flags are, and the next put cycle passes the latch on.
         *strobe_high = true;
+        // A state runs on a console of its own region only.
+        let mut saved = *region as u8;
+        saved.visit(io);
+        if saved != *region as u8 {
+            io.fail_with(match Region::ALL.get(usize::from(saved)) {
+                Some(&state) => StateError::OtherRegion {
+                    state,
+                    console: *region,
+                },
+                None => StateError::BadField("region"),
+            });
+        }
+        io.checked(pal_phase, "PAL clock phase", |&p| p < 5);
         fields!(
             io,
             ram,
@@ -101,18 +128,31 @@ impl Field for Bus {
         io.counter(cycles, "CPU cycle counter");
         // The board's sound is part of its registers; the mix holds its level.
         apu.restore_expansion(cart.audio());
+        self.advance_divider(0);
     }
 }
 
 impl Bus {
     pub fn new(cart: Cartridge) -> Bus {
+        Bus::with_region(cart, Region::Ntsc)
+    }
+
+    /// The machine of a `region` console.
+    pub fn with_region(cart: Cartridge, region: Region) -> Bus {
+        let mut ppu = Ppu::default();
+        ppu.set_region(region);
+        let mut apu = Apu::default();
+        apu.set_region(region);
         Bus {
             ram: [0; 0x800],
-            ppu: Ppu::default(),
-            apu: Apu::default(),
+            ppu,
+            apu,
             cart,
             pads: Default::default(),
             cycles: 0,
+            region,
+            dots: 3,
+            pal_phase: 0,
             open_bus: 0,
             internal_bus: 0,
             oam_dma: None,
@@ -146,8 +186,46 @@ impl Bus {
         self.ppu.run_dots(2, &mut self.cart);
         self.apu.step();
         let result = access(self);
-        self.ppu.run_dots(1, &mut self.cart);
+        self.ppu.run_dots(self.dots - 2, &mut self.cart);
+        self.advance_divider(1);
         result
+    }
+
+    /// The console's region.
+    pub fn region(&self) -> Region {
+        self.region
+    }
+
+    /// `n` CPU cycles have passed: on PAL, where the coming cycle is among the five.
+    #[inline(always)]
+    fn advance_divider(&mut self, n: u64) {
+        if self.region == Region::Pal {
+            let phase = (u64::from(self.pal_phase) + n) % 5;
+            self.pal_phase = phase as u8;
+            self.dots = 3 + u16::from(phase == 4);
+        }
+    }
+
+    /// PPU dots in the next `n` CPU cycles.
+    pub(crate) fn dots_in(&self, n: u64) -> u64 {
+        let fourth_dots = if self.region == Region::Pal {
+            (u64::from(self.pal_phase) + n) / 5
+        } else {
+            0
+        };
+        3 * n + fourth_dots
+    }
+
+    /// The most CPU cycles from now whose dots fit in `dots`.
+    pub(crate) fn cycles_within(&self, dots: u64) -> u64 {
+        let mut n = dots * 5 / self.region.dots_per_five_cycles();
+        while self.dots_in(n) > dots {
+            n -= 1;
+        }
+        while self.dots_in(n + 1) <= dots {
+            n += 1;
+        }
+        n
     }
 
     /// The cartridge's sound moved: the APU mixes its new level in.
@@ -164,8 +242,9 @@ impl Bus {
     /// the APU its cycles, the full ones among them in full.
     pub fn run_idle(&mut self, n: u64) {
         (self.joypad_oe, self.joypad_oe_before) = (None, None);
+        let dots = u32::try_from(self.dots_in(n)).expect("less than a frame's worth of dots");
         self.cycles += n;
-        let dots = u32::try_from(3 * n).expect("less than a frame's worth of dots");
+        self.advance_divider(n);
         self.ppu.run_many_dots(dots, &mut self.cart);
         self.apu.run(n);
     }
@@ -184,7 +263,7 @@ impl Bus {
         if !self.outside_only_counts() {
             return 0;
         }
-        let ppu = u64::from(self.ppu.dots_before_event()) / 3;
+        let ppu = self.cycles_within(u64::from(self.ppu.dots_before_event()));
         ppu.min(self.apu.idle_cycles(irq_masked))
     }
 
@@ -196,12 +275,14 @@ impl Bus {
     /// call (so the CPU's reads and writes save no registers).
     #[inline(always)]
     fn count_quiet_cycle(&mut self) -> bool {
-        let quiet =
-            self.outside_only_counts() && self.ppu.quiet_for(3) && self.apu.quiet_next_cycle();
+        let quiet = self.outside_only_counts()
+            && self.ppu.quiet_for(self.dots)
+            && self.apu.quiet_next_cycle();
         if quiet {
             self.joypad_oe_before = self.joypad_oe.take();
             self.cycles += 1;
-            self.ppu.count_dots(3);
+            self.ppu.count_dots(self.dots);
+            self.advance_divider(1);
             self.apu.count_cycle();
         }
         quiet
@@ -337,13 +418,13 @@ impl Bus {
             && is_ram_or_rom(source)
             && self.outside_only_counts()
             && self.apu.dmc_reader_idle()
-            && self.ppu.vblank_dots_left() >= 3 * cycles)
+            && u64::from(self.ppu.vblank_dots_left()) >= self.dots_in(cycles))
         {
             return false;
         }
         let bytes: [u8; 256] = std::array::from_fn(|i| self.read_mem(source + i as u16));
         self.ppu.write_oam_page(&bytes, &mut self.cart);
-        self.run_idle(u64::from(cycles));
+        self.run_idle(cycles);
         self.open_bus = bytes[255];
         self.internal_bus = bytes[255];
         true

@@ -578,6 +578,7 @@ impl Cartridge {
             vertical_mirroring,
             four_screen,
             one_screen,
+            region: _,
         } = self.header;
         let mut hash = Fnv1a::default();
         for size in [

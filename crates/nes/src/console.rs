@@ -5,7 +5,8 @@ use crate::cartridge::{BatteryError, Cartridge, RomError};
 use crate::controller::Buttons;
 use crate::cpu::{flags, Cpu};
 use crate::game_genie::GameGenie;
-use crate::ppu::{Ppu, DOTS_PER_LINE, LINES_PER_FRAME};
+use crate::ppu::DOTS_PER_LINE;
+use crate::region::Region;
 use crate::state::{self, fields, Field, Fnv1a, StateError, StateIo};
 
 #[derive(Clone)]
@@ -34,17 +35,18 @@ pub const FRAME_START_LINE: u16 = 240;
 /// More CPU cycles than one instruction can take (an OAM DMA of 513 cycles and DMC fetches).
 const LONGEST_STEP: u64 = 1000;
 
-/// CPU cycles (three PPU dots each; the one skipped dot can only make it fewer) before the PPU
-/// next enters [`FRAME_START_LINE`].
-fn cycles_to_frame_start(ppu: &Ppu) -> u64 {
+/// CPU cycles (the one skipped dot can only make it fewer) before the PPU next enters
+/// [`FRAME_START_LINE`].
+fn cycles_to_frame_start(bus: &Bus) -> u64 {
+    let ppu = &bus.ppu;
     let line = u64::from(ppu.scanline);
     let start = u64::from(FRAME_START_LINE);
     let lines = if line < start {
         start - line
     } else {
-        u64::from(LINES_PER_FRAME) - line + start
+        u64::from(bus.region().lines_per_frame()) - line + start
     };
-    (lines * u64::from(DOTS_PER_LINE)).saturating_sub(u64::from(ppu.dot) + 1) / 3
+    bus.cycles_within((lines * u64::from(DOTS_PER_LINE)).saturating_sub(u64::from(ppu.dot) + 1))
 }
 
 /// What the 2 KiB of work RAM holds at power-on. On hardware it is indeterminate: each chip
@@ -83,11 +85,18 @@ struct LoopStart {
 }
 
 impl Console {
-    /// Plugs in the cartridge and powers on.
+    /// Plugs in the cartridge and powers on a console of the region its header names, else an
+    /// NTSC one.
     pub fn new(cart: Cartridge) -> Console {
+        let region = cart.header.region.unwrap_or_default();
+        Console::with_region(cart, region)
+    }
+
+    /// Plugs in the cartridge and powers on a `region` console.
+    pub fn with_region(cart: Cartridge, region: Region) -> Console {
         let mut console = Console {
             cpu: Cpu::default(),
-            bus: Bus::new(cart),
+            bus: Bus::with_region(cart, region),
             idle_cycles_skipped: 0,
         };
         console.cpu.reset(&mut console.bus);
@@ -115,7 +124,7 @@ impl Console {
         let mut cart = self.bus.cart.clone();
         cart.power_on_mapper();
         let fast_forward = self.bus.fast_forward;
-        *self = Console::new(cart);
+        *self = Console::with_region(cart, self.region());
         self.bus.fast_forward = fast_forward;
         for (addr, byte) in self.bus.ram.iter_mut().enumerate() {
             *byte = ram.byte(addr);
@@ -151,12 +160,17 @@ impl Console {
         while self.frame_number() == frame {
             // Most of the way without looking at the PPU: the cycles left can only be counted
             // exactly on the visible lines, after the pre-render line's skipped dot.
-            let far = cycles_to_frame_start(&self.bus.ppu).saturating_sub(LONGEST_STEP);
+            let far = cycles_to_frame_start(&self.bus).saturating_sub(LONGEST_STEP);
             steps += self.run_cycles(far);
             let ppu = &self.bus.ppu;
             let line = ppu.scanline.min(FRAME_START_LINE);
             let dots = u64::from(FRAME_START_LINE - line) * u64::from(DOTS_PER_LINE);
-            steps += self.run_cycles(dots.saturating_sub(u64::from(ppu.dot)).div_ceil(3).max(1));
+            let dots = dots.saturating_sub(u64::from(ppu.dot));
+            // The fewest cycles that run them.
+            let cycles = dots
+                .checked_sub(1)
+                .map_or(0, |d| self.bus.cycles_within(d) + 1);
+            steps += self.run_cycles(cycles.max(1));
         }
         // The picture of the frame, drawn to its last line.
         self.bus.ppu.catch_up(&mut self.bus.cart);
@@ -480,5 +494,10 @@ impl Console {
     /// CPU cycles since power-on.
     pub fn cycles(&self) -> u64 {
         self.bus.cycles
+    }
+
+    /// The console's region: its CPU and PPU timing.
+    pub fn region(&self) -> Region {
+        self.bus.region()
     }
 }

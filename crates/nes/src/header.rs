@@ -1,5 +1,6 @@
 //! The iNES and NES 2.0 header: the board's mapper, submapper and memory sizes.
 
+use crate::region::Region;
 use std::fmt;
 
 pub(crate) const PRG_BANK: usize = 16 * 1024;
@@ -125,6 +126,9 @@ pub struct Header {
     /// The board's one-screen solder pad: on UNROM 512 (mapper 30) byte 6's four-screen bit
     /// without the vertical bit ("UNROM 512", nametable configuration).
     pub one_screen: bool,
+    /// The console the game is made for: NES 2.0's CPU/PPU timing field; None for iNES 1.0
+    /// and for games that run on any.
+    pub region: Option<Region>,
 }
 
 impl Header {
@@ -205,6 +209,11 @@ impl Header {
             vertical_mirroring: h[6] & 0x01 != 0,
             four_screen,
             one_screen,
+            region: if nes2 {
+                Region::from_nes2_timing(h[12])
+            } else {
+                None
+            },
         })
     }
 }

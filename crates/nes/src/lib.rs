@@ -12,6 +12,7 @@ pub mod game_genie;
 pub mod header;
 pub mod mapper;
 pub mod ppu;
+pub mod region;
 pub mod state;
 pub mod trace;
 #[cfg(test)]
@@ -21,4 +22,5 @@ pub use cartridge::{BatteryError, Cartridge, RomError};
 pub use console::{Console, PowerOnRam};
 pub use controller::Buttons;
 pub use game_genie::GameGenie;
+pub use region::Region;
 pub use state::StateError;

@@ -1,7 +1,8 @@
 //! Ricoh 2C02 PPU: 341 dots x 262 scanlines (NTSC), registers $2000-$2007, rendering.
 //!
 //! [`Ppu::step`] runs one dot. Scanlines 0-239 draw, 240 is idle, 241-260 are VBlank and 261
-//! is the pre-render line. Register accesses happen between dots: the bus runs two dots of a
+//! is the pre-render line. The PAL 2C07 and the Dendy's PPU have 312 lines, VBlank from 241 or
+//! 291 to 310 and the pre-render line 311, and no odd-frame skip ([`Ppu::set_region`]). Register accesses happen between dots: the bus runs two dots of a
 //! CPU cycle, the access, then the third, and the CPU samples [`Ppu::nmi_line`] at the end
 //! (bus.rs). The VBlank races below are tuned to that order. The background pipeline lives in
 //! `background.rs`, sprite evaluation and fetches in `sprites.rs`, the RGB conversion in
@@ -23,6 +24,7 @@ pub mod palette;
 mod sprites;
 
 use crate::cartridge::Cartridge;
+use crate::region::Region;
 use crate::state::{fields, Field, StateIo};
 use background::LineMemory;
 
@@ -30,6 +32,7 @@ pub const WIDTH: usize = 256;
 pub const HEIGHT: usize = 240;
 
 pub const DOTS_PER_LINE: u16 = 341;
+/// The NTSC PPU's lines (see [`Region`] for the others).
 pub const LINES_PER_FRAME: u16 = 262;
 pub const VBLANK_LINE: u16 = 241;
 pub const PRE_RENDER_LINE: u16 = 261;
@@ -122,6 +125,10 @@ pub struct Ppu {
     suppress_vblank: bool,
     odd_frame: bool,
     skip_last_dot: bool,
+    /// The region's timing ([`Ppu::set_region`]); the console's state records the region.
+    region: Region,
+    vblank_line: u16,
+    pre_render_line: u16,
 
     /// Loopy registers: current and temporary VRAM address, fine X scroll, write toggle.
     pub v: u16,
@@ -216,6 +223,9 @@ impl Field for Ppu {
             suppress_vblank,
             odd_frame,
             skip_last_dot,
+            region: _,
+            vblank_line: _,
+            pre_render_line: _,
             v,
             t,
             fine_x,
@@ -236,7 +246,8 @@ impl Field for Ppu {
         } = self;
         *line_start = None;
         (*a12_seen, *slot_tables) = (None, None);
-        io.checked(scanline, "PPU scanline", |&l| l < LINES_PER_FRAME);
+        let lines = self.region.lines_per_frame();
+        io.checked(scanline, "PPU scanline", |&l| l < lines);
         io.checked(dot, "PPU dot", |&d| d < DOTS_PER_LINE);
         // States are taken with the render part caught up (Console::save_state).
         (*render_line, *render_dot, *quiet_until) = (*scanline, *dot, 0);
@@ -300,6 +311,9 @@ impl Default for Ppu {
             suppress_vblank: false,
             odd_frame: false,
             skip_last_dot: false,
+            region: Region::Ntsc,
+            vblank_line: VBLANK_LINE,
+            pre_render_line: PRE_RENDER_LINE,
             v: 0,
             t: 0,
             fine_x: 0,
@@ -339,6 +353,14 @@ impl Ppu {
         self.odd_frame = false;
     }
 
+    /// The PPU of `region`'s consoles, from power-on.
+    pub fn set_region(&mut self, region: Region) {
+        self.region = region;
+        self.vblank_line = region.vblank_line();
+        self.pre_render_line = region.lines_per_frame() - 1;
+        self.quiet_until = 0;
+    }
+
     /// The last value written to PPUMASK, whether or not it has taken effect yet.
     pub fn mask_written(&self) -> u8 {
         self.mask_pending.map_or(self.ppu_mask, |(value, _)| value)
@@ -351,7 +373,7 @@ impl Ppu {
 
     /// On a line where the PPU fetches (visible or pre-render) with rendering on.
     fn rendering_now(&self) -> bool {
-        self.rendering_enabled() && (self.scanline < 240 || self.scanline == PRE_RENDER_LINE)
+        self.rendering_enabled() && (self.scanline < 240 || self.scanline == self.pre_render_line)
     }
 
     /// Runs one dot, the render part included.
@@ -398,8 +420,8 @@ impl Ppu {
 
     /// Dots from the current one to the pre-render line while on the VBlank lines, else 0.
     pub fn vblank_dots_left(&self) -> u32 {
-        if (VBLANK_LINE..PRE_RENDER_LINE).contains(&self.scanline) {
-            u32::from(PRE_RENDER_LINE - self.scanline) * u32::from(DOTS_PER_LINE)
+        if (self.vblank_line..self.pre_render_line).contains(&self.scanline) {
+            u32::from(self.pre_render_line - self.scanline) * u32::from(DOTS_PER_LINE)
                 - u32::from(self.dot)
         } else {
             0
@@ -410,15 +432,15 @@ impl Ppu {
     /// it is and no frame begun: up to VBlank's start or end, or the odd-frame decision on
     /// the pre-render line (the next frame begins right after it).
     pub fn dots_before_event(&self) -> u32 {
-        const EVENTS: [(u16, u16); 3] = [
-            (VBLANK_LINE, 1),
-            (PRE_RENDER_LINE, 1),
-            (PRE_RENDER_LINE, 338),
+        let events = [
+            (self.vblank_line, 1),
+            (self.pre_render_line, 1),
+            (self.pre_render_line, 338),
         ];
         let position =
             |(line, dot): (u16, u16)| u32::from(line) * u32::from(DOTS_PER_LINE) + u32::from(dot);
         let now = position((self.scanline, self.dot));
-        EVENTS
+        events
             .into_iter()
             .map(position)
             .find(|&event| event >= now)
@@ -429,27 +451,29 @@ impl Ppu {
     fn step_timing(&mut self, cart: &mut Cartridge) {
         let (line, dot) = (self.scanline, self.dot);
         match (line, dot) {
-            (VBLANK_LINE, 1) => {
+            (_, 1) if line == self.vblank_line => {
                 self.vblank = !self.suppress_vblank;
                 self.suppress_vblank = false;
             }
-            (PRE_RENDER_LINE, 1) => self.vblank = false,
+            (_, 1) if line == self.pre_render_line => self.vblank = false,
             // Odd frames with rendering on skip the pre-render line's last dot. The PPU decides
             // while dot 338 runs, so a PPUMASK write after that is too late to matter. It reads
             // the register as written, without the delay of the rendering switch (ppu_vbl_nmi's
             // even_odd_timing measures this edge).
-            (PRE_RENDER_LINE, 338) => {
+            (_, 338) if line == self.pre_render_line => {
                 let mask = self.mask_pending.map_or(self.ppu_mask, |(val, _)| val);
-                self.skip_last_dot = self.odd_frame && mask & mask::RENDERING != 0;
+                self.skip_last_dot = self.odd_frame
+                    && mask & mask::RENDERING != 0
+                    && self.region.skips_odd_frame_dot();
             }
             _ => {}
         }
-        let skip = line == PRE_RENDER_LINE && dot == 339 && self.skip_last_dot;
+        let skip = dot == 339 && self.skip_last_dot && line == self.pre_render_line;
         self.dot += if skip { 2 } else { 1 };
         if self.dot >= DOTS_PER_LINE {
             self.dot = 0;
             self.scanline += 1;
-            if self.scanline == LINES_PER_FRAME {
+            if self.scanline > self.pre_render_line {
                 self.scanline = 0;
                 self.frame += 1;
                 self.odd_frame = !self.odd_frame;
@@ -535,7 +559,7 @@ impl Ppu {
     ) -> Option<bool> {
         if dot.is_multiple_of(2)
             || !self.rendering_enabled()
-            || (240..PRE_RENDER_LINE).contains(&line)
+            || (240..self.pre_render_line).contains(&line)
         {
             return None;
         }
@@ -555,7 +579,7 @@ impl Ppu {
     /// [`Self::tell_a12`]), or one whose A12 is not known yet; the end of the line if none.
     fn next_a12_change(&mut self, cart: &mut Cartridge) -> u16 {
         let line = self.scanline;
-        if !self.rendering_enabled() || (240..PRE_RENDER_LINE).contains(&line) {
+        if !self.rendering_enabled() || (240..self.pre_render_line).contains(&line) {
             return DOTS_PER_LINE;
         }
         let background = self.ppu_ctrl & ctrl::BG_TABLE != 0;
@@ -601,7 +625,7 @@ impl Ppu {
             _ => {}
         }
         let here = self.render_line == line && self.sprites.oam_corruption.is_none();
-        let tables = if here && (self.render_dot >= 257 || line == PRE_RENDER_LINE) {
+        let tables = if here && (self.render_dot >= 257 || line == self.pre_render_line) {
             self.sprites.tile_tables()
         } else if here && self.render_dot == 0 {
             self.predicted_tile_tables()
@@ -618,10 +642,13 @@ impl Ppu {
     /// The first dot from the current one on where the timing part has more to do than count:
     /// the VBlank flag's set and clear, the odd-frame skip, the end of the line.
     fn quiet_until(&self) -> u16 {
-        match self.scanline {
-            VBLANK_LINE | PRE_RENDER_LINE if self.dot <= 1 => 1,
-            PRE_RENDER_LINE => 338,
-            _ => DOTS_PER_LINE - 1,
+        let line = self.scanline;
+        if self.dot <= 1 && (line == self.vblank_line || line == self.pre_render_line) {
+            1
+        } else if line == self.pre_render_line {
+            338
+        } else {
+            DOTS_PER_LINE - 1
         }
     }
 
@@ -663,7 +690,7 @@ impl Ppu {
         let whole_lines = !cart.watches_every_fetch();
         while self.lags() {
             let line_past = self.render_line != self.scanline;
-            if (240..PRE_RENDER_LINE).contains(&self.render_line) {
+            if (240..self.pre_render_line).contains(&self.render_line) {
                 // The post-render and VBlank lines: nothing to render, straight to the dot.
                 if line_past {
                     self.next_render_line();
@@ -706,7 +733,7 @@ impl Ppu {
     /// One dot of the render part.
     fn render_step(&mut self, cart: &mut Cartridge) {
         let (line, dot) = (self.render_line, self.render_dot);
-        if line < 240 || line == PRE_RENDER_LINE {
+        if line < 240 || line == self.pre_render_line {
             if self.rendering_enabled() {
                 self.corrupt_oam();
                 self.render_dot(cart);
@@ -735,13 +762,13 @@ impl Ppu {
             // Both are cleared "at dot 1"; measured against the VBlank flag through this bus
             // (ppu_sprite_hit 09, ppu_sprite_overflow 03), a $2002 read already sees the sprite
             // flags clear one dot before it sees VBlank clear.
-            if line == PRE_RENDER_LINE && dot == 0 {
+            if dot == 0 && line == self.pre_render_line {
                 self.sprite0_hit = false;
                 self.sprite_overflow = false;
             }
         }
         // The timing part decided the skip when it ran dot 338, before this dot.
-        let skip = line == PRE_RENDER_LINE && dot == 339 && self.skip_last_dot;
+        let skip = dot == 339 && self.skip_last_dot && line == self.pre_render_line;
         if skip && self.rendering_enabled() {
             self.skipped_last_dot();
         }
@@ -754,7 +781,11 @@ impl Ppu {
     fn next_render_line(&mut self) {
         self.line_start = None;
         self.render_dot = 0;
-        self.render_line = (self.render_line + 1) % LINES_PER_FRAME;
+        self.render_line = if self.render_line == self.pre_render_line {
+            0
+        } else {
+            self.render_line + 1
+        };
     }
 
     /// What the render part's work on its current line changes, at dot 0.
@@ -790,7 +821,7 @@ impl Ppu {
     /// The render part's whole current line, from dot 0.
     fn render_whole_line(&mut self, cart: &mut Cartridge) {
         let line = self.render_line;
-        if line < 240 || line == PRE_RENDER_LINE {
+        if line < 240 || line == self.pre_render_line {
             if self.rendering_enabled() {
                 let memory = LineMemory::new(cart, self.ppu_ctrl);
                 self.corrupt_oam();
@@ -808,7 +839,7 @@ impl Ppu {
                 let backdrop = self.colour(self.backdrop_addr());
                 self.frame_buffer[start..start + WIDTH].fill(backdrop);
             }
-            if line == PRE_RENDER_LINE {
+            if line == self.pre_render_line {
                 self.sprite0_hit = false;
                 self.sprite_overflow = false;
             }
@@ -1078,7 +1109,7 @@ impl Ppu {
                 // being set this frame, so there is no NMI either. (A read on the dot of the
                 // set or one later sees it and, clearing it before the CPU samples /NMI at the
                 // end of its cycle, cancels the NMI by itself.)
-                if (self.scanline, self.dot) == (VBLANK_LINE, 1) {
+                if (self.scanline, self.dot) == (self.vblank_line, 1) {
                     self.suppress_vblank = true;
                 }
                 self.drive_latch(val, 0xE0);

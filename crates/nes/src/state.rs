@@ -26,7 +26,7 @@ const MAGIC: &[u8; 8] = b"NESTORSS";
 /// they can go on counting without overflow.
 pub const COUNTER_LIMIT: u64 = 1 << 60;
 /// Bumped whenever the payload's layout changes.
-pub const VERSION: u32 = 4;
+pub const VERSION: u32 = 5;
 const HEADER_LEN: usize = 8 + 4 + 8 + 8;
 const CHECKSUM_LEN: usize = 4;
 
@@ -43,6 +43,11 @@ pub enum StateError {
     /// An earlier layout: the fields it lacks cannot be made up.
     OlderVersion(u32),
     OtherRom,
+    /// Made on a console of another region: its timing would not fit this one's.
+    OtherRegion {
+        state: crate::Region,
+        console: crate::Region,
+    },
     /// The checksum matched but a field holds an impossible value.
     BadField(&'static str),
 }
@@ -65,6 +70,10 @@ impl fmt::Display for StateError {
                 "the save state was made by an older nestor (format {v}, this one reads format {VERSION})"
             ),
             StateError::OtherRom => write!(f, "the save state was made for another ROM"),
+            StateError::OtherRegion { state, console } => write!(
+                f,
+                "the save state was made for {state} consoles, this one is {console}"
+            ),
             StateError::BadField(what) => {
                 write!(f, "the save state holds an impossible value ({what})")
             }
@@ -216,8 +225,13 @@ impl StateIo<'_> {
 
     /// Records the first problem of a load; the rest of the pass fills in harmless values.
     pub fn fail(&mut self, what: &'static str) {
+        self.fail_with(StateError::BadField(what));
+    }
+
+    /// [`StateIo::fail`] with its own error.
+    pub fn fail_with(&mut self, error: StateError) {
         if self.is_loading() && self.error.is_none() {
-            self.error = Some(StateError::BadField(what));
+            self.error = Some(error);
         }
     }
 

@@ -4,7 +4,7 @@
 //! buttons and the same resets, and after every call they must agree on the frame buffer,
 //! RAM, the cycle count, the sound and the whole save state.
 
-use nes::{Buttons, Console};
+use nes::{Buttons, Cartridge, Console, Region};
 use std::path::{Path, PathBuf};
 use testrom::location::path as test_rom;
 
@@ -73,8 +73,14 @@ fn picture(console: &Console) -> Vec<u16> {
 
 /// Runs `calls` calls on both consoles; returns the share of cycles the fast path skipped.
 fn compare(path: &Path, calls: usize, flag: u16, press: bool) -> f64 {
+    compare_on(Region::Ntsc, path, calls, flag, press)
+}
+
+/// [`compare`] on consoles of `region`.
+fn compare_on(region: Region, path: &Path, calls: usize, flag: u16, press: bool) -> f64 {
     let bytes = rom(path);
-    let mut fast = Console::from_ines(&bytes).expect("ROM loads");
+    let cart = Cartridge::from_ines(&bytes).expect("ROM loads");
+    let mut fast = Console::with_region(cart, region);
     let mut slow = fast.clone();
     slow.set_fast_forward(false);
     let mut lcg = Lcg(bytes.len() as u64);
@@ -114,6 +120,24 @@ fn quadfall_demo_and_play() {
         skipped > 0.3,
         "the fast path skipped only {skipped:.3} of the cycles"
     );
+}
+
+#[test]
+fn pal_and_dendy_consoles() {
+    // PAL's 3.2 dots a cycle: the fast paths count the fourth dot of every fifth cycle too.
+    for region in [Region::Pal, Region::Dendy] {
+        let quadfall = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../roms/quadfall.nes");
+        let skipped = compare_on(region, &quadfall, 800, 0x33, true);
+        assert!(skipped > 0.3, "{region}: skipped only {skipped:.3}");
+        for path in [
+            "pal_apu_tests/08.irq_timing.nes",
+            "sprdma_and_dmc_dma/sprdma_and_dmc_dma.nes",
+            "mmc3_test_2/rom_singles/4-scanline_timing.nes",
+            "ppu_vbl_nmi/ppu_vbl_nmi.nes",
+        ] {
+            compare_on(region, &test_rom(path), 200, 0x00, false);
+        }
+    }
 }
 
 #[test]

@@ -146,9 +146,70 @@ pub fn encode_png(rgb: &[u8], width: u32, height: u32) -> Vec<u8> {
     out
 }
 
+/// The console to run `cart` on, loaded from a file named `name`: `forced` (`--region`, the
+/// config) if given, else the one the NES 2.0 header names, else PAL for a file name tagged as
+/// a PAL release, else NTSC. With a warning to show when `forced` contradicts the ROM.
+pub fn region_for(
+    cart: &nes::Cartridge,
+    name: &str,
+    forced: Option<nes::Region>,
+) -> (nes::Region, Option<String>) {
+    let own = cart
+        .header
+        .region
+        .map(|region| (region, "its header"))
+        .or_else(|| nes::Region::from_file_name(name).map(|region| (region, "its file name")));
+    match (forced, own) {
+        (Some(forced), Some((own, source))) if forced != own => (
+            forced,
+            Some(format!(
+                "{name} is made for {own} consoles ({source} says so); running it on {forced} as asked"
+            )),
+        ),
+        (Some(forced), _) => (forced, None),
+        (None, own) => (own.map_or(nes::Region::Ntsc, |(region, _)| region), None),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_region_comes_from_the_option_the_header_or_the_file_name() {
+        use nes::Region;
+        let mut image = vec![
+            b'N', b'E', b'S', 0x1A, 1, 1, 0, 0x08, 0, 0, 0, 0, 1, 0, 0, 0,
+        ];
+        image.resize(16 + 0x4000 + 0x2000, 0);
+        let pal_header = nes::Cartridge::from_ines(&image).unwrap();
+        image[12] = 2;
+        let any = nes::Cartridge::from_ines(&image).unwrap();
+        assert_eq!(region_for(&any, "Game (U).nes", None), (Region::Ntsc, None));
+        assert_eq!(region_for(&any, "Game (E).nes", None), (Region::Pal, None));
+        assert_eq!(
+            region_for(&pal_header, "Game.nes", None),
+            (Region::Pal, None)
+        );
+        assert_eq!(
+            region_for(&any, "Game (E).nes", Some(Region::Dendy)),
+            (
+                Region::Dendy,
+                Some(
+                    "Game (E).nes is made for PAL consoles (its file name says so); running it \
+                     on Dendy as asked"
+                        .into()
+                )
+            )
+        );
+        let (region, warning) = region_for(&pal_header, "Game.nes", Some(Region::Ntsc));
+        assert_eq!(region, Region::Ntsc);
+        assert!(warning.unwrap().contains("(its header says so)"));
+        assert_eq!(
+            region_for(&pal_header, "G.nes", Some(Region::Pal)),
+            (Region::Pal, None)
+        );
+    }
 
     #[test]
     fn a_file_where_a_folder_should_be_is_named() {

@@ -76,10 +76,18 @@ impl Movies {
             if movie.fourscore {
                 bail!("{}: Four Score movies are not supported", path.display());
             }
-            if movie.pal {
+            // FCEUX's palFlag tells PAL from the rest (its Dendy movies say 0).
+            let pal = console.region() == nes::Region::Pal;
+            if movie.pal != pal {
+                let (made, key) = if movie.pal {
+                    ("a PAL movie (palFlag 1)", "pal")
+                } else {
+                    ("an NTSC movie (palFlag 0)", "ntsc")
+                };
                 bail!(
-                    "{}: a PAL movie (palFlag 1); nestor emulates the NTSC NES only",
-                    path.display()
+                    "{}: {made}, and this console is {}; `--region {key}` plays it",
+                    path.display(),
+                    console.region()
                 );
             }
             if movie.rom_checksum != checksum {
@@ -99,6 +107,7 @@ impl Movies {
         }
         if let Some(path) = record {
             let mut movie = Movie::recording(rom_stem, checksum);
+            movie.pal = console.region() == nes::Region::Pal;
             movie.extra.push((
                 "comment".into(),
                 format!("{} {}", movie::NESTOR_COMMENT, env!("CARGO_PKG_VERSION")),

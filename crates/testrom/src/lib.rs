@@ -202,8 +202,22 @@ impl std::error::Error for RunError {}
 
 /// Loads an iNES image, powers on and runs `protocol` on it.
 pub fn run_rom(rom: &[u8], protocol: &Protocol, max_frames: u64) -> Result<Report, RunError> {
-    let console = contain_panics(|| nes::Console::from_ines(rom))?;
-    let mut console = console.map_err(RunError::Load)?;
+    run_rom_on(None, rom, protocol, max_frames)
+}
+
+/// [`run_rom`] on a console of `region` (None: the one the header names, else NTSC).
+pub fn run_rom_on(
+    region: Option<nes::Region>,
+    rom: &[u8],
+    protocol: &Protocol,
+    max_frames: u64,
+) -> Result<Report, RunError> {
+    let load = || {
+        let cart = nes::Cartridge::from_ines(rom)?;
+        let region = region.or(cart.header.region).unwrap_or_default();
+        Ok(nes::Console::with_region(cart, region))
+    };
+    let mut console = contain_panics(load)?.map_err(RunError::Load)?;
     contain_panics(|| protocol.run(&mut console, max_frames))
 }
 

@@ -26,8 +26,12 @@ pub enum Judge {
     Nobody(&'static str),
 }
 
-/// Why a PAL-only ROM is not run.
-pub const NO_PAL: &str = "needs a PAL machine (RP2A07/RP2C07), and PAL timing is not emulated yet";
+impl Judge {
+    /// The console the ROM is judged on, if not the one its header names.
+    pub fn region(&self) -> Option<nes::Region> {
+        matches!(self, Judge::OnPal(_)).then_some(nes::Region::Pal)
+    }
+}
 
 pub fn parse(tsv: &str) -> Result<Vec<Entry>, String> {
     tsv.lines()

@@ -3,9 +3,12 @@
 use super::{timer, Voice};
 use crate::state::{fields, Field, StateIo};
 
-/// NTSC rates in CPU cycles per output bit; the timer runs on APU cycles, so it counts half.
-const RATE_TABLE: [u16; 16] = [
+/// Rates in CPU cycles per output bit; the timer runs on APU cycles, so it counts half.
+const NTSC_RATES: [u16; 16] = [
     428, 380, 340, 320, 286, 254, 226, 214, 190, 160, 142, 128, 106, 84, 72, 54,
+];
+const PAL_RATES: [u16; 16] = [
+    398, 354, 316, 298, 276, 236, 210, 198, 176, 148, 132, 118, 98, 78, 66, 50,
 ];
 
 /// CPU cycles after a sample's last byte arrives during which the output unit emptying the
@@ -53,6 +56,8 @@ pub struct Dmc {
     dma_aborts: bool,
     /// CPU cycle on which a DMA took the last byte of a non-looping sample.
     last_byte_at: Option<u64>,
+    /// The region's rates (see [`Dmc::set_pal`]).
+    rates: &'static [u16; 16],
 }
 
 impl Field for Dmc {
@@ -77,6 +82,7 @@ impl Field for Dmc {
             stop_at,
             dma_aborts,
             last_byte_at,
+            rates: _,
         } = self;
         fields!(io, irq_enabled, looping, period, timer, sample_address);
         fields!(io, sample_length, address, bytes_remaining, buffer, shift);
@@ -96,7 +102,7 @@ impl Default for Dmc {
         Dmc {
             irq_enabled: false,
             looping: false,
-            period: RATE_TABLE[0] / 2,
+            period: NTSC_RATES[0] / 2,
             timer: 0,
             output_level: 0,
             sample_address: 0xC000,
@@ -113,11 +119,18 @@ impl Default for Dmc {
             stop_at: None,
             dma_aborts: false,
             last_byte_at: None,
+            rates: &NTSC_RATES,
         }
     }
 }
 
 impl Dmc {
+    /// The 2A07's rates instead of the 2A03's.
+    pub fn set_pal(&mut self, pal: bool) {
+        self.rates = if pal { &PAL_RATES } else { &NTSC_RATES };
+        self.period = self.rates[0] / 2;
+    }
+
     pub fn write(&mut self, reg: u16, val: u8) {
         match reg {
             0 => {
@@ -126,7 +139,7 @@ impl Dmc {
                     self.irq_flag = false;
                 }
                 self.looping = val & 0x40 != 0;
-                self.period = RATE_TABLE[usize::from(val & 0x0F)] / 2;
+                self.period = self.rates[usize::from(val & 0x0F)] / 2;
             }
             1 => self.output_level = val & 0x7F,
             2 => self.sample_address = 0xC000 | (u16::from(val) << 6),
@@ -304,13 +317,13 @@ impl Dmc {
     }
 
     /// Sounding while a sample plays; the period as its $4010 rate index.
-    pub fn voice(&self) -> Voice {
-        let index = RATE_TABLE.iter().position(|&p| p / 2 == self.period);
+    pub fn voice(&self, clock_hz: f64) -> Voice {
+        let index = self.rates.iter().position(|&p| p / 2 == self.period);
         Voice {
             volume: if self.bytes_remaining > 0 { 15 } else { 0 },
             period: index.unwrap_or(0) as u16,
             mode: 0,
-            frequency: super::CPU_CLOCK_HZ / f64::from(self.period * 2),
+            frequency: clock_hz / f64::from(self.period * 2),
         }
     }
 

@@ -28,11 +28,26 @@ const NONE: Clocks = Clocks {
     half: false,
 };
 
-/// The cycles on which each mode does something (see `step`).
-const EVENTS_4_STEP: [u16; 6] = [7457, 14913, 22371, 29828, 29829, 29830];
-const EVENTS_5_STEP: [u16; 5] = [7457, 14913, 22371, 37281, 37282];
+/// The cycles on which each mode does something (see `event`): the 4-step mode's quarter,
+/// half and quarter frames, its three IRQ cycles (the second also a half frame); the 5-step
+/// mode's first three, its last half frame and its end.
+struct Sequence {
+    four_step: [u16; 6],
+    five_step: [u16; 5],
+}
 
-#[derive(Clone, Default)]
+const NTSC: Sequence = Sequence {
+    four_step: [7457, 14913, 22371, 29828, 29829, 29830],
+    five_step: [7457, 14913, 22371, 37281, 37282],
+};
+
+/// The 2A07's, on its own (slower) clock (nesdev wiki, "APU Frame Counter", PAL column).
+const PAL: Sequence = Sequence {
+    four_step: [8313, 16627, 24939, 33252, 33253, 33254],
+    five_step: [8313, 16627, 24939, 41565, 41566],
+};
+
+#[derive(Clone)]
 pub struct FrameCounter {
     five_step: bool,
     irq_inhibit: bool,
@@ -45,6 +60,23 @@ pub struct FrameCounter {
     next_event: u16,
     /// A $4017 value waiting to take effect, and the cycles left until it does.
     pending: Option<(u8, u8)>,
+    /// The region's sequence (see [`FrameCounter::set_pal`]).
+    sequence: &'static Sequence,
+}
+
+impl Default for FrameCounter {
+    fn default() -> Self {
+        FrameCounter {
+            five_step: false,
+            irq_inhibit: false,
+            irq_flag: false,
+            irq_acknowledged: false,
+            cycle: 0,
+            next_event: 0,
+            pending: None,
+            sequence: &NTSC,
+        }
+    }
 }
 
 impl Field for FrameCounter {
@@ -57,6 +89,7 @@ impl Field for FrameCounter {
             cycle,
             next_event,
             pending,
+            sequence,
         } = self;
         fields!(
             io,
@@ -67,11 +100,17 @@ impl Field for FrameCounter {
             next_event,
             pending
         );
-        io.checked(cycle, "frame counter cycle", |&c| c <= EVENTS_5_STEP[4]);
+        let last = sequence.five_step[4];
+        io.checked(cycle, "frame counter cycle", |&c| c <= last);
     }
 }
 
 impl FrameCounter {
+    /// The 2A07's sequence instead of the 2A03's.
+    pub fn set_pal(&mut self, pal: bool) {
+        self.sequence = if pal { &PAL } else { &NTSC };
+    }
+
     /// $4017 write, taking effect `delay` cycles later. The interrupt inhibit acts at once.
     pub fn write(&mut self, val: u8, delay: u8) {
         self.irq_inhibit = val & 0x40 != 0;
@@ -120,9 +159,9 @@ impl FrameCounter {
         }
         let clocks = self.event();
         let events: &[u16] = if self.five_step {
-            &EVENTS_5_STEP
+            &self.sequence.five_step
         } else {
-            &EVENTS_4_STEP
+            &self.sequence.four_step
         };
         self.next_event = events
             .iter()
@@ -158,36 +197,38 @@ impl FrameCounter {
     fn start(&mut self, val: u8) {
         self.five_step = val & 0x80 != 0;
         self.cycle = 0;
-        self.next_event = EVENTS_4_STEP[0];
+        self.next_event = self.sequence.four_step[0];
     }
 
     /// What the sequence does at `self.cycle`.
     fn event(&mut self) -> Clocks {
-        match (self.five_step, self.cycle) {
-            (_, 7457) | (_, 22371) => QUARTER,
-            (_, 14913) => BOTH,
+        let (four, five) = (&self.sequence.four_step, &self.sequence.five_step);
+        let cycle = self.cycle;
+        if cycle == four[0] || cycle == four[2] {
+            QUARTER
+        } else if cycle == four[1] {
+            BOTH
+        } else if !self.five_step && (cycle == four[3] || cycle == four[4]) {
             // The flag rises for two cycles even with interrupts inhibited (only the IRQ
             // line stays quiet); the third cycle sets it only if they are not (AccuracyCoin
             // "Frame Counter IRQ" I-M).
-            (false, 29828) => {
-                self.irq_flag = true;
-                NONE
-            }
-            (false, 29829) => {
-                self.irq_flag = true;
+            self.irq_flag = true;
+            if cycle == four[4] {
                 BOTH
-            }
-            (false, 29830) => {
-                self.irq_flag = !self.irq_inhibit;
-                self.cycle = 0;
+            } else {
                 NONE
             }
-            (true, 37281) => BOTH,
-            (true, 37282) => {
-                self.cycle = 0;
-                NONE
-            }
-            _ => NONE,
+        } else if !self.five_step && cycle == four[5] {
+            self.irq_flag = !self.irq_inhibit;
+            self.cycle = 0;
+            NONE
+        } else if self.five_step && cycle == five[3] {
+            BOTH
+        } else if self.five_step && cycle == five[4] {
+            self.cycle = 0;
+            NONE
+        } else {
+            NONE
         }
     }
 

@@ -38,7 +38,7 @@ use pulse::Pulse;
 use resampler::Resampler;
 use triangle::Triangle;
 
-/// NTSC CPU clock: 21.477272 MHz / 12.
+/// NTSC CPU clock: 21.477272 MHz / 12 (see [`crate::Region::cpu_clock_hz`] for the others).
 pub const CPU_CLOCK_HZ: f64 = 1_789_773.0;
 pub const DEFAULT_SAMPLE_RATE: f64 = 48_000.0;
 /// Output scale: the mix spans 0.0 to 1.0 and the filters centre it on zero.
@@ -69,6 +69,8 @@ pub struct Apu {
     /// The cartridge's sound, in the mix's units (see [`Apu::set_expansion`]). Not stored: it
     /// follows from the board's registers (see the bus's state).
     expansion: f32,
+    /// The CPU's clock in Hz (the region's; the console's state records the region).
+    clock_hz: f64,
 }
 
 impl Field for Apu {
@@ -91,6 +93,7 @@ impl Field for Apu {
             resampler,
             filters,
             expansion: _,
+            clock_hz: _,
         } = self;
         fields!(
             io,
@@ -127,6 +130,7 @@ impl Default for Apu {
             resampler: Resampler::new(CPU_CLOCK_HZ, DEFAULT_SAMPLE_RATE),
             filters: OutputFilters::new(DEFAULT_SAMPLE_RATE as f32),
             expansion: 0.0,
+            clock_hz: CPU_CLOCK_HZ,
         };
         apu.restart_frame_counter(0);
         apu
@@ -145,6 +149,18 @@ fn get_cycles_between(from: u64, to: u64) -> u64 {
 }
 
 impl Apu {
+    /// The APU of `region`'s consoles, from power-on: its clock and, on PAL, the 2A07's noise
+    /// and DMC periods and frame counter sequence.
+    pub fn set_region(&mut self, region: crate::Region) {
+        let pal = region.pal_apu();
+        self.clock_hz = region.cpu_clock_hz();
+        self.resampler = Resampler::new(self.clock_hz, self.resampler.sample_rate());
+        self.noise.set_pal(pal);
+        self.dmc.set_pal(pal);
+        self.frame_counter.set_pal(pal);
+        self.restart_frame_counter(0);
+    }
+
     /// The reset button: $4015 cleared, $4017 written again with its last mode but the IRQ
     /// inhibit cleared (apu_reset's readme: "mode unchanged, IRQ inhibit sometimes cleared";
     /// 4017_timing needs the frame IRQ after reset), the triangle back at its first step, the
@@ -467,8 +483,8 @@ pub struct Voice {
     pub period: u16,
     /// Pulse: the duty 0-3; noise: 1 in short mode.
     pub mode: u8,
-    /// Hz (NTSC): the tone of the pulses and the triangle, the rate the noise shift register
-    /// and the DMC's output bits are clocked at.
+    /// Hz, at the console's CPU clock: the tone of the pulses and the triangle, the rate the
+    /// noise shift register and the DMC's output bits are clocked at.
     pub frequency: f64,
 }
 
@@ -476,11 +492,11 @@ impl Apu {
     /// Pulse 1, pulse 2, triangle, noise, DMC.
     pub fn voices(&self) -> [Voice; 5] {
         [
-            self.pulse1.voice(),
-            self.pulse2.voice(),
-            self.triangle.voice(),
-            self.noise.voice(),
-            self.dmc.voice(),
+            self.pulse1.voice(self.clock_hz),
+            self.pulse2.voice(self.clock_hz),
+            self.triangle.voice(self.clock_hz),
+            self.noise.voice(self.clock_hz),
+            self.dmc.voice(self.clock_hz),
         ]
     }
 

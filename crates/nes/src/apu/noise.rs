@@ -5,9 +5,12 @@ use super::length_counter::LengthCounter;
 use super::{timer, Voice};
 use crate::state::{fields, Field, StateIo};
 
-/// NTSC periods in CPU cycles; the timer runs on APU cycles, so it counts half of these.
-const PERIOD_TABLE: [u16; 16] = [
+/// Periods in CPU cycles; the timer runs on APU cycles, so it counts half of these.
+const NTSC_PERIODS: [u16; 16] = [
     4, 8, 16, 32, 64, 96, 128, 160, 202, 254, 380, 508, 762, 1016, 2034, 4068,
+];
+const PAL_PERIODS: [u16; 16] = [
+    4, 8, 14, 30, 60, 88, 118, 148, 188, 236, 354, 472, 708, 944, 1890, 3778,
 ];
 
 #[derive(Clone)]
@@ -20,6 +23,8 @@ pub struct Noise {
     pub(super) shift: u16,
     pub length: LengthCounter,
     envelope: Envelope,
+    /// The region's periods (see [`Noise::set_pal`]).
+    periods: &'static [u16; 16],
 }
 
 impl Field for Noise {
@@ -31,6 +36,7 @@ impl Field for Noise {
             shift,
             length,
             envelope,
+            periods: _,
         } = self;
         fields!(io, short_mode, period, timer, shift, length, envelope);
     }
@@ -40,16 +46,23 @@ impl Default for Noise {
     fn default() -> Noise {
         Noise {
             short_mode: false,
-            period: PERIOD_TABLE[0] / 2,
+            period: NTSC_PERIODS[0] / 2,
             timer: 0,
             shift: 1,
             length: LengthCounter::default(),
             envelope: Envelope::default(),
+            periods: &NTSC_PERIODS,
         }
     }
 }
 
 impl Noise {
+    /// The 2A07's periods instead of the 2A03's.
+    pub fn set_pal(&mut self, pal: bool) {
+        self.periods = if pal { &PAL_PERIODS } else { &NTSC_PERIODS };
+        self.period = self.periods[0] / 2;
+    }
+
     pub fn write(&mut self, reg: u16, val: u8) {
         match reg {
             0 => {
@@ -59,7 +72,7 @@ impl Noise {
             1 => {}
             2 => {
                 self.short_mode = val & 0x80 != 0;
-                self.period = PERIOD_TABLE[usize::from(val & 0x0F)] / 2;
+                self.period = self.periods[usize::from(val & 0x0F)] / 2;
             }
             _ => {
                 self.length.load(val >> 3);
@@ -128,8 +141,8 @@ impl Noise {
     }
 
     /// The period as its $400E index; mode 1 is the short (93-step) sequence.
-    pub fn voice(&self) -> Voice {
-        let index = PERIOD_TABLE.iter().position(|&p| p / 2 == self.period);
+    pub fn voice(&self, clock_hz: f64) -> Voice {
+        let index = self.periods.iter().position(|&p| p / 2 == self.period);
         Voice {
             volume: if self.length.active() {
                 self.envelope.output()
@@ -138,7 +151,7 @@ impl Noise {
             },
             period: index.unwrap_or(0) as u16,
             mode: u8::from(self.short_mode),
-            frequency: super::CPU_CLOCK_HZ / f64::from(self.period * 2),
+            frequency: clock_hz / f64::from(self.period * 2),
         }
     }
 }

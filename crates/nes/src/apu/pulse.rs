@@ -175,13 +175,13 @@ impl Pulse {
         }
     }
 
-    pub fn voice(&self) -> Voice {
+    pub fn voice(&self, clock_hz: f64) -> Voice {
         let sounding = self.length.active() && !self.muted();
         Voice {
             volume: if sounding { self.envelope.output() } else { 0 },
             period: self.period,
             mode: self.duty,
-            frequency: super::CPU_CLOCK_HZ / (16.0 * f64::from(self.period + 1)),
+            frequency: clock_hz / (16.0 * f64::from(self.period + 1)),
         }
     }
 }

@@ -123,12 +123,12 @@ impl Triangle {
         SEQUENCE[usize::from(self.step)]
     }
 
-    pub fn voice(&self) -> Voice {
+    pub fn voice(&self, clock_hz: f64) -> Voice {
         Voice {
             volume: if self.sequencing() { 15 } else { 0 },
             period: self.period,
             mode: 0,
-            frequency: super::CPU_CLOCK_HZ / (32.0 * f64::from(self.period + 1)),
+            frequency: clock_hz / (32.0 * f64::from(self.period + 1)),
         }
     }
 

@@ -4,7 +4,7 @@
 //! read on the first dot of a two-dot access. Dots 1-256 fetch tiles 3-34 of the line, 321-336
 //! prefetch the next line's first two, 337-340 make two unused nametable reads.
 
-use super::{ctrl, Ppu, PRE_RENDER_LINE};
+use super::{ctrl, Ppu};
 use crate::cartridge::Cartridge;
 use crate::state::{fields, Field, StateIo};
 
@@ -214,7 +214,7 @@ impl Ppu {
                 _ => {}
             },
             257 => self.copy_horizontal(),
-            280..=304 if self.render_line == PRE_RENDER_LINE => self.copy_vertical(),
+            280..=304 if self.render_line == self.pre_render_line => self.copy_vertical(),
             337 | 339 => {
                 self.fetch(cart, self.nametable_addr());
             }
@@ -325,7 +325,7 @@ impl Ppu {
         let old = self.v;
         self.v = address;
         let fetching = self.rendering_enabled()
-            && (self.render_line < 240 || self.render_line == PRE_RENDER_LINE)
+            && (self.render_line < 240 || self.render_line == self.pre_render_line)
             && matches!(self.render_dot, 2..=257 | 322..=337);
         let hybrid = |old_addr: u16, new_addr: u16| new_addr & 0xFF00 | old_addr & 0x00FF;
         match self.render_dot % 8 {

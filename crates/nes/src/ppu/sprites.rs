@@ -15,7 +15,7 @@
 //! in a 256-pixel line buffer right away, and that saves eight shifters per dot: the slots
 //! only run dot by dot once rendering was switched on or off since the line's fetches.
 
-use super::{ctrl, Ppu, PRE_RENDER_LINE};
+use super::{ctrl, Ppu};
 use crate::cartridge::Cartridge;
 use crate::state::{fields, Field, StateIo};
 
@@ -449,7 +449,7 @@ impl Ppu {
             self.load_slot(slot, in_range, low, high, attr, x);
         }
         self.sprites.oam_bus = self.sprites.secondary[0];
-        if self.render_line == PRE_RENDER_LINE && self.skip_last_dot {
+        if self.render_line == self.pre_render_line && self.skip_last_dot {
             self.skipped_last_dot();
         } else {
             self.sprites.start_counting();

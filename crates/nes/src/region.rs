@@ -1,0 +1,171 @@
+//! The console's region: which CPU and PPU pair the machine has, and the timing that follows.
+//!
+//! | | NTSC (2A03/2C02) | PAL (2A07/2C07) | Dendy (UA6527P/UA6538) |
+//! |---|---|---|---|
+//! | master clock | 21.477272 MHz | 26.601712 MHz | 26.601712 MHz |
+//! | CPU clock | master / 12 | master / 16 | master / 15 |
+//! | PPU dots per CPU cycle | 3 | 3.2 | 3 |
+//! | lines per frame | 262 | 312 | 312 |
+//! | VBlank (flag and NMI) | lines 241-260 | lines 241-310 | lines 291-310 |
+//! | pre-render line's last dot skipped on odd frames | yes | no | no |
+//! | frame rate | 60.0988 Hz | 50.0070 Hz | 50.0070 Hz |
+//! | APU noise and DMC periods, frame counter | NTSC | PAL | NTSC |
+//!
+//! (nesdev wiki, "Cycle reference chart" and "Clock rate"; the Dendy runs Famicom games'
+//! cycle-timed code unchanged, so its CPU and APU count as an NTSC one's.)
+
+use std::fmt;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Region {
+    #[default]
+    Ntsc,
+    Pal,
+    Dendy,
+}
+
+impl Region {
+    pub const ALL: [Region; 3] = [Region::Ntsc, Region::Pal, Region::Dendy];
+
+    /// The name on the command line and in config files: `ntsc`, `pal`, `dendy`.
+    pub fn key(self) -> &'static str {
+        match self {
+            Region::Ntsc => "ntsc",
+            Region::Pal => "pal",
+            Region::Dendy => "dendy",
+        }
+    }
+
+    /// [`Region::key`] back to the region, in any case.
+    pub fn from_key(key: &str) -> Option<Region> {
+        Region::ALL
+            .into_iter()
+            .find(|region| region.key().eq_ignore_ascii_case(key))
+    }
+
+    /// The region a NES 2.0 header's CPU/PPU timing field (byte 12, bits 0-1) names; None for
+    /// "multiple regions", which runs on any.
+    pub fn from_nes2_timing(timing: u8) -> Option<Region> {
+        match timing & 3 {
+            0 => Some(Region::Ntsc),
+            1 => Some(Region::Pal),
+            3 => Some(Region::Dendy),
+            _ => None,
+        }
+    }
+
+    /// PAL if a ROM's file name carries a PAL tag as GoodNES and No-Intro names do: "(E)",
+    /// "(Europe...)", "(Australia...)", "(PAL)". No tag tells a Dendy release apart.
+    pub fn from_file_name(name: &str) -> Option<Region> {
+        const PAL_TAGS: [&str; 4] = ["(e)", "(europe", "(australia", "(pal)"];
+        let name = name.to_ascii_lowercase();
+        PAL_TAGS
+            .iter()
+            .any(|tag| name.contains(tag))
+            .then_some(Region::Pal)
+    }
+
+    /// The lines of a frame, the pre-render line the last of them.
+    pub fn lines_per_frame(self) -> u16 {
+        match self {
+            Region::Ntsc => 262,
+            Region::Pal | Region::Dendy => 312,
+        }
+    }
+
+    /// The line at whose dot 1 the VBlank flag (and NMI) comes.
+    pub fn vblank_line(self) -> u16 {
+        match self {
+            Region::Ntsc | Region::Pal => 241,
+            Region::Dendy => 291,
+        }
+    }
+
+    /// Odd frames with rendering on skip the pre-render line's last dot.
+    pub fn skips_odd_frame_dot(self) -> bool {
+        self == Region::Ntsc
+    }
+
+    /// PPU dots in five CPU cycles: 15, or 16 on PAL (3.2 a cycle).
+    pub fn dots_per_five_cycles(self) -> u64 {
+        match self {
+            Region::Pal => 16,
+            Region::Ntsc | Region::Dendy => 15,
+        }
+    }
+
+    /// The CPU's clock in Hz.
+    pub fn cpu_clock_hz(self) -> f64 {
+        match self {
+            Region::Ntsc => 21_477_272.0 / 12.0,
+            Region::Pal => 26_601_712.0 / 16.0,
+            Region::Dendy => 26_601_712.0 / 15.0,
+        }
+    }
+
+    /// Frames a second: the PPU's clock over a frame's dots (NTSC's average frame, with the
+    /// dot odd frames skip, is 89,341.5 dots).
+    pub fn frame_rate(self) -> f64 {
+        match self {
+            Region::Ntsc => 21_477_272.0 / 4.0 / 89_341.5,
+            Region::Pal | Region::Dendy => 26_601_712.0 / 5.0 / (341.0 * 312.0),
+        }
+    }
+
+    /// The 2A07's APU tables (noise and DMC periods, frame counter) instead of the 2A03's.
+    pub fn pal_apu(self) -> bool {
+        self == Region::Pal
+    }
+}
+
+impl fmt::Display for Region {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(match self {
+            Region::Ntsc => "NTSC",
+            Region::Pal => "PAL",
+            Region::Dendy => "Dendy",
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frame_rates_are_the_wiki_figures() {
+        assert!((Region::Ntsc.frame_rate() - 60.0988).abs() < 1e-4);
+        assert!((Region::Pal.frame_rate() - 50.0070).abs() < 1e-4);
+        assert!((Region::Pal.cpu_clock_hz() - 1_662_607.0).abs() < 1.0);
+        assert!((Region::Dendy.cpu_clock_hz() - 1_773_447.5).abs() < 1.0);
+    }
+
+    #[test]
+    fn file_name_tags() {
+        for name in [
+            "Tetris (E) [!].nes",
+            "Super Mario Bros. (Europe).nes",
+            "Elite (Europe) (En,Fr,De).nes",
+            "Game (PAL).nes",
+        ] {
+            assert_eq!(Region::from_file_name(name), Some(Region::Pal), "{name}");
+        }
+        for name in [
+            "Tetris (U) [!].nes",
+            "Zelda (USA).nes",
+            "Eleven.nes",
+            "e.nes",
+        ] {
+            assert_eq!(Region::from_file_name(name), None, "{name}");
+        }
+    }
+
+    #[test]
+    fn keys_round_trip() {
+        for region in Region::ALL {
+            assert_eq!(Region::from_key(region.key()), Some(region));
+        }
+        assert_eq!(Region::from_key("PAL"), Some(Region::Pal));
+        assert_eq!(Region::from_key("secam"), None);
+    }
+}

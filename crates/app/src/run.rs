@@ -102,7 +102,12 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         );
     }
     // Output files too: a run is not lost to a path found bad at its end.
-    for path in [&args.screenshot, &args.wav, &args.movies.record]
+    for path in [
+        &args.screenshot,
+        &args.wav,
+        &args.movies.record,
+        &args.record_video,
+    ]
         .into_iter()
         .flatten()
     {
@@ -362,6 +367,7 @@ fn play_in_window(args: &Args, driver: ai::driver::Driver) -> anyhow::Result<Exi
     options.run_ahead = args.run_ahead;
     options.scale = args.scale;
     options.game_genie = args.cheats.clone();
+    options.record_video = args.record_video.clone();
     let status = desktop::run(options)?;
     // os.exit(n) in a script ends nestor with n, as it ends FCEUX.
     Ok(ExitCode::from(status as u8))

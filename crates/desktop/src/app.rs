@@ -15,6 +15,7 @@ use nes::ppu::{HEIGHT, WIDTH};
 use nes::Console;
 use session::cheats::{Cheat, CheatList};
 use session::movies::Movies;
+use session::video_recording::VideoRecording;
 use session::{Outline, Player, Session};
 use std::cell::RefCell;
 use std::collections::HashSet;
@@ -105,6 +106,8 @@ pub struct Options {
     /// Game Genie codes plugged in from power-on, beside the ROM's `.cht` cheats (not into
     /// ROMs opened later in the window).
     pub game_genie: Vec<String>,
+    /// A video file to record into from the start (`--record-video`).
+    pub record_video: Option<PathBuf>,
     /// Config file; `None` is `<config dir>/nestor/config.toml`.
     pub config_path: Option<PathBuf>,
 }
@@ -122,6 +125,7 @@ impl Options {
             run_ahead: None,
             scale: None,
             game_genie: Vec::new(),
+            record_video: None,
             config_path: None,
         }
     }
@@ -183,10 +187,16 @@ pub fn run(options: Options) -> Result<i32, RunError> {
     if let Err(err) = session::signals::catch() {
         eprintln!("nestor: {err}");
     }
+    let record_video = options.record_video.clone();
     let mut app = App::new(options, console, config, config_path);
     app.session.set_movies(movies);
     app.session.set_cheats(cheats);
+    if let Some(path) = record_video {
+        app.start_recording(path);
+    }
     let result = event_loop.run_app(&mut app);
+    // Every way out (quit, closing the window, a signal) writes the video file.
+    app.stop_recording();
     // A game stopped by a failure of nestor's is an error, even once the window is closed.
     let status = app
         .exit_status
@@ -236,6 +246,8 @@ struct App {
     fps_since: Instant,
     /// The frame as packed RGB at the NES's resolution (what F12 saves).
     rgb: Vec<u8>,
+    /// The video being recorded (Shift+F12, `--record-video`).
+    recording: Option<VideoRecording>,
     error: Option<RunError>,
 }
 
@@ -313,6 +325,7 @@ impl App {
             fps_frames: 0,
             fps_since: Instant::now(),
             rgb: Vec::new(),
+            recording: None,
             error: None,
         }
     }
@@ -396,6 +409,7 @@ impl App {
             return self.stop_after_crash(err.to_string());
         }
         self.after_scripts();
+        self.record_frame();
         for message in self.session.take_messages() {
             self.message = Some((message, Instant::now()));
         }
@@ -415,6 +429,7 @@ impl App {
     /// what was recorded are written now, and the window stays to say what happened.
     fn stop_after_crash(&mut self, failure: String) {
         eprintln!("nestor: {failure}; the game is stopped");
+        self.stop_recording();
         let finished = testrom::contain_panics(|| self.session.finish(true));
         if let Ok(Err(err)) = finished {
             eprintln!("nestor: {err:#}");
@@ -480,6 +495,9 @@ impl App {
         }
         if self.session.player_on() {
             title += " - AI";
+        }
+        if self.recording.is_some() {
+            title += " - recording video";
         }
         // Shown because run-ahead changes what a player sees (speedrun boards ask for it).
         if self.session.run_ahead_frames() > 0 {
@@ -561,6 +579,7 @@ impl App {
             scripts: self.session.scripts().is_some(),
             messages: video.messages,
             ntsc: video.ntsc,
+            recording: self.recording.is_some(),
             recent: self.config.files.recent.clone(),
             message: message
                 .filter(|(_, since)| since.elapsed() < MESSAGE_TIME)
@@ -611,6 +630,7 @@ impl App {
             Hotkey::Aspect => Action::ToggleAspect,
             Hotkey::Fullscreen => Action::ToggleFullscreen,
             Hotkey::Screenshot => Action::Screenshot,
+            Hotkey::RecordVideo => Action::ToggleVideoRecording,
             Hotkey::SaveState(slot) => Action::SaveState(usize::from(slot)),
             Hotkey::LoadState(slot) => Action::LoadState(usize::from(slot)),
             Hotkey::FastForward | Hotkey::Rewind => return None,
@@ -717,6 +737,19 @@ impl App {
                 self.show(format!("AI overlay {state}"));
             }
             Action::Screenshot => self.screenshot(),
+            Action::ToggleVideoRecording if self.recording.is_some() => self.stop_recording(),
+            Action::ToggleVideoRecording => match files::data_dir() {
+                Some(dir) => {
+                    let dir = dir.join("videos");
+                    if let Err(err) = std::fs::create_dir_all(&dir) {
+                        self.show(format!("no video recording: {}: {err}", dir.display()));
+                    } else {
+                        let path = files::next_numbered_path(&dir, &self.rom.stem(), "mkv");
+                        self.start_recording(path);
+                    }
+                }
+                None => self.show("no video recording: no data directory".into()),
+            },
             Action::StopScripts => {
                 if let Some((scripts, console)) = self.session.scripts_mut() {
                     scripts.stop_all(console);
@@ -925,10 +958,48 @@ impl App {
         let Some(dir) = files::data_dir().map(|d| d.join("screenshots")) else {
             return self.show("screenshot failed: no data directory".into());
         };
-        let path = files::next_screenshot_path(&dir, &self.rom.stem());
+        let path = files::next_numbered_path(&dir, &self.rom.stem(), "png");
         let message = match files::write_atomic(&path, &png) {
             Ok(()) => format!("screenshot {}", path.display()),
             Err(err) => format!("screenshot failed: {}: {err}", path.display()),
+        };
+        self.show(message);
+    }
+
+    /// Records every frame run from now on into `path`; without ffmpeg, one message and the
+    /// game goes on as it was.
+    fn start_recording(&mut self, path: PathBuf) {
+        match VideoRecording::start(&path) {
+            Ok(recording) => {
+                self.recording = Some(recording);
+                self.show(format!("recording video to {}", path.display()));
+            }
+            Err(err) => self.show(format!("no video recording: {err}")),
+        }
+    }
+
+    /// The frame just run, with its sound, into the video being recorded.
+    fn record_frame(&mut self) {
+        if self.recording.is_none() {
+            return;
+        }
+        let picture = self.picture();
+        let recording = self.recording.as_mut().expect("checked above");
+        if let Err(err) = recording.frame(&picture, self.session.samples()) {
+            self.recording = None;
+            self.show(err);
+        }
+    }
+
+    /// Writes the video being recorded, if any.
+    fn stop_recording(&mut self) {
+        let Some(recording) = self.recording.take() else {
+            return;
+        };
+        let path = recording.path().display().to_string();
+        let message = match recording.finish() {
+            Ok(frames) => format!("video saved: {path} ({frames} frames)"),
+            Err(err) => err,
         };
         self.show(message);
     }

@@ -44,6 +44,8 @@ pub enum Action {
     ToggleAi,
     ToggleOverlay,
     Screenshot,
+    /// Starts a video recording, or stops the one under way.
+    ToggleVideoRecording,
     StopScripts,
     ToggleMessages,
     ToggleFrameCounter,
@@ -85,6 +87,8 @@ pub struct View {
     pub scripts: bool,
     pub messages: bool,
     pub ntsc: bool,
+    /// A video is being recorded.
+    pub recording: bool,
     pub recent: Vec<String>,
     /// The message of the moment, shown in a corner while `messages` is on.
     pub message: Option<String>,
@@ -594,6 +598,8 @@ fn menu_bar(ctx: &Context, view: &View, actions: &mut Vec<Action>) -> bool {
             menu(ui, "Tools", &|m| {
                 m.item("Cheats...", "", None, Action::OpenCheats);
                 m.item("Screenshot", "F12", None, Action::Screenshot);
+                let recording = Some(view.recording);
+                m.item("Record video", "Shift+F12", recording, Action::ToggleVideoRecording);
                 if view.scripts {
                     m.item("Stop Lua scripts", "", None, Action::StopScripts);
                 }

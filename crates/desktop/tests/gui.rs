@@ -50,10 +50,10 @@ fn main() {
     // `cargo test` passes flags meant for libtest; they are ignored.
     if std::env::var_os("NESTOR_SKIP_GUI").is_some() {
         println!("gui: skipped because NESTOR_SKIP_GUI is set");
-        println!("0 passed, 0 failed, 13 skipped");
+        println!("0 passed, 0 failed, 14 skipped");
         return;
     }
-    let tests: [(&str, fn()); 13] = [
+    let tests: [(&str, fn()); 14] = [
         ("no_display_scenario", no_display_scenario),
         ("gui_scenario", gui_scenario),
         ("game_scenario", game_scenario),
@@ -67,6 +67,7 @@ fn main() {
         ("ai_panel_scenario", ai_panel_scenario),
         ("cheats_scenario", cheats_scenario),
         ("ntsc_scenario", ntsc_scenario),
+        ("video_scenario", video_scenario),
     ];
     // Like libtest: plain arguments are name filters.
     let filters: Vec<&String> = args[1..].iter().filter(|a| !a.starts_with('-')).collect();
@@ -1749,4 +1750,76 @@ fn ntsc_scenario() {
     toggle(&mut s, false);
     s.wait_picture(&window, "the plain picture again", |p| p == &plain);
     s.quit(&window);
+}
+
+/// What ffprobe says of a video file: its streams' codecs, the frames of the picture, its
+/// frame rate, and the samples of the sound (summed over its decoded frames).
+fn probe_video(path: &Path) -> (Vec<String>, u64, f64, u64) {
+    let out = Command::new("ffprobe")
+        .args(["-v", "error", "-count_frames", "-show_entries"])
+        .args(["stream=codec_name,r_frame_rate,nb_read_frames:frame=media_type,nb_samples"])
+        .args(["-of", "csv=p=0"])
+        .arg(path)
+        .output()
+        .expect("ffprobe runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let (mut codecs, mut frames, mut rate, mut samples) = (Vec::new(), 0, 0.0, 0);
+    for line in text.lines() {
+        let fields: Vec<&str> = line.split(',').collect();
+        match fields[..] {
+            ["audio", count] => samples += count.parse::<u64>().unwrap(),
+            [codec, rational, count] => {
+                codecs.push(codec.to_string());
+                if codec == "ffv1" {
+                    let (num, den) = rational.split_once('/').unwrap();
+                    rate = num.parse::<f64>().unwrap() / den.parse::<f64>().unwrap();
+                    frames = count.parse().unwrap();
+                }
+            }
+            _ => {}
+        }
+    }
+    (codecs, frames, rate, samples)
+}
+
+/// Video recording as a person does it: Shift+F12 starts it (the title says so) and stops it,
+/// and the file in the data folder's `videos` holds the frames with their sound (48 kHz, each
+/// frame's share); Tools > Record video starts another, which quitting finishes. Nothing but
+/// the two files is left in the folder.
+fn video_scenario() {
+    require_tool("ffprobe", "ffmpeg");
+    let mut s = Session::start(&button_colour_rom());
+    s.launch_rom(Path::new(QUADFALL));
+    let window = s.window();
+    s.wait_title(&window, "quadfall.nes - 100%");
+    s.key(&window, "shift+F12");
+    s.wait_title(&window, "recording video");
+    std::thread::sleep(Duration::from_secs(2));
+    s.key(&window, "shift+F12");
+    let title = s.wait_title(&window, "video saved");
+    assert!(!title.contains("recording video"), "{title}");
+    let videos = s.dir.join("data/nestor/videos");
+    let first = videos.join("quadfall-1.mkv");
+    let (codecs, frames, rate, samples) = probe_video(&first);
+    assert_eq!(codecs, ["ffv1", "flac"]);
+    assert!((rate - 60.0988).abs() < 0.001, "{rate} frames a second");
+    // Two seconds at 60 frames a second, whatever the machine's load.
+    assert!((60..=180).contains(&frames), "{frames} frames");
+    assert!(title.contains(&format!("({frames} frames)")), "{title}");
+    assert_eq!(samples, frames * 48_000 * 655_171 / 39_375_000);
+
+    s.click_menu(&window, 6, |_| 2);
+    s.wait_title(&window, "recording video");
+    std::thread::sleep(Duration::from_secs(1));
+    s.quit(&window);
+    let (_, frames, _, samples) = probe_video(&videos.join("quadfall-2.mkv"));
+    assert!(frames >= 30, "{frames} frames");
+    assert_eq!(samples, frames * 48_000 * 655_171 / 39_375_000);
+    let mut names: Vec<_> = std::fs::read_dir(&videos)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["quadfall-1.mkv", "quadfall-2.mkv"]);
 }

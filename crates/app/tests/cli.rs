@@ -281,7 +281,7 @@ fn game_genie_codes_are_checked_before_the_run() {
 #[test]
 fn bad_output_paths_stop_the_run_before_it_starts() {
     let missing = std::env::temp_dir().join(format!("nestor-no-dir-{}", std::process::id()));
-    for option in ["--screenshot", "--wav", "--record"] {
+    for option in ["--screenshot", "--wav", "--record", "--record-video"] {
         let path = missing.join("out.file");
         let started = std::time::Instant::now();
         // A million frames would take minutes: the check must come first.

@@ -1752,37 +1752,6 @@ fn ntsc_scenario() {
     s.quit(&window);
 }
 
-/// What ffprobe says of a video file: its streams' codecs, the frames of the picture, its
-/// frame rate, and the samples of the sound (summed over its decoded frames).
-fn probe_video(path: &Path) -> (Vec<String>, u64, f64, u64) {
-    let out = Command::new("ffprobe")
-        .args(["-v", "error", "-count_frames", "-show_entries"])
-        .args(["stream=codec_name,r_frame_rate,nb_read_frames:frame=media_type,nb_samples"])
-        .args(["-of", "csv=p=0"])
-        .arg(path)
-        .output()
-        .expect("ffprobe runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let text = String::from_utf8(out.stdout).unwrap();
-    let (mut codecs, mut frames, mut rate, mut samples) = (Vec::new(), 0, 0.0, 0);
-    for line in text.lines() {
-        let fields: Vec<&str> = line.split(',').collect();
-        match fields[..] {
-            ["audio", count] => samples += count.parse::<u64>().unwrap(),
-            [codec, rational, count] => {
-                codecs.push(codec.to_string());
-                if codec == "ffv1" {
-                    let (num, den) = rational.split_once('/').unwrap();
-                    rate = num.parse::<f64>().unwrap() / den.parse::<f64>().unwrap();
-                    frames = count.parse().unwrap();
-                }
-            }
-            _ => {}
-        }
-    }
-    (codecs, frames, rate, samples)
-}
-
 /// Video recording as a person does it: Shift+F12 starts it (the title says so) and stops it,
 /// and the file in the data folder's `videos` holds the frames with their sound (48 kHz, each
 /// frame's share); Tools > Record video starts another, which quitting finishes. Nothing but
@@ -1801,25 +1770,31 @@ fn video_scenario() {
     assert!(!title.contains("recording video"), "{title}");
     let videos = s.dir.join("data/nestor/videos");
     let first = videos.join("quadfall-1.mkv");
-    let (codecs, frames, rate, samples) = probe_video(&first);
-    assert_eq!(codecs, ["ffv1", "flac"]);
-    assert!((rate - 60.0988).abs() < 0.001, "{rate} frames a second");
+    let video = testrom::video::probe(&first).unwrap();
+    assert_eq!(video.codecs, ["ffv1", "flac"]);
+    assert!((video.frame_rate - 60.0988).abs() < 0.001, "{video:?}");
     // Two seconds at 60 frames a second, whatever the machine's load.
-    assert!((60..=180).contains(&frames), "{frames} frames");
-    assert!(title.contains(&format!("({frames} frames)")), "{title}");
-    assert_eq!(samples, frames * 48_000 * 655_171 / 39_375_000);
+    assert!((60..=180).contains(&video.frames), "{video:?}");
+    assert!(title.contains(&format!("({} frames)", video.frames)), "{title}");
+    assert_eq!(video.samples, samples_for(video.frames));
 
     s.click_menu(&window, 6, |_| 2);
     s.wait_title(&window, "recording video");
     std::thread::sleep(Duration::from_secs(1));
     s.quit(&window);
-    let (_, frames, _, samples) = probe_video(&videos.join("quadfall-2.mkv"));
-    assert!(frames >= 30, "{frames} frames");
-    assert_eq!(samples, frames * 48_000 * 655_171 / 39_375_000);
+    let video = testrom::video::probe(&videos.join("quadfall-2.mkv")).unwrap();
+    assert!(video.frames >= 30, "{video:?}");
+    assert_eq!(video.samples, samples_for(video.frames));
     let mut names: Vec<_> = std::fs::read_dir(&videos)
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .collect();
     names.sort();
     assert_eq!(names, ["quadfall-1.mkv", "quadfall-2.mkv"]);
+}
+
+/// The sound of `frames` frames at 48 kHz: each frame's exact share, 48000 / 60.0988 samples
+/// (the frame rate is 39375000/655171).
+fn samples_for(frames: u64) -> u64 {
+    frames * 48_000 * 655_171 / 39_375_000
 }

@@ -44,7 +44,7 @@ pub struct Args {
     /// Write the sound of the run here (16-bit PCM mono WAV at the APU's output rate; headless).
     #[arg(long, value_name = "FILE", requires = "headless")]
     wav: Option<PathBuf>,
-    /// Record the run's pictures and sound into a video file: `.mkv` (lossless FFV1 and FLAC)
+    /// Record the run's pictures and sound into a video file: `.mkv` (lossless H.264 and FLAC)
     /// or `.mp4` (H.264 and AAC); needs ffmpeg. In the window, recording starts with the game.
     #[arg(long, value_name = "FILE")]
     record_video: Option<PathBuf>,

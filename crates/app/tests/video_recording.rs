@@ -55,7 +55,7 @@ fn a_recording_holds_every_frame_and_its_sound() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("(300 frames)"), "{stdout}");
     let probe = probe(&video).unwrap();
-    assert_eq!(probe.codecs, ["ffv1", "flac"]);
+    assert_eq!(probe.codecs, ["h264", "flac"]);
     assert_eq!(probe.frames, 300);
     assert!((probe.frame_rate - 60.0988).abs() < 0.0001, "{probe:?}");
     assert_eq!((probe.sample_rate, probe.samples), (48_000, samples_for(300)));

@@ -10,7 +10,7 @@ pub mod audio;
 mod bindings;
 pub mod config;
 mod input;
-mod ntsc;
+pub mod ntsc;
 mod ui;
 mod video;
 

@@ -7,7 +7,7 @@ use crate::config::Config;
 use crate::files;
 use crate::input::Input;
 use crate::ntsc::Ntsc;
-use crate::ui::{Action, Gui, View};
+use crate::ui::{Action, Gui, Purpose, View};
 use crate::video::{fitting_scale, picture_size, Video};
 use lua::{HostInput, Scripts, SpeedMode, Stream};
 use nes::ppu::palette::Palette;
@@ -248,6 +248,11 @@ struct App {
     rgb: Vec<u8>,
     /// The video being recorded (Shift+F12, `--record-video`).
     recording: Option<VideoRecording>,
+    /// What scripts opened from the menu get: memory, the sandbox.
+    lua_memory: usize,
+    lua_sandbox: bool,
+    /// The last script opened from the menu (its folder is where the browser opens next).
+    last_script: Option<PathBuf>,
     error: Option<RunError>,
 }
 
@@ -281,16 +286,16 @@ impl App {
         if let Some(ai) = options.ai {
             session.set_player(ai, options.ai_enabled);
         }
+        let lua_sandbox = options.lua_sandbox || config.lua.sandbox;
         if !options.lua.is_empty() {
             let (console, rom) = (session.console_mut(), &options.rom);
             let errors = lua_errors.clone();
-            let sandbox = options.lua_sandbox || config.lua.sandbox;
             let scripts = load_scripts(
                 rom,
                 console,
                 &options.lua,
                 options.lua_memory,
-                sandbox,
+                lua_sandbox,
                 errors,
             );
             session.set_scripts(scripts);
@@ -326,6 +331,9 @@ impl App {
             fps_since: Instant::now(),
             rgb: Vec::new(),
             recording: None,
+            lua_memory: options.lua_memory,
+            lua_sandbox,
+            last_script: options.lua.last().cloned(),
             error: None,
         }
     }
@@ -737,6 +745,11 @@ impl App {
                 self.show(format!("AI overlay {state}"));
             }
             Action::Screenshot => self.screenshot(),
+            Action::BrowseScripts => {
+                let dir = self.last_script.as_deref().and_then(Path::parent);
+                self.gui.browse_for(Purpose::Script, dir);
+            }
+            Action::OpenScript(path) => self.open_script(path),
             Action::ToggleVideoRecording if self.recording.is_some() => self.stop_recording(),
             Action::ToggleVideoRecording => match files::data_dir() {
                 Some(dir) => {
@@ -783,7 +796,7 @@ impl App {
             Action::BrowseCheats => {
                 let dir = self.rom.cheat_path();
                 self.gui
-                    .browse_cheats(dir.as_deref().and_then(Path::parent));
+                    .browse_for(Purpose::Cheats, dir.as_deref().and_then(Path::parent));
             }
             Action::AddCheat(code, name) => match Cheat::parse(&code, &name) {
                 Ok(cheat) => {
@@ -964,6 +977,38 @@ impl App {
             Err(err) => format!("screenshot failed: {}: {err}", path.display()),
         };
         self.show(message);
+    }
+
+    /// Tools > Open Lua script: the script starts beside those running (the first one makes
+    /// the scripts' host, as `--lua` does); one that fails to load is reported.
+    fn open_script(&mut self, path: PathBuf) {
+        let name = path.display().to_string();
+        let loaded = match self.session.scripts_mut() {
+            Some((scripts, console)) => scripts.load(console, &path),
+            None => {
+                let (rom, errors) = (&self.rom, self.lua_errors.clone());
+                let console = self.session.console_mut();
+                let scripts = load_scripts(
+                    rom,
+                    console,
+                    std::slice::from_ref(&path),
+                    self.lua_memory,
+                    self.lua_sandbox,
+                    errors.clone(),
+                );
+                let failed = errors.borrow_mut().pop();
+                if scripts.active() {
+                    self.session.set_scripts(scripts);
+                }
+                failed.map_or(Ok(()), Err)
+            }
+        };
+        self.last_script = Some(path);
+        match loaded {
+            Ok(()) => self.show(format!("Lua script started: {name}")),
+            Err(err) => self.show(format!("Lua: {err}")),
+        }
+        self.after_scripts();
     }
 
     /// Records every frame run from now on into `path`; without ffmpeg, one message and the

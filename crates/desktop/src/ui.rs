@@ -44,6 +44,10 @@ pub enum Action {
     ToggleAi,
     ToggleOverlay,
     Screenshot,
+    /// Show the browser for Lua scripts.
+    BrowseScripts,
+    /// Loads and starts a Lua script beside those running.
+    OpenScript(PathBuf),
     /// Starts a video recording, or stops the one under way.
     ToggleVideoRecording,
     StopScripts,
@@ -329,11 +333,12 @@ impl Gui {
         self.browser = Some(Browser::new(dir, Purpose::Rom));
     }
 
-    /// Opens the browser for a `.cht` file (Tools > Cheats > Load), in `dir` if there is one.
-    pub fn browse_cheats(&mut self, dir: Option<&Path>) {
+    /// Opens the browser for another kind of file (Tools > Cheats > Load, Tools > Open Lua
+    /// script), in `dir` if there is one.
+    pub fn browse_for(&mut self, purpose: Purpose, dir: Option<&Path>) {
         self.browse(dir);
         if let Some(browser) = self.browser.take() {
-            self.browser = Some(Browser::new(browser.dir, Purpose::Cheats));
+            self.browser = Some(Browser::new(browser.dir, purpose));
         }
     }
 
@@ -377,10 +382,11 @@ impl Gui {
             }
             if let Some(browser) = &mut self.browser {
                 match browser.show(ctx) {
-                    Some(Browsed::Open(path)) if browser.purpose == Purpose::Cheats => {
-                        actions.push(Action::LoadCheats(path))
-                    }
-                    Some(Browsed::Open(path)) => actions.push(Action::OpenRom(path)),
+                    Some(Browsed::Open(path)) => actions.push(match browser.purpose {
+                        Purpose::Rom => Action::OpenRom(path),
+                        Purpose::Cheats => Action::LoadCheats(path),
+                        Purpose::Script => Action::OpenScript(path),
+                    }),
                     Some(Browsed::Cancel) => {}
                     None => return,
                 }
@@ -600,6 +606,7 @@ fn menu_bar(ctx: &Context, view: &View, actions: &mut Vec<Action>) -> bool {
                 m.item("Screenshot", "F12", None, Action::Screenshot);
                 let recording = Some(view.recording);
                 m.item("Record video", "Shift+F12", recording, Action::ToggleVideoRecording);
+                m.item("Open Lua script...", "", None, Action::BrowseScripts);
                 if view.scripts {
                     m.item("Stop Lua scripts", "", None, Action::StopScripts);
                 }
@@ -888,9 +895,10 @@ struct Browser {
 
 /// What the browser picks a file for.
 #[derive(Clone, Copy, PartialEq)]
-enum Purpose {
+pub enum Purpose {
     Rom,
     Cheats,
+    Script,
 }
 
 impl Browser {
@@ -898,6 +906,7 @@ impl Browser {
         let extension = match purpose {
             Purpose::Rom => "nes",
             Purpose::Cheats => "cht",
+            Purpose::Script => "lua",
         };
         Browser {
             typed: String::new(),
@@ -916,6 +925,7 @@ impl Browser {
         let title = match self.purpose {
             Purpose::Rom => "Open ROM",
             Purpose::Cheats => "Load cheats (.cht)",
+            Purpose::Script => "Open Lua script",
         };
         egui::Window::new(title)
             .collapsible(false)

@@ -50,10 +50,10 @@ fn main() {
     // `cargo test` passes flags meant for libtest; they are ignored.
     if std::env::var_os("NESTOR_SKIP_GUI").is_some() {
         println!("gui: skipped because NESTOR_SKIP_GUI is set");
-        println!("0 passed, 0 failed, 14 skipped");
+        println!("0 passed, 0 failed, 15 skipped");
         return;
     }
-    let tests: [(&str, fn()); 14] = [
+    let tests: [(&str, fn()); 15] = [
         ("no_display_scenario", no_display_scenario),
         ("gui_scenario", gui_scenario),
         ("game_scenario", game_scenario),
@@ -68,6 +68,7 @@ fn main() {
         ("cheats_scenario", cheats_scenario),
         ("ntsc_scenario", ntsc_scenario),
         ("video_scenario", video_scenario),
+        ("script_menu_scenario", script_menu_scenario),
     ];
     // Like libtest: plain arguments are name filters.
     let filters: Vec<&String> = args[1..].iter().filter(|a| !a.starts_with('-')).collect();
@@ -1797,4 +1798,44 @@ fn video_scenario() {
 /// (the frame rate is 39375000/655171).
 fn samples_for(frames: u64) -> u64 {
     frames * 48_000 * 655_171 / 39_375_000
+}
+
+/// Tools > Open Lua script...: a script picked in the browser starts in the running game, its
+/// message in the title and its drawing over the picture.
+fn script_menu_scenario() {
+    let (mut s, window, backdrop) = buttons_without_messages();
+    let script = s.dir.join("menu.lua");
+    std::fs::write(
+        &script,
+        "emu.message('script from the menu')\n\
+         while true do gui.box(10, 10, 60, 60, 'red', 'red') emu.frameadvance() end\n",
+    )
+    .unwrap();
+    // Tools: Cheats..., Screenshot, Record video, Open Lua script...
+    s.click_menu(&window, 6, |_| 3);
+    s.wait_picture(&window, "the script browser", |p| {
+        let (xs, ys) = (
+            WIDTH / 2 - 100..WIDTH / 2 + 100,
+            HEIGHT / 2 - 100..HEIGHT / 2,
+        );
+        ys.into_iter().any(|y| xs.clone().any(|x| is_text(p, x, y)))
+    });
+    // Typed into the path field (again if the keys were lost on a busy machine: Ctrl+A first
+    // replaces what a lost attempt left).
+    s.wait_for("the script's message in the title", START_TIMEOUT, |s| {
+        if !s.title(&window).contains("script from the menu") {
+            s.xdotool(&["windowfocus", "--sync", &window]);
+            s.xdotool(&["key", "ctrl+a"]);
+            s.xdotool(&["type", "--delay", "20", script.to_str().unwrap()]);
+            s.xdotool(&["key", "Return"]);
+            std::thread::sleep(Duration::from_millis(2000));
+        }
+        s.title(&window).contains("script from the menu").then_some(())
+    });
+    let boxed = s.wait_picture(&window, "the script's box", |p| {
+        p.pixel(30 * SCALE, 30 * SCALE) != backdrop
+    });
+    assert_eq!(boxed.pixel(30 * SCALE, 30 * SCALE), [255, 0, 0]);
+    assert_eq!(boxed.pixel(100 * SCALE, 100 * SCALE), backdrop);
+    s.quit(&window);
 }

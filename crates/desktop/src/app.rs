@@ -287,6 +287,13 @@ impl App {
             session.set_player(ai, options.ai_enabled);
         }
         let lua_sandbox = options.lua_sandbox || config.lua.sandbox;
+        let palette = match config.video.palette.as_str() {
+            "" => Palette::default(),
+            path => read_palette(Path::new(path)).unwrap_or_else(|err| {
+                eprintln!("nestor: {err}; the built-in palette is used");
+                Palette::default()
+            }),
+        };
         if !options.lua.is_empty() {
             let (console, rom) = (session.console_mut(), &options.rom);
             let errors = lua_errors.clone();
@@ -310,7 +317,7 @@ impl App {
             exit_status: None,
             config,
             config_path,
-            palette: Palette::default(),
+            palette,
             ntsc: None,
             window: None,
             video: None,
@@ -587,6 +594,7 @@ impl App {
             scripts: self.session.scripts().is_some(),
             messages: video.messages,
             ntsc: video.ntsc,
+            palette: video.palette.clone(),
             recording: self.recording.is_some(),
             recent: self.config.files.recent.clone(),
             message: message
@@ -745,6 +753,11 @@ impl App {
                 self.show(format!("AI overlay {state}"));
             }
             Action::Screenshot => self.screenshot(),
+            Action::BrowsePalettes => {
+                let palette = Path::new(&self.config.video.palette).parent();
+                self.gui.browse_for(Purpose::Palette, palette);
+            }
+            Action::Palette(path) => self.set_palette(path),
             Action::BrowseScripts => {
                 let dir = self.last_script.as_deref().and_then(Path::parent);
                 self.gui.browse_for(Purpose::Script, dir);
@@ -977,6 +990,27 @@ impl App {
             Err(err) => format!("screenshot failed: {}: {err}", path.display()),
         };
         self.show(message);
+    }
+
+    /// Video > Palette: colours from a `.pal` file, or the built-in ones (`None`), saved for
+    /// the next start; a file that cannot be read or is not a palette is reported and the
+    /// colours stay.
+    fn set_palette(&mut self, path: Option<PathBuf>) {
+        let Some(path) = path else {
+            self.palette = Palette::default();
+            self.save_setting(|config| config.video.palette.clear());
+            return self.show("built-in palette".into());
+        };
+        let path = std::path::absolute(&path).unwrap_or(path);
+        match read_palette(&path) {
+            Ok(palette) => {
+                self.palette = palette;
+                let name = path.display().to_string();
+                self.save_setting(|config| config.video.palette = name.clone());
+                self.show(format!("palette {name}"));
+            }
+            Err(err) => self.show(format!("palette not changed: {err}")),
+        }
     }
 
     /// Tools > Open Lua script: the script starts beside those running (the first one makes
@@ -1332,6 +1366,12 @@ fn without_location(err: impl fmt::Display) -> String {
         Some((_, rest)) => rest.split_once(": ").map_or(rest, |(_, m)| m).to_string(),
         None => text,
     }
+}
+
+/// A `.pal` file's colours; the error names the file.
+fn read_palette(path: &Path) -> Result<Palette, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    Palette::from_pal_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// The cheats of the ROM's `.cht` file (none when there is none; one line when it cannot be

@@ -69,6 +69,9 @@ pub struct VideoConfig {
     pub frame_counter: bool,
     /// Decode the picture as a TV decodes the NES's composite signal (colour fringes).
     pub ntsc: bool,
+    /// A 64- or 512-colour `.pal` file for the picture's colours; empty: the built-in 2C02
+    /// palette.
+    pub palette: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -206,6 +209,7 @@ impl Default for VideoConfig {
             messages: true,
             frame_counter: false,
             ntsc: false,
+            palette: String::new(),
         }
     }
 }

@@ -44,6 +44,10 @@ pub enum Action {
     ToggleAi,
     ToggleOverlay,
     Screenshot,
+    /// Show the browser for `.pal` files.
+    BrowsePalettes,
+    /// Colours from a `.pal` file (`None`: the built-in palette).
+    Palette(Option<PathBuf>),
     /// Show the browser for Lua scripts.
     BrowseScripts,
     /// Loads and starts a Lua script beside those running.
@@ -91,6 +95,8 @@ pub struct View {
     pub scripts: bool,
     pub messages: bool,
     pub ntsc: bool,
+    /// The `.pal` file the colours come from (empty: the built-in palette).
+    pub palette: String,
     /// A video is being recorded.
     pub recording: bool,
     pub recent: Vec<String>,
@@ -386,6 +392,7 @@ impl Gui {
                         Purpose::Rom => Action::OpenRom(path),
                         Purpose::Cheats => Action::LoadCheats(path),
                         Purpose::Script => Action::OpenScript(path),
+                        Purpose::Palette => Action::Palette(Some(path)),
                     }),
                     Some(Browsed::Cancel) => {}
                     None => return,
@@ -573,6 +580,13 @@ fn menu_bar(ctx: &Context, view: &View, actions: &mut Vec<Action>) -> bool {
                 );
                 let counter = Some(view.counter.is_some());
                 m.item("Frame counter", "K", counter, Action::ToggleFrameCounter);
+                m.ui.separator();
+                let built_in = Some(view.palette.is_empty());
+                m.item("Built-in palette", "", built_in, Action::Palette(None));
+                m.item("Palette file (.pal)...", "", None, Action::BrowsePalettes);
+                if !view.palette.is_empty() {
+                    m.ui.label(format!("Palette: {}", view.palette));
+                }
             });
             menu(ui, "Audio", &|m| match view.volume {
                 Some(volume) => {
@@ -899,6 +913,7 @@ pub enum Purpose {
     Rom,
     Cheats,
     Script,
+    Palette,
 }
 
 impl Browser {
@@ -907,6 +922,7 @@ impl Browser {
             Purpose::Rom => "nes",
             Purpose::Cheats => "cht",
             Purpose::Script => "lua",
+            Purpose::Palette => "pal",
         };
         Browser {
             typed: String::new(),
@@ -926,6 +942,7 @@ impl Browser {
             Purpose::Rom => "Open ROM",
             Purpose::Cheats => "Load cheats (.cht)",
             Purpose::Script => "Open Lua script",
+            Purpose::Palette => "Palette file (.pal)",
         };
         egui::Window::new(title)
             .collapsible(false)

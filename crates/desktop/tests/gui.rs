@@ -50,10 +50,10 @@ fn main() {
     // `cargo test` passes flags meant for libtest; they are ignored.
     if std::env::var_os("NESTOR_SKIP_GUI").is_some() {
         println!("gui: skipped because NESTOR_SKIP_GUI is set");
-        println!("0 passed, 0 failed, 15 skipped");
+        println!("0 passed, 0 failed, 16 skipped");
         return;
     }
-    let tests: [(&str, fn()); 15] = [
+    let tests: [(&str, fn()); 16] = [
         ("no_display_scenario", no_display_scenario),
         ("gui_scenario", gui_scenario),
         ("game_scenario", game_scenario),
@@ -69,6 +69,7 @@ fn main() {
         ("ntsc_scenario", ntsc_scenario),
         ("video_scenario", video_scenario),
         ("script_menu_scenario", script_menu_scenario),
+        ("palette_scenario", palette_scenario),
     ];
     // Like libtest: plain arguments are name filters.
     let filters: Vec<&String> = args[1..].iter().filter(|a| !a.starts_with('-')).collect();
@@ -1837,5 +1838,45 @@ fn script_menu_scenario() {
     });
     assert_eq!(boxed.pixel(30 * SCALE, 30 * SCALE), [255, 0, 0]);
     assert_eq!(boxed.pixel(100 * SCALE, 100 * SCALE), backdrop);
+    s.quit(&window);
+}
+
+/// Video > Palette file (.pal)...: a 64-colour file whose colours are all one green gives a
+/// green picture at once, is saved in the config and used at the next start; Video > Built-in
+/// palette gives the first colours back.
+fn palette_scenario() {
+    let (mut s, window, backdrop) = buttons_without_messages();
+    let green = [10, 200, 30];
+    let pal = s.dir.join("green.pal");
+    std::fs::write(&pal, green.repeat(64)).unwrap();
+    let config = s.dir.join("config/nestor/config.toml");
+    // Video: 1x-4x, 8:7 pixels, Fullscreen, NTSC filter, On-screen messages, Frame counter,
+    // Built-in palette, Palette file (.pal)...
+    s.click_menu(&window, 2, |lines| lines.len() - 1);
+    s.wait_for("the green palette", START_TIMEOUT, |s| {
+        if s.screenshot(&window).uniform() != Some(green) {
+            s.xdotool(&["windowfocus", "--sync", &window]);
+            s.xdotool(&["key", "ctrl+a"]);
+            s.xdotool(&["type", "--delay", "20", pal.to_str().unwrap()]);
+            s.xdotool(&["key", "Return"]);
+            std::thread::sleep(Duration::from_millis(2000));
+        }
+        (s.screenshot(&window).uniform() == Some(green)).then_some(())
+    });
+    let saved = format!("palette = \"{}\"", pal.display());
+    s.wait_file(&config, "the palette saved", |text| text.contains(&saved));
+    s.quit(&window);
+
+    s.launch();
+    let window = s.window();
+    s.wait_picture(&window, "the palette from the config", |p| {
+        p.width == WIDTH && p.uniform() == Some(green)
+    });
+    s.click_menu(&window, 2, |_| 9);
+    s.wait_file(&config, "the built-in palette saved", |text| {
+        text.contains("palette = \"\"")
+    });
+    s.xdotool(&["mousemove", "--window", &window, "400", "600"]);
+    s.wait_picture(&window, "the built-in colours", |p| p.uniform() == Some(backdrop));
     s.quit(&window);
 }

@@ -562,7 +562,7 @@ impl App {
             return;
         };
         let (painted, actions, again) = self.gui.frame(window, &view);
-        if let Err(err) = video.draw(&picture, &painted) {
+        if let Err(err) = video.draw(&picture, self.config.video.scanlines, &painted) {
             eprintln!("nestor: drawing failed: {err}");
         }
         if again {
@@ -594,6 +594,7 @@ impl App {
             scripts: self.session.scripts().is_some(),
             messages: video.messages,
             ntsc: video.ntsc,
+            scanlines: video.scanlines,
             palette: video.palette.clone(),
             recording: self.recording.is_some(),
             recent: self.config.files.recent.clone(),
@@ -798,6 +799,11 @@ impl App {
                 let on = !self.config.video.ntsc;
                 self.save_setting(|config| config.video.ntsc = on);
                 self.show(format!("NTSC filter {}", if on { "on" } else { "off" }));
+            }
+            Action::ToggleScanlines => {
+                let on = !self.config.video.scanlines;
+                self.save_setting(|config| config.video.scanlines = on);
+                self.show(format!("scanlines {}", if on { "on" } else { "off" }));
             }
             Action::ToggleAiPanel => {
                 let on = !self.config.ai.panel;

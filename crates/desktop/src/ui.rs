@@ -59,6 +59,7 @@ pub enum Action {
     ToggleFrameCounter,
     ToggleAiPanel,
     ToggleNtsc,
+    ToggleScanlines,
     /// Show the Input window.
     OpenInput,
     /// Binds a key or gamepad button (pressed in the Input window).
@@ -95,6 +96,7 @@ pub struct View {
     pub scripts: bool,
     pub messages: bool,
     pub ntsc: bool,
+    pub scanlines: bool,
     /// The `.pal` file the colours come from (empty: the built-in palette).
     pub palette: String,
     /// A video is being recorded.
@@ -572,6 +574,8 @@ fn menu_bar(ctx: &Context, view: &View, actions: &mut Vec<Action>) -> bool {
                     Action::ToggleFullscreen,
                 );
                 m.item("NTSC filter", "", Some(view.ntsc), Action::ToggleNtsc);
+                let scanlines = Some(view.scanlines);
+                m.item("Scanlines", "", scanlines, Action::ToggleScanlines);
                 m.item(
                     "On-screen messages",
                     "",

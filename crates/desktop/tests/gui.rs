@@ -50,10 +50,10 @@ fn main() {
     // `cargo test` passes flags meant for libtest; they are ignored.
     if std::env::var_os("NESTOR_SKIP_GUI").is_some() {
         println!("gui: skipped because NESTOR_SKIP_GUI is set");
-        println!("0 passed, 0 failed, 16 skipped");
+        println!("0 passed, 0 failed, 17 skipped");
         return;
     }
-    let tests: [(&str, fn()); 16] = [
+    let tests: [(&str, fn()); 17] = [
         ("no_display_scenario", no_display_scenario),
         ("gui_scenario", gui_scenario),
         ("game_scenario", game_scenario),
@@ -70,6 +70,7 @@ fn main() {
         ("video_scenario", video_scenario),
         ("script_menu_scenario", script_menu_scenario),
         ("palette_scenario", palette_scenario),
+        ("scanlines_scenario", scanlines_scenario),
     ];
     // Like libtest: plain arguments are name filters.
     let filters: Vec<&String> = args[1..].iter().filter(|a| !a.starts_with('-')).collect();
@@ -1850,8 +1851,8 @@ fn palette_scenario() {
     let pal = s.dir.join("green.pal");
     std::fs::write(&pal, green.repeat(64)).unwrap();
     let config = s.dir.join("config/nestor/config.toml");
-    // Video: 1x-4x, 8:7 pixels, Fullscreen, NTSC filter, On-screen messages, Frame counter,
-    // Built-in palette, Palette file (.pal)...
+    // Video: 1x-4x, 8:7 pixels, Fullscreen, NTSC filter, Scanlines, On-screen messages, Frame
+    // counter, Built-in palette, Palette file (.pal)...
     s.click_menu(&window, 2, |lines| lines.len() - 1);
     s.wait_for("the green palette", START_TIMEOUT, |s| {
         if s.screenshot(&window).uniform() != Some(green) {
@@ -1872,11 +1873,36 @@ fn palette_scenario() {
     s.wait_picture(&window, "the palette from the config", |p| {
         p.width == WIDTH && p.uniform() == Some(green)
     });
-    s.click_menu(&window, 2, |_| 9);
+    s.click_menu(&window, 2, |_| 10);
     s.wait_file(&config, "the built-in palette saved", |text| {
         text.contains("palette = \"\"")
     });
     s.xdotool(&["mousemove", "--window", &window, "400", "600"]);
     s.wait_picture(&window, "the built-in colours", |p| p.uniform() == Some(backdrop));
+    s.quit(&window);
+}
+
+/// Video > Scanlines: at 3x, every third row of the window is the picture at half brightness;
+/// switched off, the picture is what it was.
+fn scanlines_scenario() {
+    let (mut s, window, backdrop) = buttons_without_messages();
+    let config = s.dir.join("config/nestor/config.toml");
+    let dark = backdrop.map(|c| c / 2);
+    let toggle = |s: &mut Session, on: bool| {
+        // Video: 1x-4x, 8:7 pixels, Fullscreen, NTSC filter, Scanlines.
+        s.click_menu(&window, 2, |_| 7);
+        let want = format!("scanlines = {on}");
+        s.wait_file(&config, &want, |text| text.contains(&want));
+        s.xdotool(&["mousemove", "--window", &window, "400", "600"]);
+    };
+    toggle(&mut s, true);
+    s.wait_picture(&window, "scanlines", |p| {
+        (0..HEIGHT).all(|y| {
+            let want = if y % SCALE == SCALE - 1 { dark } else { backdrop };
+            (0..WIDTH).step_by(7).all(|x| p.pixel(x, y) == want)
+        })
+    });
+    toggle(&mut s, false);
+    s.wait_picture(&window, "no scanlines", |p| p.uniform() == Some(backdrop));
     s.quit(&window);
 }

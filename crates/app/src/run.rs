@@ -108,8 +108,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         &args.movies.record,
         &args.record_video,
     ]
-        .into_iter()
-        .flatten()
+    .into_iter()
+    .flatten()
     {
         files::check_writable(path).with_context(|| format!("cannot write {}", path.display()))?;
     }

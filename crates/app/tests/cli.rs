@@ -630,7 +630,11 @@ fn movies_and_game_genie_codes_stay_apart_in_scripts() {
         "{stderr}"
     );
     let (code, stderr) = run_script("2", &add, &[]);
-    assert_eq!((code, stderr.as_str()), (0, ""), "no movie: the code goes in");
+    assert_eq!(
+        (code, stderr.as_str()),
+        (0, ""),
+        "no movie: the code goes in"
+    );
 
     let record = scratch_file(
         "record-genie.lua",
@@ -644,6 +648,10 @@ fn movies_and_game_genie_codes_stay_apart_in_scripts() {
     );
     assert!(!dir.join("script.fm2").exists());
     let (code, stderr) = run_script("2", &record, &[]);
-    assert_eq!((code, stderr.as_str()), (0, ""), "no codes: the movie records");
+    assert_eq!(
+        (code, stderr.as_str()),
+        (0, ""),
+        "no codes: the movie records"
+    );
     assert!(dir.join("script.fm2").exists());
 }

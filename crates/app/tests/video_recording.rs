@@ -58,7 +58,10 @@ fn a_recording_holds_every_frame_and_its_sound() {
     assert_eq!(probe.codecs, ["h264", "flac"]);
     assert_eq!(probe.frames, 300);
     assert!((probe.frame_rate - 60.0988).abs() < 0.0001, "{probe:?}");
-    assert_eq!((probe.sample_rate, probe.samples), (48_000, samples_for(300)));
+    assert_eq!(
+        (probe.sample_rate, probe.samples),
+        (48_000, samples_for(300))
+    );
     assert_eq!(names(&dir), ["ai.mkv", "last.png"]);
 
     // Lossless: the last picture is the screenshot of the last frame, pixel for pixel.
@@ -75,7 +78,10 @@ fn a_recording_holds_every_frame_and_its_sound() {
     let mut shot = vec![0; reader.output_buffer_size()];
     reader.next_frame(&mut shot).unwrap();
     assert_eq!(last.stdout.len(), 256 * 240 * 3);
-    assert!(last.stdout == shot, "the video's last frame is not the screenshot");
+    assert!(
+        last.stdout == shot,
+        "the video's last frame is not the screenshot"
+    );
 
     // The sound is the game's: the same as --wav's but for a sample stretched here and there
     // to keep each frame's share.
@@ -150,7 +156,14 @@ fn without_ffmpeg_the_run_does_not_start() {
         "nestor: video recording needs ffmpeg, which is not installed (not found in PATH)\n"
     );
     assert!(names(&dir).is_empty(), "{:?}", names(&dir));
-    let out = nestor(&["run", "--headless", "--frames", "1", "--record-video", "x.avi"]);
+    let out = nestor(&[
+        "run",
+        "--headless",
+        "--frames",
+        "1",
+        "--record-video",
+        "x.avi",
+    ]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
@@ -164,7 +177,7 @@ fn without_ffmpeg_the_run_does_not_start() {
 fn an_interrupted_run_writes_its_video() {
     let dir = scratch("interrupted");
     let video = dir.join("long.mkv");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_nestor"))
+    let child = Command::new(env!("CARGO_BIN_EXE_nestor"))
         .args(["run", "--headless", "--frames", "1000000", "--record-video"])
         .arg(&video)
         .stdout(Stdio::piped())

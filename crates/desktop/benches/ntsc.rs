@@ -32,7 +32,7 @@ fn main() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../roms/quadfall.nes");
     let rom = std::fs::read(path).expect("roms/quadfall.nes");
     let mut console = Console::from_ines(&rom).expect("Quadfall loads");
-    let (palette, mut ntsc, mut rgb) = (Palette::default(), Ntsc::new(), Vec::new());
+    let (palette, mut ntsc, mut rgb) = (Palette::default(), Ntsc::default(), Vec::new());
     let mut times = [Duration::ZERO; 3];
     let mut timed = |part: usize, work: &mut dyn FnMut()| {
         let start = Instant::now();

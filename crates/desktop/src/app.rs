@@ -538,7 +538,7 @@ impl App {
     fn picture(&mut self) -> Vec<u8> {
         if self.config.video.ntsc {
             let frame = self.session.console().frame_number();
-            let ntsc = self.ntsc.get_or_insert_with(Ntsc::new);
+            let ntsc = self.ntsc.get_or_insert_with(Ntsc::default);
             ntsc.filter(self.session.picture(), frame, &mut self.rgb);
         } else {
             self.palette.to_rgb(self.session.picture(), &mut self.rgb);

@@ -37,8 +37,8 @@ pub struct Ntsc {
     to_left: Vec<Yuv>,
 }
 
-impl Ntsc {
-    pub fn new() -> Ntsc {
+impl Default for Ntsc {
+    fn default() -> Ntsc {
         // What samples `from..to` of a pixel add when it starts on phase `start`.
         let part = |pixel: u16, start: usize, from: usize, to: usize| -> Yuv {
             let mut yuv = [0.0; 3];
@@ -64,7 +64,9 @@ impl Ntsc {
             to_left: table(0, 2),
         }
     }
+}
 
+impl Ntsc {
     /// Decodes a frame buffer (9-bit pixels) into packed RGB, reusing `out`'s allocation.
     /// `frame` is the frame's number (its parity moves the colour phase).
     pub fn filter(&mut self, pixels: &[u16], frame: u64, out: &mut Vec<u8>) {
@@ -110,7 +112,7 @@ mod tests {
     #[test]
     fn flat_colours_are_the_palettes() {
         let palette = Palette::default();
-        let mut ntsc = Ntsc::new();
+        let mut ntsc = Ntsc::default();
         let mut out = Vec::new();
         for pixel in [
             0x0F,
@@ -139,7 +141,7 @@ mod tests {
     /// away from the edge the colours are the palette's.
     #[test]
     fn a_vertical_edge_has_colour_fringes() {
-        let mut ntsc = Ntsc::new();
+        let mut ntsc = Ntsc::default();
         let mut out = Vec::new();
         let edge = 100;
         ntsc.filter(

@@ -623,7 +623,12 @@ fn menu_bar(ctx: &Context, view: &View, actions: &mut Vec<Action>) -> bool {
                 m.item("Cheats...", "", None, Action::OpenCheats);
                 m.item("Screenshot", "F12", None, Action::Screenshot);
                 let recording = Some(view.recording);
-                m.item("Record video", "Shift+F12", recording, Action::ToggleVideoRecording);
+                m.item(
+                    "Record video",
+                    "Shift+F12",
+                    recording,
+                    Action::ToggleVideoRecording,
+                );
                 m.item("Open Lua script...", "", None, Action::BrowseScripts);
                 if view.scripts {
                     m.item("Stop Lua scripts", "", None, Action::StopScripts);

@@ -1778,7 +1778,10 @@ fn video_scenario() {
     assert!((video.frame_rate - 60.0988).abs() < 0.001, "{video:?}");
     // Two seconds at 60 frames a second, whatever the machine's load.
     assert!((60..=180).contains(&video.frames), "{video:?}");
-    assert!(title.contains(&format!("({} frames)", video.frames)), "{title}");
+    assert!(
+        title.contains(&format!("({} frames)", video.frames)),
+        "{title}"
+    );
     assert_eq!(video.samples, samples_for(video.frames));
 
     s.click_menu(&window, 6, |_| 2);
@@ -1832,7 +1835,9 @@ fn script_menu_scenario() {
             s.xdotool(&["key", "Return"]);
             std::thread::sleep(Duration::from_millis(2000));
         }
-        s.title(&window).contains("script from the menu").then_some(())
+        s.title(&window)
+            .contains("script from the menu")
+            .then_some(())
     });
     let boxed = s.wait_picture(&window, "the script's box", |p| {
         p.pixel(30 * SCALE, 30 * SCALE) != backdrop
@@ -1878,7 +1883,9 @@ fn palette_scenario() {
         text.contains("palette = \"\"")
     });
     s.xdotool(&["mousemove", "--window", &window, "400", "600"]);
-    s.wait_picture(&window, "the built-in colours", |p| p.uniform() == Some(backdrop));
+    s.wait_picture(&window, "the built-in colours", |p| {
+        p.uniform() == Some(backdrop)
+    });
     s.quit(&window);
 }
 
@@ -1898,7 +1905,11 @@ fn scanlines_scenario() {
     toggle(&mut s, true);
     s.wait_picture(&window, "scanlines", |p| {
         (0..HEIGHT).all(|y| {
-            let want = if y % SCALE == SCALE - 1 { dark } else { backdrop };
+            let want = if y % SCALE == SCALE - 1 {
+                dark
+            } else {
+                backdrop
+            };
             (0..WIDTH).step_by(7).all(|x| p.pixel(x, y) == want)
         })
     });

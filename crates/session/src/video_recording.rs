@@ -80,7 +80,14 @@ impl VideoRecording {
             .map_err(|err| format!("cannot write {}: {err}", sound_temp.display()))?;
         let size = format!("{WIDTH}x{HEIGHT}");
         let mut encoder = ffmpeg()
-            .args(["-f", "rawvideo", "-pixel_format", "rgb24", "-video_size", &size])
+            .args([
+                "-f",
+                "rawvideo",
+                "-pixel_format",
+                "rgb24",
+                "-video_size",
+                &size,
+            ])
             .args(["-framerate", FRAME_RATE, "-i", "pipe:0"])
             // Lossless H.264 in RGB: a game's frames are much alike, and coding each from the
             // last makes a minute of play 2.4 MB (FFV1, a picture at a time: 44 MB), for about
@@ -316,6 +323,9 @@ mod tests {
     #[test]
     fn only_mkv_and_mp4_are_recorded() {
         let err = VideoRecording::start(Path::new("out.avi")).err().unwrap();
-        assert_eq!(err, "out.avi: a video recording is a .mkv (lossless) or .mp4 file");
+        assert_eq!(
+            err,
+            "out.avi: a video recording is a .mkv (lossless) or .mp4 file"
+        );
     }
 }

@@ -41,7 +41,9 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
     add(lua, t, &["addgamegenie"], |lua, code: String| {
         let decoded = nes::GameGenie::decode(&code).ok_or_else(not_a_code)?;
         let recording = shared(lua, |s| {
-            s.movie.as_ref().is_some_and(|m| m.mode == MovieMode::Record)
+            s.movie
+                .as_ref()
+                .is_some_and(|m| m.mode == MovieMode::Record)
                 || s.script_movie.as_ref().is_some_and(|m| m.recording())
         });
         if recording {

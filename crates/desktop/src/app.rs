@@ -597,6 +597,12 @@ impl App {
             scanlines: video.scanlines,
             palette: video.palette.clone(),
             recording: self.recording.is_some(),
+            slots: (1..=9)
+                .map(|slot| {
+                    let state = std::fs::metadata(self.state_path(slot)?).ok()?;
+                    state.modified().ok()
+                })
+                .collect(),
             recent: self.config.files.recent.clone(),
             message: message
                 .filter(|(_, since)| since.elapsed() < MESSAGE_TIME)

@@ -10,7 +10,7 @@ use crate::config::Config;
 use egui::{Align2, Color32, Context, Key, Modifiers, PointerButton, Pos2, RichText, Vec2};
 use session::cheats::Cheat;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant, SystemTime};
 use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
 use winit::keyboard::{KeyCode, PhysicalKey};
 use winit::window::Window;
@@ -101,6 +101,8 @@ pub struct View {
     pub palette: String,
     /// A video is being recorded.
     pub recording: bool,
+    /// When each save-state slot (1-9) was saved, if it holds a state.
+    pub slots: Vec<Option<SystemTime>>,
     pub recent: Vec<String>,
     /// The message of the moment, shown in a corner while `messages` is on.
     pub message: Option<String>,
@@ -552,8 +554,13 @@ fn menu_bar(ctx: &Context, view: &View, actions: &mut Vec<Action>) -> bool {
                     }
                 });
                 m.ui.separator();
-                m.sub("Save state", |sub| slots(sub, "Shift+F", Action::SaveState));
-                m.sub("Load state", |sub| slots(sub, "F", Action::LoadState));
+                let saved = &view.slots;
+                m.sub("Save state", |sub| {
+                    slots(sub, saved, "Shift+F", Action::SaveState)
+                });
+                m.sub("Load state", |sub| {
+                    slots(sub, saved, "F", Action::LoadState)
+                });
             });
             menu(ui, "Video", &|m| {
                 for scale in 1..=4 {
@@ -863,14 +870,29 @@ impl CheatsWindow {
 }
 
 /// Slots 1-9 of the state menus.
-fn slots(menu: &mut Menu, key: &str, action: fn(usize) -> Action) {
+fn slots(menu: &mut Menu, saved: &[Option<SystemTime>], key: &str, action: fn(usize) -> Action) {
     for slot in 1..=9 {
+        let when = saved.get(slot - 1).copied().flatten();
+        let age = when.map_or("empty".into(), |time| {
+            saved_ago(time.elapsed().unwrap_or_default())
+        });
         menu.item(
-            &format!("Slot {slot}"),
+            &format!("Slot {slot} ({age})"),
             &format!("{key}{slot}"),
             None,
             action(slot),
         );
+    }
+}
+
+/// How long ago a state was saved, as a slot's menu item says it.
+fn saved_ago(age: Duration) -> String {
+    let minutes = age.as_secs() / 60;
+    match minutes {
+        0 => "saved just now".into(),
+        1..60 => format!("saved {minutes} min ago"),
+        60..2880 => format!("saved {} h ago", minutes / 60),
+        _ => format!("saved {} days ago", minutes / 1440),
     }
 }
 
@@ -1043,6 +1065,15 @@ fn egui_key(code: KeyCode) -> Option<Key> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn slots_say_how_long_ago_they_were_saved() {
+        let ago = |seconds| saved_ago(Duration::from_secs(seconds));
+        assert_eq!(ago(59), "saved just now");
+        assert_eq!(ago(60 * 59 + 59), "saved 59 min ago");
+        assert_eq!(ago(3600 * 47), "saved 47 h ago");
+        assert_eq!(ago(3600 * 24 * 3), "saved 3 days ago");
+    }
 
     #[test]
     fn keys_map_to_egui_keys() {

@@ -10,6 +10,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use nes::ppu::palette::Palette;
 use nes::ppu::{HEIGHT, WIDTH};
 use session::movies::Movies;
+use session::video_recording::VideoRecording;
 use session::{signals, Session};
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
@@ -43,6 +44,10 @@ pub struct Args {
     /// Write the sound of the run here (16-bit PCM mono WAV at the APU's output rate; headless).
     #[arg(long, value_name = "FILE", requires = "headless")]
     wav: Option<PathBuf>,
+    /// Record the run's pictures and sound into a video file: `.mkv` (lossless H.264 and FLAC)
+    /// or `.mp4` (H.264 and AAC); needs ffmpeg. In the window, recording starts with the game.
+    #[arg(long, value_name = "FILE")]
+    record_video: Option<PathBuf>,
     /// Scale the screenshot by this whole factor (headless; default 1), or the window's picture
     /// (default: the config's `video.scale`, 3).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=16))]
@@ -97,15 +102,27 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         );
     }
     // Output files too: a run is not lost to a path found bad at its end.
-    for path in [&args.screenshot, &args.wav, &args.movies.record]
-        .into_iter()
-        .flatten()
+    for path in [
+        &args.screenshot,
+        &args.wav,
+        &args.movies.record,
+        &args.record_video,
+    ]
+    .into_iter()
+    .flatten()
     {
         files::check_writable(path).with_context(|| format!("cannot write {}", path.display()))?;
     }
     if !args.headless {
         return play_in_window(args, driver);
     }
+    // Before the run: without ffmpeg, a headless recording could not be made at all.
+    let mut video = args
+        .record_video
+        .as_deref()
+        .map(VideoRecording::start)
+        .transpose()
+        .map_err(anyhow::Error::msg)?;
     let script = match &args.input {
         Some(path) => {
             let text = std::fs::read_to_string(path)
@@ -164,6 +181,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     );
     let mut samples: Vec<i16> = Vec::new();
     let mut hashes = Vec::new();
+    let mut video_error = None;
     signals::catch().map_err(anyhow::Error::msg)?;
     let run = testrom::contain_panics(|| {
         for frame in 0..frame_count {
@@ -178,6 +196,14 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             save_script_screenshots(&mut session, &palette);
             if args.wav.is_some() {
                 samples.extend_from_slice(session.samples());
+            }
+            if let Some(recording) = &mut video {
+                let picture = picture(&session, &palette);
+                if let Err(err) = recording.frame(&picture, session.samples()) {
+                    // The run goes on; the recording's temporary files go.
+                    video = None;
+                    video_error = Some(err);
+                }
             }
             if let Some(driver) = driver.as_ref().filter(|_| frame % 60 == 0) {
                 progress.set_message(format!("{} lines", driver.borrow().stats.lines));
@@ -203,6 +229,16 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let rgb = picture(&session, &palette);
     let desync = session.finish(args.json)?;
     let frames = run.map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+    if let Some(recording) = video {
+        let path = recording.path().display().to_string();
+        let frames = recording.finish().map_err(anyhow::Error::msg)?;
+        if !args.json {
+            println!("video: {path} ({frames} frames)");
+        }
+    }
+    if let Some(err) = video_error {
+        anyhow::bail!(err);
+    }
     let console = session.console();
     if let Some(path) = &args.wav {
         let rate = console.sample_rate().round() as u32;
@@ -332,6 +368,7 @@ fn play_in_window(args: &Args, driver: ai::driver::Driver) -> anyhow::Result<Exi
     options.scale = args.scale;
     options.region = args.rom.region;
     options.game_genie = args.cheats.clone();
+    options.record_video = args.record_video.clone();
     let status = desktop::run(options)?;
     // os.exit(n) in a script ends nestor with n, as it ends FCEUX.
     Ok(ExitCode::from(status as u8))

@@ -281,7 +281,7 @@ fn game_genie_codes_are_checked_before_the_run() {
 #[test]
 fn bad_output_paths_stop_the_run_before_it_starts() {
     let missing = std::env::temp_dir().join(format!("nestor-no-dir-{}", std::process::id()));
-    for option in ["--screenshot", "--wav", "--record"] {
+    for option in ["--screenshot", "--wav", "--record", "--record-video"] {
         let path = missing.join("out.file");
         let started = std::time::Instant::now();
         // A million frames would take minutes: the check must come first.
@@ -654,4 +654,44 @@ fn regions_on_the_command_line() {
         (0, ""),
         "PAL by its name, no warning"
     );
+}
+
+/// A movie cannot hold Game Genie codes, so none goes in while one records, from the command
+/// line or a script, and a script's movie does not start while codes are in.
+#[test]
+fn movies_and_game_genie_codes_stay_apart_in_scripts() {
+    let dir = scratch_dir();
+    let movie = dir.join("genie.fm2");
+    let add = scratch_file("add-genie.lua", "emu.addgamegenie('SXIOPO')\n");
+    let (code, stderr) = run_script("2", &add, &["--record", movie.to_str().unwrap()]);
+    assert_eq!(code, 4, "{stderr}");
+    assert!(
+        stderr.contains("emu.addgamegenie: SXIOPO: a movie is being recorded, and a movie cannot hold Game Genie codes"),
+        "{stderr}"
+    );
+    let (code, stderr) = run_script("2", &add, &[]);
+    assert_eq!(
+        (code, stderr.as_str()),
+        (0, ""),
+        "no movie: the code goes in"
+    );
+
+    let record = scratch_file(
+        "record-genie.lua",
+        &format!("movie.record('{}')\n", dir.join("script.fm2").display()),
+    );
+    let (code, stderr) = run_script("2", &record, &["--cheat", "SXIOPO"]);
+    assert_eq!(code, 4, "{stderr}");
+    assert!(
+        stderr.contains("movie.record: Game Genie codes are in, and a movie cannot hold them"),
+        "{stderr}"
+    );
+    assert!(!dir.join("script.fm2").exists());
+    let (code, stderr) = run_script("2", &record, &[]);
+    assert_eq!(
+        (code, stderr.as_str()),
+        (0, ""),
+        "no codes: the movie records"
+    );
+    assert!(dir.join("script.fm2").exists());
 }

@@ -7,7 +7,7 @@ use crate::config::Config;
 use crate::files;
 use crate::input::Input;
 use crate::ntsc::Ntsc;
-use crate::ui::{Action, Gui, View};
+use crate::ui::{Action, Gui, Purpose, View};
 use crate::video::{fitting_scale, picture_size, Video};
 use lua::{HostInput, Scripts, SpeedMode, Stream};
 use nes::ppu::palette::Palette;
@@ -15,6 +15,7 @@ use nes::ppu::{HEIGHT, WIDTH};
 use nes::{Cartridge, Console};
 use session::cheats::{Cheat, CheatList};
 use session::movies::Movies;
+use session::video_recording::VideoRecording;
 use session::{Outline, Player, Session};
 use std::cell::RefCell;
 use std::collections::HashSet;
@@ -106,6 +107,8 @@ pub struct Options {
     /// Game Genie codes plugged in from power-on, beside the ROM's `.cht` cheats (not into
     /// ROMs opened later in the window).
     pub game_genie: Vec<String>,
+    /// A video file to record into from the start (`--record-video`).
+    pub record_video: Option<PathBuf>,
     /// Config file; `None` is `<config dir>/nestor/config.toml`.
     pub config_path: Option<PathBuf>,
     /// The console to run ROMs on, instead of the config's (`--region`).
@@ -125,6 +128,7 @@ impl Options {
             run_ahead: None,
             scale: None,
             game_genie: Vec::new(),
+            record_video: None,
             config_path: None,
             region: None,
         }
@@ -191,10 +195,16 @@ pub fn run(options: Options) -> Result<i32, RunError> {
     if let Err(err) = session::signals::catch() {
         eprintln!("nestor: {err}");
     }
+    let record_video = options.record_video.clone();
     let mut app = App::new(options, console, config, config_path);
     app.session.set_movies(movies);
     app.session.set_cheats(cheats);
+    if let Some(path) = record_video {
+        app.start_recording(path);
+    }
     let result = event_loop.run_app(&mut app);
+    // Every way out (quit, closing the window, a signal) writes the video file.
+    app.stop_recording();
     // A game stopped by a failure of nestor's is an error, even once the window is closed.
     let status = app
         .exit_status
@@ -244,6 +254,13 @@ struct App {
     fps_since: Instant,
     /// The frame as packed RGB at the NES's resolution (what F12 saves).
     rgb: Vec<u8>,
+    /// The video being recorded (Shift+F12, `--record-video`).
+    recording: Option<VideoRecording>,
+    /// What scripts opened from the menu get: memory, the sandbox.
+    lua_memory: usize,
+    lua_sandbox: bool,
+    /// The last script opened from the menu (its folder is where the browser opens next).
+    last_script: Option<PathBuf>,
     error: Option<RunError>,
 }
 
@@ -277,16 +294,23 @@ impl App {
         if let Some(ai) = options.ai {
             session.set_player(ai, options.ai_enabled);
         }
+        let lua_sandbox = options.lua_sandbox || config.lua.sandbox;
+        let palette = match config.video.palette.as_str() {
+            "" => Palette::default(),
+            path => read_palette(Path::new(path)).unwrap_or_else(|err| {
+                eprintln!("nestor: {err}; the built-in palette is used");
+                Palette::default()
+            }),
+        };
         if !options.lua.is_empty() {
             let (console, rom) = (session.console_mut(), &options.rom);
             let errors = lua_errors.clone();
-            let sandbox = options.lua_sandbox || config.lua.sandbox;
             let scripts = load_scripts(
                 rom,
                 console,
                 &options.lua,
                 options.lua_memory,
-                sandbox,
+                lua_sandbox,
                 errors,
             );
             session.set_scripts(scripts);
@@ -301,7 +325,7 @@ impl App {
             exit_status: None,
             config,
             config_path,
-            palette: Palette::default(),
+            palette,
             ntsc: None,
             window: None,
             video: None,
@@ -321,6 +345,10 @@ impl App {
             fps_frames: 0,
             fps_since: Instant::now(),
             rgb: Vec::new(),
+            recording: None,
+            lua_memory: options.lua_memory,
+            lua_sandbox,
+            last_script: options.lua.last().cloned(),
             error: None,
         }
     }
@@ -405,6 +433,7 @@ impl App {
             return self.stop_after_crash(err.to_string());
         }
         self.after_scripts();
+        self.record_frame();
         for message in self.session.take_messages() {
             self.message = Some((message, Instant::now()));
         }
@@ -424,6 +453,7 @@ impl App {
     /// what was recorded are written now, and the window stays to say what happened.
     fn stop_after_crash(&mut self, failure: String) {
         eprintln!("nestor: {failure}; the game is stopped");
+        self.stop_recording();
         let finished = testrom::contain_panics(|| self.session.finish(true));
         if let Ok(Err(err)) = finished {
             eprintln!("nestor: {err:#}");
@@ -490,6 +520,9 @@ impl App {
         if self.session.player_on() {
             title += " - AI";
         }
+        if self.recording.is_some() {
+            title += " - recording video";
+        }
         // Shown because run-ahead changes what a player sees (speedrun boards ask for it).
         if self.session.run_ahead_frames() > 0 {
             title += &format!(" - run-ahead {}", self.session.run_ahead_frames());
@@ -514,7 +547,7 @@ impl App {
     fn picture(&mut self) -> Vec<u8> {
         if self.config.video.ntsc {
             let frame = self.session.console().frame_number();
-            let ntsc = self.ntsc.get_or_insert_with(Ntsc::new);
+            let ntsc = self.ntsc.get_or_insert_with(Ntsc::default);
             ntsc.filter(self.session.picture(), frame, &mut self.rgb);
         } else {
             self.palette.to_rgb(self.session.picture(), &mut self.rgb);
@@ -538,7 +571,7 @@ impl App {
             return;
         };
         let (painted, actions, again) = self.gui.frame(window, &view);
-        if let Err(err) = video.draw(&picture, &painted) {
+        if let Err(err) = video.draw(&picture, self.config.video.scanlines, &painted) {
             eprintln!("nestor: drawing failed: {err}");
         }
         if again {
@@ -570,6 +603,15 @@ impl App {
             scripts: self.session.scripts().is_some(),
             messages: video.messages,
             ntsc: video.ntsc,
+            scanlines: video.scanlines,
+            palette: video.palette.clone(),
+            recording: self.recording.is_some(),
+            slots: (1..=9)
+                .map(|slot| {
+                    let state = std::fs::metadata(self.state_path(slot)?).ok()?;
+                    state.modified().ok()
+                })
+                .collect(),
             recent: self.config.files.recent.clone(),
             message: message
                 .filter(|(_, since)| since.elapsed() < MESSAGE_TIME)
@@ -620,6 +662,7 @@ impl App {
             Hotkey::Aspect => Action::ToggleAspect,
             Hotkey::Fullscreen => Action::ToggleFullscreen,
             Hotkey::Screenshot => Action::Screenshot,
+            Hotkey::RecordVideo => Action::ToggleVideoRecording,
             Hotkey::SaveState(slot) => Action::SaveState(usize::from(slot)),
             Hotkey::LoadState(slot) => Action::LoadState(usize::from(slot)),
             Hotkey::FastForward | Hotkey::Rewind => return None,
@@ -726,6 +769,29 @@ impl App {
                 self.show(format!("AI overlay {state}"));
             }
             Action::Screenshot => self.screenshot(),
+            Action::BrowsePalettes => {
+                let palette = Path::new(&self.config.video.palette).parent();
+                self.gui.browse_for(Purpose::Palette, palette);
+            }
+            Action::Palette(path) => self.set_palette(path),
+            Action::BrowseScripts => {
+                let dir = self.last_script.as_deref().and_then(Path::parent);
+                self.gui.browse_for(Purpose::Script, dir);
+            }
+            Action::OpenScript(path) => self.open_script(path),
+            Action::ToggleVideoRecording if self.recording.is_some() => self.stop_recording(),
+            Action::ToggleVideoRecording => match files::data_dir() {
+                Some(dir) => {
+                    let dir = dir.join("videos");
+                    if let Err(err) = std::fs::create_dir_all(&dir) {
+                        self.show(format!("no video recording: {}: {err}", dir.display()));
+                    } else {
+                        let path = files::next_numbered_path(&dir, &self.rom.stem(), "mkv");
+                        self.start_recording(path);
+                    }
+                }
+                None => self.show("no video recording: no data directory".into()),
+            },
             Action::StopScripts => {
                 if let Some((scripts, console)) = self.session.scripts_mut() {
                     scripts.stop_all(console);
@@ -749,6 +815,11 @@ impl App {
                 self.save_setting(|config| config.video.ntsc = on);
                 self.show(format!("NTSC filter {}", if on { "on" } else { "off" }));
             }
+            Action::ToggleScanlines => {
+                let on = !self.config.video.scanlines;
+                self.save_setting(|config| config.video.scanlines = on);
+                self.show(format!("scanlines {}", if on { "on" } else { "off" }));
+            }
             Action::ToggleAiPanel => {
                 let on = !self.config.ai.panel;
                 self.save_setting(|config| config.ai.panel = on);
@@ -759,7 +830,7 @@ impl App {
             Action::BrowseCheats => {
                 let dir = self.rom.cheat_path();
                 self.gui
-                    .browse_cheats(dir.as_deref().and_then(Path::parent));
+                    .browse_for(Purpose::Cheats, dir.as_deref().and_then(Path::parent));
             }
             Action::AddCheat(code, name) => match Cheat::parse(&code, &name) {
                 Ok(cheat) => {
@@ -934,10 +1005,101 @@ impl App {
         let Some(dir) = files::data_dir().map(|d| d.join("screenshots")) else {
             return self.show("screenshot failed: no data directory".into());
         };
-        let path = files::next_screenshot_path(&dir, &self.rom.stem());
+        let path = files::next_numbered_path(&dir, &self.rom.stem(), "png");
         let message = match files::write_atomic(&path, &png) {
             Ok(()) => format!("screenshot {}", path.display()),
             Err(err) => format!("screenshot failed: {}: {err}", path.display()),
+        };
+        self.show(message);
+    }
+
+    /// Video > Palette: colours from a `.pal` file, or the built-in ones (`None`), saved for
+    /// the next start; a file that cannot be read or is not a palette is reported and the
+    /// colours stay.
+    fn set_palette(&mut self, path: Option<PathBuf>) {
+        let Some(path) = path else {
+            self.palette = Palette::default();
+            self.save_setting(|config| config.video.palette.clear());
+            return self.show("built-in palette".into());
+        };
+        let path = std::path::absolute(&path).unwrap_or(path);
+        match read_palette(&path) {
+            Ok(palette) => {
+                self.palette = palette;
+                let name = path.display().to_string();
+                self.save_setting(|config| config.video.palette = name.clone());
+                self.show(format!("palette {name}"));
+            }
+            Err(err) => self.show(format!("palette not changed: {err}")),
+        }
+    }
+
+    /// Tools > Open Lua script: the script starts beside those running (the first one makes
+    /// the scripts' host, as `--lua` does); one that fails to load is reported.
+    fn open_script(&mut self, path: PathBuf) {
+        let name = path.display().to_string();
+        let loaded = match self.session.scripts_mut() {
+            Some((scripts, console)) => scripts.load(console, &path),
+            None => {
+                let (rom, errors) = (&self.rom, self.lua_errors.clone());
+                let console = self.session.console_mut();
+                let scripts = load_scripts(
+                    rom,
+                    console,
+                    std::slice::from_ref(&path),
+                    self.lua_memory,
+                    self.lua_sandbox,
+                    errors.clone(),
+                );
+                let failed = errors.borrow_mut().pop();
+                if scripts.active() {
+                    self.session.set_scripts(scripts);
+                }
+                failed.map_or(Ok(()), Err)
+            }
+        };
+        self.last_script = Some(path);
+        match loaded {
+            Ok(()) => self.show(format!("Lua script started: {name}")),
+            Err(err) => self.show(format!("Lua: {err}")),
+        }
+        self.after_scripts();
+    }
+
+    /// Records every frame run from now on into `path`; without ffmpeg, one message and the
+    /// game goes on as it was.
+    fn start_recording(&mut self, path: PathBuf) {
+        match VideoRecording::start(&path) {
+            Ok(recording) => {
+                self.recording = Some(recording);
+                self.show(format!("recording video to {}", path.display()));
+            }
+            Err(err) => self.show(format!("no video recording: {err}")),
+        }
+    }
+
+    /// The frame just run, with its sound, into the video being recorded.
+    fn record_frame(&mut self) {
+        if self.recording.is_none() {
+            return;
+        }
+        let picture = self.picture();
+        let recording = self.recording.as_mut().expect("checked above");
+        if let Err(err) = recording.frame(&picture, self.session.samples()) {
+            self.recording = None;
+            self.show(err);
+        }
+    }
+
+    /// Writes the video being recorded, if any.
+    fn stop_recording(&mut self) {
+        let Some(recording) = self.recording.take() else {
+            return;
+        };
+        let path = recording.path().display().to_string();
+        let message = match recording.finish() {
+            Ok(frames) => format!("video saved: {path} ({frames} frames)"),
+            Err(err) => err,
         };
         self.show(message);
     }
@@ -1225,6 +1387,12 @@ fn without_location(err: impl fmt::Display) -> String {
         Some((_, rest)) => rest.split_once(": ").map_or(rest, |(_, m)| m).to_string(),
         None => text,
     }
+}
+
+/// A `.pal` file's colours; the error names the file.
+fn read_palette(path: &Path) -> Result<Palette, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    Palette::from_pal_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// The cheats of the ROM's `.cht` file (none when there is none; one line when it cannot be

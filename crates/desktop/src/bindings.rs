@@ -147,6 +147,8 @@ pub enum Hotkey {
     Aspect,
     Fullscreen,
     Screenshot,
+    /// Starts or stops a video recording.
+    RecordVideo,
     OpenRom,
     Quit,
     /// Slots 1-9.
@@ -154,7 +156,7 @@ pub enum Hotkey {
     LoadState(u8),
 }
 
-const PLAIN_HOTKEYS: [(Hotkey, &str, &str); 19] = [
+const PLAIN_HOTKEYS: [(Hotkey, &str, &str); 20] = [
     (Hotkey::Pause, "pause", "Pause"),
     (Hotkey::FrameAdvance, "frame_advance", "Next frame"),
     (Hotkey::FastForward, "fast_forward", "Fast-forward (hold)"),
@@ -172,6 +174,7 @@ const PLAIN_HOTKEYS: [(Hotkey, &str, &str); 19] = [
     (Hotkey::Aspect, "aspect", "8:7 pixels"),
     (Hotkey::Fullscreen, "fullscreen", "Fullscreen"),
     (Hotkey::Screenshot, "screenshot", "Screenshot"),
+    (Hotkey::RecordVideo, "record_video", "Record video"),
     (Hotkey::OpenRom, "open_rom", "Open ROM"),
     (Hotkey::Quit, "quit", "Quit"),
 ];
@@ -245,6 +248,7 @@ impl Hotkey {
                 },
             ],
             Hotkey::Screenshot => key(F12),
+            Hotkey::RecordVideo => vec![Shortcut::shift(F12)],
             Hotkey::OpenRom => ctrl(KeyO),
             Hotkey::Quit => ctrl(KeyQ),
             Hotkey::SaveState(slot) => vec![Shortcut::shift(function_key(slot))],

@@ -69,6 +69,11 @@ pub struct VideoConfig {
     pub frame_counter: bool,
     /// Decode the picture as a TV decodes the NES's composite signal (colour fringes).
     pub ntsc: bool,
+    /// Dark gaps between the picture's lines, as on a CRT (at 2x and more).
+    pub scanlines: bool,
+    /// A 64- or 512-colour `.pal` file for the picture's colours; empty: the built-in 2C02
+    /// palette.
+    pub palette: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -217,6 +222,8 @@ impl Default for VideoConfig {
             messages: true,
             frame_counter: false,
             ntsc: false,
+            scanlines: false,
+            palette: String::new(),
         }
     }
 }

@@ -11,7 +11,7 @@ pub mod audio;
 mod bindings;
 pub mod config;
 mod input;
-mod ntsc;
+pub mod ntsc;
 mod ui;
 mod video;
 

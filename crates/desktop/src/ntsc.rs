@@ -17,61 +17,77 @@ use nes::ppu::{HEIGHT, WIDTH};
 const SAMPLES: usize = 8;
 /// Samples in a colour cycle.
 const CYCLE: usize = 12;
+/// A pixel starts on colour phase 0, 4 or 8 (8 samples a pixel, 12 a cycle).
+const STARTS: usize = CYCLE / 4;
 
+/// Luma, U and V.
+type Yuv = [f32; 3];
+
+/// A TV decodes each shown pixel from the 12 samples centred on it: the last 2 of the pixel on
+/// its left, its own 8 and the first 2 of the one on its right. The sums are linear, so what
+/// each pixel adds in each of those three places, at each phase it can start on, is worked out
+/// once: a frame is then three lookups and a sum a pixel.
 pub struct Ntsc {
-    /// The level of each 9-bit pixel at each phase.
-    levels: Vec<[f32; CYCLE]>,
-    /// cos and sin of each phase's angle, times 2/12 (chroma's demodulation gain).
-    carrier: [(f32, f32); CYCLE],
-    /// One scanline's samples, with 6 of padding at each end.
-    line: Vec<(f32, usize)>,
+    /// Indexed by the 9-bit pixel times [`STARTS`] plus its starting phase / 4: what its last
+    /// 2 samples add to the pixel on its right.
+    to_right: Vec<Yuv>,
+    /// What its 8 samples add to itself.
+    to_itself: Vec<Yuv>,
+    /// What its first 2 samples add to the pixel on its left.
+    to_left: Vec<Yuv>,
+}
+
+impl Default for Ntsc {
+    fn default() -> Ntsc {
+        // What samples `from..to` of a pixel add when it starts on phase `start`.
+        let part = |pixel: u16, start: usize, from: usize, to: usize| -> Yuv {
+            let mut yuv = [0.0; 3];
+            for k in from..to {
+                let phase = ((start + k) % CYCLE) as u16;
+                let level = composite_level(pixel, phase);
+                let angle = phase_angle(phase);
+                // Chroma's demodulation gain over a cycle is 2/12.
+                yuv[0] += level / CYCLE as f32;
+                yuv[1] += level * angle.cos() / 6.0;
+                yuv[2] += level * angle.sin() / 6.0;
+            }
+            yuv
+        };
+        let table = |from: usize, to: usize| -> Vec<Yuv> {
+            (0..ENTRIES as u16)
+                .flat_map(|pixel| (0..STARTS).map(move |i| part(pixel, 4 * i, from, to)))
+                .collect()
+        };
+        Ntsc {
+            to_right: table(SAMPLES - 2, SAMPLES),
+            to_itself: table(0, SAMPLES),
+            to_left: table(0, 2),
+        }
+    }
 }
 
 impl Ntsc {
-    pub fn new() -> Ntsc {
-        let levels = (0..ENTRIES as u16)
-            .map(|pixel| std::array::from_fn(|phase| composite_level(pixel, phase as u16)))
-            .collect();
-        let carrier = std::array::from_fn(|phase| {
-            let angle = phase_angle(phase as u16);
-            (angle.cos() / 6.0, angle.sin() / 6.0)
-        });
-        Ntsc {
-            levels,
-            carrier,
-            line: Vec::with_capacity(WIDTH * SAMPLES + CYCLE),
-        }
-    }
-
     /// Decodes a frame buffer (9-bit pixels) into packed RGB, reusing `out`'s allocation.
     /// `frame` is the frame's number (its parity moves the colour phase).
     pub fn filter(&mut self, pixels: &[u16], frame: u64, out: &mut Vec<u8>) {
         out.clear();
         out.reserve(pixels.len() * 3);
-        let half = CYCLE / 2;
+        let entry = |pixel: u16, start: usize| usize::from(pixel) % ENTRIES * STARTS + start;
         for (y, row) in pixels.chunks_exact(WIDTH).take(HEIGHT).enumerate() {
-            let start = (4 * y + 4 * (frame as usize % 2)) % CYCLE;
-            // The samples of the line (from sample -6), each with its phase; the edges repeat
-            // the edge pixels.
-            self.line.clear();
-            for i in 0..WIDTH * SAMPLES + 2 * half {
-                let sample = i as isize - half as isize;
-                let inside = sample.clamp(0, (WIDTH * SAMPLES - 1) as isize) as usize;
-                let pixel = usize::from(row[inside / SAMPLES]) % ENTRIES;
-                let phase = (start as isize + sample).rem_euclid(CYCLE as isize) as usize;
-                self.line.push((self.levels[pixel][phase], phase));
-            }
+            // The line's first pixel starts on phase 0, 4 or 8 (in fours: 0-2); each next
+            // pixel 8 samples later, 2 fours on. The edges repeat the edge pixels.
+            let mut start = (y + frame as usize % 2) % STARTS;
             for x in 0..WIDTH {
-                // The 12 samples centred on the pixel's centre (sample 8x + 4 of the line).
-                let centre = x * SAMPLES + SAMPLES / 2 + half;
-                let (mut luma, mut u, mut v) = (0.0, 0.0, 0.0);
-                for &(level, phase) in &self.line[centre - half..centre + half] {
-                    let (cos, sin) = self.carrier[phase];
-                    luma += level;
-                    u += level * cos;
-                    v += level * sin;
-                }
-                out.extend_from_slice(&yuv_to_rgb(luma / CYCLE as f32, u, v));
+                let (left, right) = (row[x.saturating_sub(1)], row[(x + 1).min(WIDTH - 1)]);
+                let a = self.to_right[entry(left, (start + 1) % STARTS)];
+                let b = self.to_itself[entry(row[x], start)];
+                let c = self.to_left[entry(right, (start + 2) % STARTS)];
+                out.extend_from_slice(&yuv_to_rgb(
+                    a[0] + b[0] + c[0],
+                    a[1] + b[1] + c[1],
+                    a[2] + b[2] + c[2],
+                ));
+                start = (start + 2) % STARTS;
             }
         }
     }
@@ -96,7 +112,7 @@ mod tests {
     #[test]
     fn flat_colours_are_the_palettes() {
         let palette = Palette::default();
-        let mut ntsc = Ntsc::new();
+        let mut ntsc = Ntsc::default();
         let mut out = Vec::new();
         for pixel in [
             0x0F,
@@ -125,7 +141,7 @@ mod tests {
     /// away from the edge the colours are the palette's.
     #[test]
     fn a_vertical_edge_has_colour_fringes() {
-        let mut ntsc = Ntsc::new();
+        let mut ntsc = Ntsc::default();
         let mut out = Vec::new();
         let edge = 100;
         ntsc.filter(

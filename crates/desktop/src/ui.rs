@@ -10,7 +10,7 @@ use crate::config::Config;
 use egui::{Align2, Color32, Context, Key, Modifiers, PointerButton, Pos2, RichText, Vec2};
 use session::cheats::Cheat;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant, SystemTime};
 use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
 use winit::keyboard::{KeyCode, PhysicalKey};
 use winit::window::Window;
@@ -44,11 +44,22 @@ pub enum Action {
     ToggleAi,
     ToggleOverlay,
     Screenshot,
+    /// Show the browser for `.pal` files.
+    BrowsePalettes,
+    /// Colours from a `.pal` file (`None`: the built-in palette).
+    Palette(Option<PathBuf>),
+    /// Show the browser for Lua scripts.
+    BrowseScripts,
+    /// Loads and starts a Lua script beside those running.
+    OpenScript(PathBuf),
+    /// Starts a video recording, or stops the one under way.
+    ToggleVideoRecording,
     StopScripts,
     ToggleMessages,
     ToggleFrameCounter,
     ToggleAiPanel,
     ToggleNtsc,
+    ToggleScanlines,
     /// Show the Input window.
     OpenInput,
     /// Binds a key or gamepad button (pressed in the Input window).
@@ -85,6 +96,13 @@ pub struct View {
     pub scripts: bool,
     pub messages: bool,
     pub ntsc: bool,
+    pub scanlines: bool,
+    /// The `.pal` file the colours come from (empty: the built-in palette).
+    pub palette: String,
+    /// A video is being recorded.
+    pub recording: bool,
+    /// When each save-state slot (1-9) was saved, if it holds a state.
+    pub slots: Vec<Option<SystemTime>>,
     pub recent: Vec<String>,
     /// The message of the moment, shown in a corner while `messages` is on.
     pub message: Option<String>,
@@ -325,11 +343,12 @@ impl Gui {
         self.browser = Some(Browser::new(dir, Purpose::Rom));
     }
 
-    /// Opens the browser for a `.cht` file (Tools > Cheats > Load), in `dir` if there is one.
-    pub fn browse_cheats(&mut self, dir: Option<&Path>) {
+    /// Opens the browser for another kind of file (Tools > Cheats > Load, Tools > Open Lua
+    /// script), in `dir` if there is one.
+    pub fn browse_for(&mut self, purpose: Purpose, dir: Option<&Path>) {
         self.browse(dir);
         if let Some(browser) = self.browser.take() {
-            self.browser = Some(Browser::new(browser.dir, Purpose::Cheats));
+            self.browser = Some(Browser::new(browser.dir, purpose));
         }
     }
 
@@ -373,10 +392,12 @@ impl Gui {
             }
             if let Some(browser) = &mut self.browser {
                 match browser.show(ctx) {
-                    Some(Browsed::Open(path)) if browser.purpose == Purpose::Cheats => {
-                        actions.push(Action::LoadCheats(path))
-                    }
-                    Some(Browsed::Open(path)) => actions.push(Action::OpenRom(path)),
+                    Some(Browsed::Open(path)) => actions.push(match browser.purpose {
+                        Purpose::Rom => Action::OpenRom(path),
+                        Purpose::Cheats => Action::LoadCheats(path),
+                        Purpose::Script => Action::OpenScript(path),
+                        Purpose::Palette => Action::Palette(Some(path)),
+                    }),
                     Some(Browsed::Cancel) => {}
                     None => return,
                 }
@@ -533,8 +554,13 @@ fn menu_bar(ctx: &Context, view: &View, actions: &mut Vec<Action>) -> bool {
                     }
                 });
                 m.ui.separator();
-                m.sub("Save state", |sub| slots(sub, "Shift+F", Action::SaveState));
-                m.sub("Load state", |sub| slots(sub, "F", Action::LoadState));
+                let saved = &view.slots;
+                m.sub("Save state", |sub| {
+                    slots(sub, saved, "Shift+F", Action::SaveState)
+                });
+                m.sub("Load state", |sub| {
+                    slots(sub, saved, "F", Action::LoadState)
+                });
             });
             menu(ui, "Video", &|m| {
                 for scale in 1..=4 {
@@ -555,6 +581,8 @@ fn menu_bar(ctx: &Context, view: &View, actions: &mut Vec<Action>) -> bool {
                     Action::ToggleFullscreen,
                 );
                 m.item("NTSC filter", "", Some(view.ntsc), Action::ToggleNtsc);
+                let scanlines = Some(view.scanlines);
+                m.item("Scanlines", "", scanlines, Action::ToggleScanlines);
                 m.item(
                     "On-screen messages",
                     "",
@@ -563,6 +591,13 @@ fn menu_bar(ctx: &Context, view: &View, actions: &mut Vec<Action>) -> bool {
                 );
                 let counter = Some(view.counter.is_some());
                 m.item("Frame counter", "K", counter, Action::ToggleFrameCounter);
+                m.ui.separator();
+                let built_in = Some(view.palette.is_empty());
+                m.item("Built-in palette", "", built_in, Action::Palette(None));
+                m.item("Palette file (.pal)...", "", None, Action::BrowsePalettes);
+                if !view.palette.is_empty() {
+                    m.ui.label(format!("Palette: {}", view.palette));
+                }
             });
             menu(ui, "Audio", &|m| match view.volume {
                 Some(volume) => {
@@ -594,6 +629,14 @@ fn menu_bar(ctx: &Context, view: &View, actions: &mut Vec<Action>) -> bool {
             menu(ui, "Tools", &|m| {
                 m.item("Cheats...", "", None, Action::OpenCheats);
                 m.item("Screenshot", "F12", None, Action::Screenshot);
+                let recording = Some(view.recording);
+                m.item(
+                    "Record video",
+                    "Shift+F12",
+                    recording,
+                    Action::ToggleVideoRecording,
+                );
+                m.item("Open Lua script...", "", None, Action::BrowseScripts);
                 if view.scripts {
                     m.item("Stop Lua scripts", "", None, Action::StopScripts);
                 }
@@ -827,14 +870,29 @@ impl CheatsWindow {
 }
 
 /// Slots 1-9 of the state menus.
-fn slots(menu: &mut Menu, key: &str, action: fn(usize) -> Action) {
+fn slots(menu: &mut Menu, saved: &[Option<SystemTime>], key: &str, action: fn(usize) -> Action) {
     for slot in 1..=9 {
+        let when = saved.get(slot - 1).copied().flatten();
+        let age = when.map_or("empty".into(), |time| {
+            saved_ago(time.elapsed().unwrap_or_default())
+        });
         menu.item(
-            &format!("Slot {slot}"),
+            &format!("Slot {slot} ({age})"),
             &format!("{key}{slot}"),
             None,
             action(slot),
         );
+    }
+}
+
+/// How long ago a state was saved, as a slot's menu item says it.
+fn saved_ago(age: Duration) -> String {
+    let minutes = age.as_secs() / 60;
+    match minutes {
+        0 => "saved just now".into(),
+        1..60 => format!("saved {minutes} min ago"),
+        60..2880 => format!("saved {} h ago", minutes / 60),
+        _ => format!("saved {} days ago", minutes / 1440),
     }
 }
 
@@ -882,9 +940,11 @@ struct Browser {
 
 /// What the browser picks a file for.
 #[derive(Clone, Copy, PartialEq)]
-enum Purpose {
+pub enum Purpose {
     Rom,
     Cheats,
+    Script,
+    Palette,
 }
 
 impl Browser {
@@ -892,6 +952,8 @@ impl Browser {
         let extension = match purpose {
             Purpose::Rom => "nes",
             Purpose::Cheats => "cht",
+            Purpose::Script => "lua",
+            Purpose::Palette => "pal",
         };
         Browser {
             typed: String::new(),
@@ -910,6 +972,8 @@ impl Browser {
         let title = match self.purpose {
             Purpose::Rom => "Open ROM",
             Purpose::Cheats => "Load cheats (.cht)",
+            Purpose::Script => "Open Lua script",
+            Purpose::Palette => "Palette file (.pal)",
         };
         egui::Window::new(title)
             .collapsible(false)
@@ -1001,6 +1065,15 @@ fn egui_key(code: KeyCode) -> Option<Key> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn slots_say_how_long_ago_they_were_saved() {
+        let ago = |seconds| saved_ago(Duration::from_secs(seconds));
+        assert_eq!(ago(59), "saved just now");
+        assert_eq!(ago(60 * 59 + 59), "saved 59 min ago");
+        assert_eq!(ago(3600 * 47), "saved 47 h ago");
+        assert_eq!(ago(3600 * 24 * 3), "saved 3 days ago");
+    }
 
     #[test]
     fn keys_map_to_egui_keys() {

@@ -39,13 +39,20 @@ pub fn fitting_scale(window: PhysicalSize<u32>, aspect_8_7: bool) -> u32 {
 }
 
 /// Nearest-neighbour scaling of packed RGB (`WIDTH` x `HEIGHT`) into RGBA of `width` x `height`.
-pub fn scale_into(rgb: &[u8], width: u32, height: u32, rgba: &mut [u8]) {
+/// With `scanlines`, the last window row of each NES line is drawn at half brightness, as the
+/// dark gap between a CRT's lines (at 2x and more: at 1x a line has no row to spare).
+pub fn scale_into(rgb: &[u8], width: u32, height: u32, scanlines: bool, rgba: &mut [u8]) {
     let (width, height) = (width as usize, height as usize);
     let columns: Vec<usize> = (0..width).map(|x| x * WIDTH / width).collect();
     for (y, row) in rgba.chunks_exact_mut(width * 4).enumerate() {
-        let source = &rgb[(y * HEIGHT / height) * WIDTH * 3..][..WIDTH * 3];
+        let line = y * HEIGHT / height;
+        let source = &rgb[line * WIDTH * 3..][..WIDTH * 3];
+        let gap = scanlines && height >= 2 * HEIGHT && (y + 1) * HEIGHT / height != line;
+        let shift = u8::from(gap);
         for (out, &x) in row.chunks_exact_mut(4).zip(&columns) {
-            out[..3].copy_from_slice(&source[x * 3..x * 3 + 3]);
+            for (channel, &value) in out[..3].iter_mut().zip(&source[x * 3..x * 3 + 3]) {
+                *channel = value >> shift;
+            }
             out[3] = 255;
         }
     }
@@ -136,9 +143,9 @@ impl Video {
     }
 
     /// Shows one frame given as packed RGB at the NES's resolution, with the UI over it.
-    pub fn draw(&mut self, rgb: &[u8], ui: &Painted) -> Result<(), String> {
+    pub fn draw(&mut self, rgb: &[u8], scanlines: bool, ui: &Painted) -> Result<(), String> {
         let (width, height) = self.picture;
-        scale_into(rgb, width, height, self.pixels.frame_mut());
+        scale_into(rgb, width, height, scanlines, self.pixels.frame_mut());
         let context = self.pixels.context();
         for (id, delta) in &ui.textures.set {
             self.ui
@@ -202,14 +209,36 @@ mod tests {
         rgb[(2 * WIDTH + 1) * 3] = 255;
         let (w, h) = picture_size(2, false);
         let mut rgba = vec![0u8; (w * h * 4) as usize];
-        scale_into(&rgb, w, h, &mut rgba);
-        let red = |x: usize, y: usize| rgba[(y * w as usize + x) * 4];
+        scale_into(&rgb, w, h, false, &mut rgba);
+        let red = |rgba: &[u8], x: usize, y: usize| rgba[(y * w as usize + x) * 4];
         for (x, y) in [(2, 4), (3, 4), (2, 5), (3, 5)] {
-            assert_eq!(red(x, y), 255, "({x}, {y})");
+            assert_eq!(red(&rgba, x, y), 255, "({x}, {y})");
         }
         for (x, y) in [(1, 4), (4, 4), (2, 3), (2, 6)] {
-            assert_eq!(red(x, y), 0, "({x}, {y})");
+            assert_eq!(red(&rgba, x, y), 0, "({x}, {y})");
         }
         assert!(rgba.chunks_exact(4).all(|p| p[3] == 255));
+
+        // Scanlines: the NES line's second row at half brightness, the first as it was.
+        scale_into(&rgb, w, h, true, &mut rgba);
+        assert_eq!((red(&rgba, 2, 4), red(&rgba, 2, 5)), (255, 127));
+        assert!(rgba.chunks_exact(4).all(|p| p[3] == 255));
+    }
+
+    #[test]
+    fn scanlines_darken_one_row_in_three_at_3x_and_none_at_1x() {
+        let rgb = vec![200u8; WIDTH * HEIGHT * 3];
+        for scale in [1, 3] {
+            let (w, h) = picture_size(scale, false);
+            let mut rgba = vec![0u8; (w * h * 4) as usize];
+            scale_into(&rgb, w, h, true, &mut rgba);
+            let rows: Vec<u8> = (0..6).map(|y| rgba[y * w as usize * 4]).collect();
+            let want = if scale == 3 {
+                [200, 200, 100, 200, 200, 100]
+            } else {
+                [200; 6]
+            };
+            assert_eq!(rows, want, "{scale}x");
+        }
     }
 }

@@ -50,10 +50,10 @@ fn main() {
     // `cargo test` passes flags meant for libtest; they are ignored.
     if std::env::var_os("NESTOR_SKIP_GUI").is_some() {
         println!("gui: skipped because NESTOR_SKIP_GUI is set");
-        println!("0 passed, 0 failed, 14 skipped");
+        println!("0 passed, 0 failed, 18 skipped");
         return;
     }
-    let tests: [(&str, fn()); 14] = [
+    let tests: [(&str, fn()); 18] = [
         ("no_display_scenario", no_display_scenario),
         ("gui_scenario", gui_scenario),
         ("game_scenario", game_scenario),
@@ -68,6 +68,10 @@ fn main() {
         ("ai_panel_scenario", ai_panel_scenario),
         ("cheats_scenario", cheats_scenario),
         ("ntsc_scenario", ntsc_scenario),
+        ("video_scenario", video_scenario),
+        ("script_menu_scenario", script_menu_scenario),
+        ("palette_scenario", palette_scenario),
+        ("scanlines_scenario", scanlines_scenario),
     ];
     // Like libtest: plain arguments are name filters.
     let filters: Vec<&String> = args[1..].iter().filter(|a| !a.starts_with('-')).collect();
@@ -1815,5 +1819,168 @@ fn ntsc_scenario() {
     );
     toggle(&mut s, false);
     s.wait_picture(&window, "the plain picture again", |p| p == &plain);
+    s.quit(&window);
+}
+
+/// Video recording as a person does it: Shift+F12 starts it (the title says so) and stops it,
+/// and the file in the data folder's `videos` holds the frames with their sound (48 kHz, each
+/// frame's share); Tools > Record video starts another, which quitting finishes. Nothing but
+/// the two files is left in the folder.
+fn video_scenario() {
+    require_tool("ffprobe", "ffmpeg");
+    let mut s = Session::start(&button_colour_rom());
+    s.launch_rom(Path::new(QUADFALL));
+    let window = s.window();
+    s.wait_title(&window, "quadfall.nes - 100%");
+    s.key(&window, "shift+F12");
+    s.wait_title(&window, "recording video");
+    std::thread::sleep(Duration::from_secs(2));
+    s.key(&window, "shift+F12");
+    let title = s.wait_title(&window, "video saved");
+    assert!(!title.contains("recording video"), "{title}");
+    let videos = s.dir.join("data/nestor/videos");
+    let first = videos.join("quadfall-1.mkv");
+    let video = testrom::video::probe(&first).unwrap();
+    assert_eq!(video.codecs, ["h264", "flac"]);
+    assert!((video.frame_rate - 60.0988).abs() < 0.001, "{video:?}");
+    // Two seconds at 60 frames a second, whatever the machine's load.
+    assert!((60..=180).contains(&video.frames), "{video:?}");
+    assert!(
+        title.contains(&format!("({} frames)", video.frames)),
+        "{title}"
+    );
+    assert_eq!(video.samples, samples_for(video.frames));
+
+    s.click_menu(&window, 6, |_| 2);
+    s.wait_title(&window, "recording video");
+    std::thread::sleep(Duration::from_secs(1));
+    s.quit(&window);
+    let video = testrom::video::probe(&videos.join("quadfall-2.mkv")).unwrap();
+    assert!(video.frames >= 30, "{video:?}");
+    assert_eq!(video.samples, samples_for(video.frames));
+    let mut names: Vec<_> = std::fs::read_dir(&videos)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["quadfall-1.mkv", "quadfall-2.mkv"]);
+}
+
+/// The sound of `frames` frames at 48 kHz: each frame's exact share, 48000 / 60.0988 samples
+/// (the frame rate is 39375000/655171).
+fn samples_for(frames: u64) -> u64 {
+    frames * 48_000 * 655_171 / 39_375_000
+}
+
+/// Tools > Open Lua script...: a script picked in the browser starts in the running game, its
+/// message in the title and its drawing over the picture.
+fn script_menu_scenario() {
+    let (mut s, window, backdrop) = buttons_without_messages();
+    let script = s.dir.join("menu.lua");
+    std::fs::write(
+        &script,
+        "emu.message('script from the menu')\n\
+         while true do gui.box(10, 10, 60, 60, 'red', 'red') emu.frameadvance() end\n",
+    )
+    .unwrap();
+    // Tools: Cheats..., Screenshot, Record video, Open Lua script...
+    s.click_menu(&window, 6, |_| 3);
+    s.wait_picture(&window, "the script browser", |p| {
+        let (xs, ys) = (
+            WIDTH / 2 - 100..WIDTH / 2 + 100,
+            HEIGHT / 2 - 100..HEIGHT / 2,
+        );
+        ys.into_iter().any(|y| xs.clone().any(|x| is_text(p, x, y)))
+    });
+    // Typed into the path field (again if the keys were lost on a busy machine: Ctrl+A first
+    // replaces what a lost attempt left).
+    s.wait_for("the script's message in the title", START_TIMEOUT, |s| {
+        if !s.title(&window).contains("script from the menu") {
+            s.xdotool(&["windowfocus", "--sync", &window]);
+            s.xdotool(&["key", "ctrl+a"]);
+            s.xdotool(&["type", "--delay", "20", script.to_str().unwrap()]);
+            s.xdotool(&["key", "Return"]);
+            std::thread::sleep(Duration::from_millis(2000));
+        }
+        s.title(&window)
+            .contains("script from the menu")
+            .then_some(())
+    });
+    let boxed = s.wait_picture(&window, "the script's box", |p| {
+        p.pixel(30 * SCALE, 30 * SCALE) != backdrop
+    });
+    assert_eq!(boxed.pixel(30 * SCALE, 30 * SCALE), [255, 0, 0]);
+    assert_eq!(boxed.pixel(100 * SCALE, 100 * SCALE), backdrop);
+    s.quit(&window);
+}
+
+/// Video > Palette file (.pal)...: a 64-colour file whose colours are all one green gives a
+/// green picture at once, is saved in the config and used at the next start; Video > Built-in
+/// palette gives the first colours back.
+fn palette_scenario() {
+    let (mut s, window, backdrop) = buttons_without_messages();
+    let green = [10, 200, 30];
+    let pal = s.dir.join("green.pal");
+    std::fs::write(&pal, green.repeat(64)).unwrap();
+    let config = s.dir.join("config/nestor/config.toml");
+    // Video: 1x-4x, 8:7 pixels, Fullscreen, NTSC filter, Scanlines, On-screen messages, Frame
+    // counter, Built-in palette, Palette file (.pal)...
+    s.click_menu(&window, 2, |lines| lines.len() - 1);
+    s.wait_for("the green palette", START_TIMEOUT, |s| {
+        if s.screenshot(&window).uniform() != Some(green) {
+            s.xdotool(&["windowfocus", "--sync", &window]);
+            s.xdotool(&["key", "ctrl+a"]);
+            s.xdotool(&["type", "--delay", "20", pal.to_str().unwrap()]);
+            s.xdotool(&["key", "Return"]);
+            std::thread::sleep(Duration::from_millis(2000));
+        }
+        (s.screenshot(&window).uniform() == Some(green)).then_some(())
+    });
+    let saved = format!("palette = \"{}\"", pal.display());
+    s.wait_file(&config, "the palette saved", |text| text.contains(&saved));
+    s.quit(&window);
+
+    s.launch();
+    let window = s.window();
+    s.wait_picture(&window, "the palette from the config", |p| {
+        p.width == WIDTH && p.uniform() == Some(green)
+    });
+    s.click_menu(&window, 2, |_| 10);
+    s.wait_file(&config, "the built-in palette saved", |text| {
+        text.contains("palette = \"\"")
+    });
+    s.xdotool(&["mousemove", "--window", &window, "400", "600"]);
+    s.wait_picture(&window, "the built-in colours", |p| {
+        p.uniform() == Some(backdrop)
+    });
+    s.quit(&window);
+}
+
+/// Video > Scanlines: at 3x, every third row of the window is the picture at half brightness;
+/// switched off, the picture is what it was.
+fn scanlines_scenario() {
+    let (mut s, window, backdrop) = buttons_without_messages();
+    let config = s.dir.join("config/nestor/config.toml");
+    let dark = backdrop.map(|c| c / 2);
+    let toggle = |s: &mut Session, on: bool| {
+        // Video: 1x-4x, 8:7 pixels, Fullscreen, NTSC filter, Scanlines.
+        s.click_menu(&window, 2, |_| 7);
+        let want = format!("scanlines = {on}");
+        s.wait_file(&config, &want, |text| text.contains(&want));
+        s.xdotool(&["mousemove", "--window", &window, "400", "600"]);
+    };
+    toggle(&mut s, true);
+    s.wait_picture(&window, "scanlines", |p| {
+        (0..HEIGHT).all(|y| {
+            let want = if y % SCALE == SCALE - 1 {
+                dark
+            } else {
+                backdrop
+            };
+            (0..WIDTH).step_by(7).all(|x| p.pixel(x, y) == want)
+        })
+    });
+    toggle(&mut s, false);
+    s.wait_picture(&window, "no scanlines", |p| p.uniform() == Some(backdrop));
     s.quit(&window);
 }

@@ -126,10 +126,11 @@ pub fn safe_stem(rom_name: &str) -> String {
         .collect()
 }
 
-/// The first `<dir>/<stem>-<n>.png` that does not exist yet, counting from 1.
-pub fn next_screenshot_path(dir: &Path, stem: &str) -> PathBuf {
+/// The first `<dir>/<stem>-<n>.<extension>` that does not exist yet, counting from 1
+/// (screenshots, videos).
+pub fn next_numbered_path(dir: &Path, stem: &str, extension: &str) -> PathBuf {
     (1..)
-        .map(|n| dir.join(format!("{stem}-{n}.png")))
+        .map(|n| dir.join(format!("{stem}-{n}.{extension}")))
         .find(|path| !path.exists())
         .expect("some number is free")
 }
@@ -243,12 +244,12 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("nestor-shots-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         assert_eq!(
-            next_screenshot_path(&dir, "tetris"),
+            next_numbered_path(&dir, "tetris", "png"),
             dir.join("tetris-1.png")
         );
         std::fs::write(dir.join("tetris-1.png"), b"").unwrap();
         assert_eq!(
-            next_screenshot_path(&dir, "tetris"),
+            next_numbered_path(&dir, "tetris", "png"),
             dir.join("tetris-2.png")
         );
         std::fs::remove_dir_all(&dir).unwrap();

@@ -22,6 +22,7 @@ pub mod files;
 pub mod movies;
 pub mod rewind;
 pub mod signals;
+pub mod video_recording;
 
 use battery::BatterySave;
 use cheats::CheatList;

@@ -12,6 +12,7 @@ pub mod location;
 pub mod manifest;
 pub mod nestest;
 pub mod screen;
+pub mod video;
 pub mod zero_page;
 
 use std::cell::RefCell;

@@ -2,7 +2,7 @@
 
 use super::{add, int, register_slot};
 use crate::script::{AFTER, BEFORE, EXIT};
-use crate::state::{machine, shared, Snapshot, SpeedMode, Stream};
+use crate::state::{machine, shared, MovieMode, Snapshot, SpeedMode, Stream};
 use mlua::{Function, Lua, Result, Table, Value};
 
 /// FCEUX's words for a code it cannot read.
@@ -35,9 +35,22 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
         }
         Ok(())
     })?;
-    // FCEUX: true when the code is in afterwards (added or already there).
-    add(lua, t, &["addgamegenie"], |_, code: String| {
+    // FCEUX: true when the code is in afterwards (added or already there). FCEUX also lets a
+    // code in while a movie records, which then desyncs on replay without it: refused here, as
+    // nestor refuses to record with codes in (an FM2 file has no place for them).
+    add(lua, t, &["addgamegenie"], |lua, code: String| {
         let decoded = nes::GameGenie::decode(&code).ok_or_else(not_a_code)?;
+        let recording = shared(lua, |s| {
+            s.movie
+                .as_ref()
+                .is_some_and(|m| m.mode == MovieMode::Record)
+                || s.script_movie.as_ref().is_some_and(|m| m.recording())
+        });
+        if recording {
+            return Err(mlua::Error::runtime(format!(
+                "emu.addgamegenie: {code}: a movie is being recorded, and a movie cannot hold Game Genie codes"
+            )));
+        }
         Ok(machine(|c| c.add_game_genie(decoded)).is_some())
     })?;
     add(lua, t, &["delgamegenie"], |_, code: String| {

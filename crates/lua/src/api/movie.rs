@@ -166,6 +166,12 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
             let Some(checksum) = machine(|c| ::movie::rom_checksum(c.cartridge())) else {
                 return Ok(false);
             };
+            if machine(|c| c.cartridge().game_genie().len()).unwrap_or(0) > 0 {
+                return Err(mlua::Error::runtime(
+                    "movie.record: Game Genie codes are in, and a movie cannot hold them \
+                     (emu.delgamegenie takes them out)",
+                ));
+            }
             let rom_name = shared(lua, |s| s.rom_name.clone());
             let rom_name = Path::new(&rom_name)
                 .file_stem()

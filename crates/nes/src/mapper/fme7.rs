@@ -451,9 +451,13 @@ mod tests {
 
     /// The CPU cycles at which the level the mix takes changes, over `cycles` cycles.
     fn changes(m: &mut Fme7, cycles: usize) -> Vec<(usize, f32)> {
-        (0..cycles)
-            .filter_map(|c| m.cpu_clock_sound().then(|| (c, m.audio())))
-            .collect()
+        let mut changes = Vec::new();
+        for cycle in 0..cycles {
+            if m.cpu_clock_sound() {
+                changes.push((cycle, m.audio()));
+            }
+        }
+        changes
     }
 
     #[test]

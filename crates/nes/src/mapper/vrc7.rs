@@ -236,13 +236,12 @@ fn operator_output(phase: u32, attenuation: u32, half: bool) -> i32 {
 }
 
 /// An envelope's stage.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Stage {
     Attack,
     Decay,
     Sustain,
     Release,
-    #[default]
     Off,
 }
 
@@ -292,9 +291,7 @@ impl Field for Operator {
     }
 }
 
-/// An operator's settings from its instrument: (flags, levels, rates) where flags is
-/// register $00/$01 (tremolo, vibrato, sustained, key-scaled rate, multiple), and the rest
-/// come from $02-$07.
+/// An operator's settings from its instrument's eight bytes.
 #[derive(Clone, Copy)]
 struct Settings {
     tremolo: bool,
@@ -521,7 +518,7 @@ impl Opll {
             operator.step_envelope(&s, key_rate, sustain_on);
             let mut increment = (fnum << octave) * s.multiple / 2;
             if s.vibrato {
-                increment = (increment as i32 + (increment as i32 * vibrato >> 10)) as u32;
+                increment = (increment as i32 + ((increment as i32 * vibrato) >> 10)) as u32;
             }
             operator.phase = (operator.phase + increment) & 0x7FFFF;
             let mut attenuation = u32::from(operator.envelope);

@@ -83,7 +83,7 @@ impl Board for Namco163 {
             (19, 1 | 2) => Chip::Namco163 { db: None },
             (19, 3) => Chip::Namco163 { db: Some(12.0) },
             (19, 5) => Chip::Namco163 { db: Some(18.75) },
-            // Without a submapper, the 175 (mirroring by pads) is the more common.
+            // Without a submapper, the 175: its mirroring is the header's.
             (210, 0 | 1) => Chip::Namco175,
             (210, 2) => Chip::Namco340,
             _ => return unknown_submapper(header),

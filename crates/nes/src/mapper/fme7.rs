@@ -252,7 +252,13 @@ impl Field for Sunsoft5b {
         fields!(io, envelope_period, envelope_shape, prescaler, tone_counters, tones);
         fields!(io, noise_counter, noise, envelope_counter, envelope_step);
         fields!(io, envelope_falling, envelope_holding, heard);
+        // Counters stay below what their periods can reach.
         *prescaler %= TICK;
+        for counter in tone_counters {
+            *counter &= 0xFFF;
+        }
+        *noise_counter &= 0x3F;
+        *envelope_counter = (*envelope_counter).min(0xFFFE);
         *envelope_step &= 31;
         *noise &= 0x1FFFF;
         for level in heard {

@@ -319,7 +319,7 @@ impl Sound {
     /// After a data port access: the next address if auto-increment is on.
     fn advance(&mut self) {
         if self.address & 0x80 != 0 {
-            self.address = 0x80 | (self.address + 1) & 0x7F;
+            self.address = 0x80 | ((self.address & 0x7F) + 1) & 0x7F;
         }
     }
 

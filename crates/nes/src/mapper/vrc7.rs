@@ -288,6 +288,7 @@ impl Field for Operator {
         fields!(io, phase, stage, envelope, envelope_counter);
         *phase &= 0x7FFFF;
         *envelope = (*envelope).min(MUTE);
+        *envelope_counter &= 0x7FFF;
     }
 }
 
@@ -436,7 +437,9 @@ impl Field for Opll {
         fields!(io, heard);
         *cycles %= SAMPLE_CYCLES;
         *vibrato_step &= 7;
+        *vibrato_samples %= VIBRATO_SAMPLES;
         *tremolo_step %= 2 * TREMOLO_DEPTH;
+        *tremolo_samples %= TREMOLO_SAMPLES;
     }
 }
 

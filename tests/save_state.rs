@@ -285,7 +285,8 @@ fn round_trips_match(
 /// register of the boards without a test ROM. Its IRQ handler acknowledges the APU and writes
 /// 0 to $F000-$F0FF, which stops and acknowledges the VRC4 counter whatever the board's
 /// register lines, so the counters' state decides the program's path; it reads $5204 too,
-/// MMC5's acknowledge, and on MMC5 the program also writes $5000-$52FF. CHR-ROM holds
+/// MMC5's acknowledge, and writes $5800, Namco 163's; on MMC5 the program also writes
+/// $5000-$52FF, on Namco 163 $4800-$48FF, $5000-$50FF and $5800-$58FF. CHR-ROM holds
 /// pseudo-random bytes, so the picture shows which banks are in.
 fn board_exerciser(mapper: u16, submapper: u8, chr_rom: bool) -> Vec<u8> {
     const PRG: usize = 128 * 1024;
@@ -318,10 +319,10 @@ fn board_exerciser(mapper: u16, submapper: u8, chr_rom: bool) -> Vec<u8> {
     let top = code.len();
     code.extend([0xE8, 0x8A, 0x45, 0x00, 0x85, 0x00]); // INX, TXA, EOR $00, STA $00
                                                        // MMC5's registers are at $5000-$52FF.
-    let low_pages: &[u8] = if mapper == 5 {
-        &[0x50, 0x51, 0x52]
-    } else {
-        &[]
+    let low_pages: &[u8] = match mapper {
+        5 => &[0x50, 0x51, 0x52],
+        19 => &[0x48, 0x50, 0x58],
+        _ => &[],
     };
     for &page in low_pages.iter().chain(&[
         0x60, 0x7E, 0x7F, 0x80, 0x88, 0x90, 0x98, 0xA0, 0xA8, 0xB0, 0xB8, 0xC0, 0xC8, 0xD0, 0xD8,
@@ -339,6 +340,7 @@ fn board_exerciser(mapper: u16, submapper: u8, chr_rom: bool) -> Vec<u8> {
         0xAD, 0x15, 0x40, // LDA $4015
         0xAD, 0x04, 0x52, // LDA $5204 (MMC5's acknowledge; open bus elsewhere)
         0xA9, 0x00, 0xA8, // LDA #0, TAY
+        0x8D, 0x00, 0x58, // STA $5800 (Namco 163's acknowledge)
         0x99, 0x00, 0xF0, 0xC8, 0xD0, 0xFA, // STA $F000,Y; INY; BNE
         0x68, 0xA8, 0x68, 0x40, // PLA, TAY, PLA, RTI
     ];
@@ -366,6 +368,8 @@ fn states_cover_every_board() {
         (16, 4, true),
         (16, 5, true),
         (18, 0, true),
+        (19, 0, true),
+        (19, 2, true),
         (21, 1, true),
         (23, 3, true),
         (24, 0, true),
@@ -375,26 +379,34 @@ fn states_cover_every_board() {
         (32, 0, true),
         (33, 0, true),
         (48, 0, true),
+        (64, 0, true),
         (65, 0, true),
         (67, 0, true),
         (68, 0, true),
+        (69, 0, true),
         (70, 0, true),
         (71, 1, false),
         (76, 0, true),
         (80, 0, true),
         (82, 0, true),
+        (85, 0, true),
+        (85, 2, true),
         (87, 0, true),
         (88, 0, true),
         (95, 0, true),
+        (111, 0, false),
         (119, 0, true),
         (140, 0, true),
         (152, 0, true),
         (154, 0, true),
+        (158, 0, true),
         (159, 0, true),
         (184, 0, true),
         (185, 0, true),
         (185, 6, true),
         (206, 0, true),
+        (210, 1, true),
+        (210, 2, true),
     ] {
         let image = board_exerciser(mapper, submapper, chr_rom);
         let name = format!("mapper {mapper}.{submapper}");

@@ -98,9 +98,13 @@ fn zero_prg_banks() {
 
 #[test]
 fn unsupported_mapper() {
-    let mut image = header(2, 1, 19);
+    let mut image = header(2, 1, 20);
     image.resize(16 + 0x8000 + 0x2000, 0);
-    assert_one_line_error(&image, "n163.nes", "mapper 19 (Namco 163) is not supported");
+    assert_one_line_error(
+        &image,
+        "fds.nes",
+        "mapper 20 (Famicom Disk System) is not supported",
+    );
     let mut image = header(2, 1, 68);
     image[7] |= 0x08; // NES 2.0, submapper 1
     image[8] = 0x10;

@@ -83,11 +83,14 @@ pub fn boards() -> &'static [(u16, Vec<u8>)] {
 
 /// Whether the loader accepts `mapper`.`submapper` in a small NES 2.0 image.
 fn loads(mapper: u16, submapper: u8) -> bool {
-    [(1, 0), (0, 0x07)].iter().any(|&(chr, chr_ram)| {
-        let mut image = nes2_header(mapper, submapper, 2, chr, 0, [0x07, chr_ram]);
-        image.resize(16 + 0x8000 + usize::from(chr) * 0x2000, 0);
-        Cartridge::from_ines(&image).is_ok()
-    })
+    // CHR-ROM, 8 KiB or 32 KiB of CHR-RAM (GTROM's).
+    [(1, 0), (0, 0x07), (0, 0x09)]
+        .iter()
+        .any(|&(chr, chr_ram)| {
+            let mut image = nes2_header(mapper, submapper, 2, chr, 0, [0x07, chr_ram]);
+            image.resize(16 + 0x8000 + usize::from(chr) * 0x2000, 0);
+            Cartridge::from_ines(&image).is_ok()
+        })
 }
 
 /// Frames the machine target runs.
@@ -326,13 +329,13 @@ mod tests {
         let boards = super::boards();
         let numbers: Vec<u16> = boards.iter().map(|(m, _)| *m).collect();
         for mapper in [
-            0, 1, 2, 3, 4, 5, 7, 9, 10, 11, 13, 16, 18, 21, 22, 23, 24, 25, 26, 28, 30, 32, 33, 34,
-            48, 65, 66, 67, 68, 69, 70, 71, 76, 78, 80, 82, 87, 88, 95, 118, 119, 140, 152, 154,
-            159, 180, 184, 185, 206,
+            0, 1, 2, 3, 4, 5, 7, 9, 10, 11, 13, 16, 18, 19, 21, 22, 23, 24, 25, 26, 28, 30, 32, 33,
+            34, 48, 64, 65, 66, 67, 68, 69, 70, 71, 76, 78, 80, 82, 85, 87, 88, 95, 111, 118, 119,
+            140, 152, 154, 158, 159, 180, 184, 185, 206, 210,
         ] {
             assert!(numbers.contains(&mapper), "mapper {mapper} is not reached");
         }
-        assert_eq!(numbers.len(), 49, "{numbers:?}");
+        assert_eq!(numbers.len(), 55, "{numbers:?}");
         let (_, submappers) = boards.iter().find(|(m, _)| *m == 185).unwrap();
         assert!(submappers.len() > 1, "185's submappers: {submappers:?}");
         for mapper in 256..4096 {

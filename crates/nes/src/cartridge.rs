@@ -372,7 +372,7 @@ impl Cartridge {
             self.mapper.write_register(addr, val, cpu_cycle);
         } else {
             if let CpuTarget::PrgRam(off) = self.mapper.map_cpu(addr) {
-                if !self.prg_ram.is_empty() && self.mapper.prg_ram_writable() {
+                if !self.prg_ram.is_empty() && self.mapper.prg_ram_writable(addr) {
                     let len = self.prg_ram.len();
                     self.prg_ram[off % len] = val;
                 }

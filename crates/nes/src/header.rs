@@ -171,10 +171,10 @@ impl Header {
             prg_rom_size = usize::from(h[4]) * PRG_BANK;
             chr_rom_size = usize::from(h[5]) * CHR_BANK;
             // The boards' CHR-RAM, which iNES 1.0 cannot state: CPROM has 16 KiB, UNROM 512
-            // 32 KiB, TQROM 8 KiB beside its CHR-ROM.
+            // and GTROM 32 KiB, TQROM 8 KiB beside its CHR-ROM.
             chr_ram_size = match mapper {
                 13 if chr_rom_size == 0 => 2 * CHR_BANK,
-                30 if chr_rom_size == 0 => 4 * CHR_BANK,
+                30 | 111 if chr_rom_size == 0 => 4 * CHR_BANK,
                 _ if chr_rom_size == 0 => CHR_BANK,
                 119 => CHR_BANK,
                 _ => 0,

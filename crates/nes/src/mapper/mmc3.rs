@@ -59,9 +59,7 @@ pub(super) struct ScanlineCounter {
     irq: bool,
     /// MMC3A (NES 2.0 submapper 4): a counter reloaded to zero by itself raises no IRQ.
     old_behaviour: bool,
-    a12_high: bool,
-    /// CPU cycles (M2 falling edges) seen while A12 was low, for the filter.
-    a12_low_cycles: u8,
+    a12: A12Filter,
 }
 
 impl Field for ScanlineCounter {
@@ -73,10 +71,45 @@ impl Field for ScanlineCounter {
             enabled,
             irq,
             old_behaviour: _,
-            a12_high,
-            a12_low_cycles,
+            a12,
         } = self;
-        fields!(io, latch, counter, reload, enabled, irq, a12_high, a12_low_cycles);
+        fields!(io, latch, counter, reload, enabled, irq, a12);
+    }
+}
+
+/// The rising edges of PPU A12 that follow at least [`A12_FILTER_CYCLES`] CPU cycles of A12
+/// low: one a scanline while rendering, as the counters of MMC3 and RAMBO-1 see them.
+#[derive(Clone, Debug, Default)]
+pub(super) struct A12Filter {
+    high: bool,
+    /// CPU cycles (M2 falling edges) seen while A12 was low.
+    low_cycles: u8,
+}
+
+impl Field for A12Filter {
+    fn visit(&mut self, io: &mut StateIo) {
+        let A12Filter { high, low_cycles } = self;
+        fields!(io, high, low_cycles);
+    }
+}
+
+impl A12Filter {
+    /// One CPU cycle (an M2 falling edge).
+    pub(super) fn cpu_clock(&mut self) {
+        if !self.high {
+            self.low_cycles = self.low_cycles.saturating_add(1);
+        }
+    }
+
+    /// The PPU put `addr` on its address bus: whether A12 rose past the filter.
+    pub(super) fn rises(&mut self, addr: u16) -> bool {
+        let high = addr & 0x1000 != 0;
+        let rise = high && !self.high && self.low_cycles >= A12_FILTER_CYCLES;
+        if high != self.high {
+            self.low_cycles = 0;
+        }
+        self.high = high;
+        rise
     }
 }
 
@@ -89,8 +122,7 @@ impl ScanlineCounter {
             enabled: false,
             irq: false,
             old_behaviour,
-            a12_high: false,
-            a12_low_cycles: 0,
+            a12: A12Filter::default(),
         }
     }
 
@@ -129,21 +161,14 @@ impl ScanlineCounter {
 
     /// One CPU cycle (an M2 falling edge) for the A12 filter.
     pub(super) fn cpu_clock(&mut self) {
-        if !self.a12_high {
-            self.a12_low_cycles = self.a12_low_cycles.saturating_add(1);
-        }
+        self.a12.cpu_clock();
     }
 
     /// The PPU put `addr` on its address bus.
     pub(super) fn ppu_address(&mut self, addr: u16) {
-        let high = addr & 0x1000 != 0;
-        if high && !self.a12_high && self.a12_low_cycles >= A12_FILTER_CYCLES {
+        if self.a12.rises(addr) {
             self.clock();
         }
-        if high != self.a12_high {
-            self.a12_low_cycles = 0;
-        }
-        self.a12_high = high;
     }
 
     fn clock(&mut self) {
@@ -185,7 +210,7 @@ impl Board for Mmc3 {
         self.counter.irq()
     }
 
-    fn prg_ram_writable(&self) -> bool {
+    fn prg_ram_writable(&self, _addr: u16) -> bool {
         self.prg_ram_protect & 0x40 == 0
     }
 

@@ -217,7 +217,7 @@ impl Board for Mmc5 {
         usize::from(self.nametable_source(table) == 1)
     }
 
-    fn prg_ram_writable(&self) -> bool {
+    fn prg_ram_writable(&self, _addr: u16) -> bool {
         self.ram_protect == [2, 1]
     }
 
@@ -706,10 +706,10 @@ mod tests {
         assert_eq!(banks(&m), [4, 5, 6, 7]);
         m.write_low(0x5113, 2);
         assert_eq!(m.map_cpu(0x6001), CpuTarget::PrgRam(2 * BANK_8K + 1));
-        assert!(!m.prg_ram_writable());
+        assert!(!m.prg_ram_writable(0x6000));
         m.write_low(0x5102, 2);
         m.write_low(0x5103, 1);
-        assert!(m.prg_ram_writable());
+        assert!(m.prg_ram_writable(0x6000));
     }
 
     #[test]

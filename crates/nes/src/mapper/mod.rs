@@ -248,8 +248,8 @@ pub trait Board: Sized {
         false
     }
 
-    /// Whether CPU writes reach PRG-RAM where [`Self::map_cpu`] puts it.
-    fn prg_ram_writable(&self) -> bool {
+    /// Whether a CPU write to `addr` reaches PRG-RAM where [`Self::map_cpu`] puts it.
+    fn prg_ram_writable(&self, _addr: u16) -> bool {
         true
     }
 
@@ -401,8 +401,8 @@ macro_rules! boards {
             fn bus_conflicts(&self) -> bool {
                 match self { $(Mapper::$board(m) => m.bus_conflicts(),)+ }
             }
-            fn prg_ram_writable(&self) -> bool {
-                match self { $(Mapper::$board(m) => m.prg_ram_writable(),)+ }
+            fn prg_ram_writable(&self, addr: u16) -> bool {
+                match self { $(Mapper::$board(m) => m.prg_ram_writable(addr),)+ }
             }
             #[inline]
             fn cpu_clock(&mut self) {
@@ -457,6 +457,7 @@ boards! {
     cprom::Cprom: 13;
     bandai_fcg::BandaiFcg: 16 | 159;
     ss88006::Ss88006: 18;
+    namco163::Namco163: 19 | 210;
     vrc4::Vrc4: 21 | 22 | 23 | 25;
     vrc6::Vrc6: 24 | 26;
     action53::Action53: 28;
@@ -464,6 +465,7 @@ boards! {
     g101::G101: 32;
     tc0190::Tc0190: 33 | 48;
     bnrom::Bnrom: 34;
+    rambo1::Rambo1: 64 | 158;
     h3001::H3001: 65;
     sunsoft3::Sunsoft3: 67;
     sunsoft4::Sunsoft4: 68;
@@ -474,4 +476,6 @@ boards! {
     irem78::Irem78: 78;
     x1005::X1005: 80;
     x1017::X1017: 82;
+    vrc7::Vrc7: 85;
+    gtrom::Gtrom: 111;
 }

@@ -96,7 +96,7 @@ impl Board for Ss88006 {
         CpuTarget::PrgRom(banked(bank, 0x2000, addr))
     }
 
-    fn prg_ram_writable(&self) -> bool {
+    fn prg_ram_writable(&self, _addr: u16) -> bool {
         self.ram_control & 2 != 0
     }
 
@@ -180,7 +180,7 @@ mod tests {
         assert_eq!(m.map_cpu(0x6000), CpuTarget::None, "RAM off");
         m.write_register(0x9002, 0x01, 0);
         assert_eq!(m.map_cpu(0x6000), CpuTarget::PrgRam(0));
-        assert!(!m.prg_ram_writable());
+        assert!(!m.prg_ram_writable(0x6000));
         m.write_register(0xF002, 1, 0);
         assert_eq!(m.mirroring(), Mirroring::Vertical);
     }

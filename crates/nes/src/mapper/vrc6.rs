@@ -82,7 +82,7 @@ impl Board for Vrc6 {
         CpuTarget::PrgRom(banked(bank, BANK_8K, addr))
     }
 
-    fn prg_ram_writable(&self) -> bool {
+    fn prg_ram_writable(&self, _addr: u16) -> bool {
         self.control & 0x80 != 0
     }
 
@@ -406,7 +406,7 @@ mod tests {
         assert_eq!(m.map_cpu(0x6000), CpuTarget::None);
         m.write_register(0xB003, 0x80, 0);
         assert_eq!(m.map_cpu(0x6001), CpuTarget::PrgRam(1));
-        assert!(m.prg_ram_writable());
+        assert!(m.prg_ram_writable(0x6000));
     }
 
     #[test]

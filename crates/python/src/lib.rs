@@ -349,10 +349,10 @@ impl Job<'_> {
     }
 }
 
-/// Steps every console `frames` frames and writes their RAM (and pictures). The calling thread
-/// and the pool's threads take consoles one at a time from a shared counter until none is left:
-/// a console whose frames cost more holds up no one else's share, and the caller works instead
-/// of sleeping, so a step wakes one thread fewer.
+/// Steps every console `frames` frames and writes their RAM (and pictures). Each of the
+/// threads (the caller is the first) owns a run of consoles, the same every step so that their
+/// state stays in its core's cache, and steps them one at a time; once its own are done it
+/// takes those another has not started yet, so a console with costlier frames holds up no one.
 fn step_batch(
     consoles: &mut [nes::Console],
     buttons: &[u8],
@@ -376,20 +376,24 @@ fn step_batch(
             })
         })
         .collect();
-    let next = AtomicUsize::new(0);
-    let take_jobs = || {
-        while let Some(job) = jobs.get(next.fetch_add(1, Ordering::Relaxed)) {
-            job.lock().expect("a job is taken once").run(frames);
+    let threads = 1 + pool.map_or(0, |p| p.current_num_threads());
+    let runs: Vec<&[Mutex<Job>]> = jobs.chunks(jobs.len().div_ceil(threads)).collect();
+    let next: Vec<AtomicUsize> = runs.iter().map(|_| AtomicUsize::new(0)).collect();
+    let work = |thread: usize| {
+        for run in (0..runs.len()).map(|r| (thread + r) % runs.len()) {
+            while let Some(job) = runs[run].get(next[run].fetch_add(1, Ordering::Relaxed)) {
+                job.lock().expect("a job is taken once").run(frames);
+            }
         }
     };
     match pool {
         Some(pool) => pool.in_place_scope(|scope| {
-            for _ in 0..pool.current_num_threads() {
-                scope.spawn(|_| take_jobs());
+            for thread in 1..threads {
+                scope.spawn(move |_| work(thread));
             }
-            take_jobs();
+            work(0);
         }),
-        None => take_jobs(),
+        None => work(0),
     }
 }
 

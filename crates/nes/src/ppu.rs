@@ -692,9 +692,51 @@ impl Ppu {
                 continue;
             }
             let line = self.render_line;
+            let end = if line_past { DOTS_PER_LINE } else { self.dot };
+            if whole_lines && self.idle_at_once(end) {
+                self.render_idle_dots(end);
+                continue;
+            }
             while self.render_line == line && self.lags() {
                 self.render_step(cart);
             }
+        }
+    }
+
+    /// Whether the render part's dots up to `end` of its line can run at once: rendering off
+    /// and PPUMASK settled, and none of them line 0's dot 1, the pre-render line's dot 0 or
+    /// its skipped dot.
+    fn idle_at_once(&self, end: u16) -> bool {
+        let (line, start) = (self.render_line, self.render_dot);
+        !self.rendering_enabled()
+            && self.mask_pending.is_none()
+            && !(line == 0 && start <= 1 && end > 1)
+            && !(line == PRE_RENDER_LINE
+                && (start == 0 || (self.skip_last_dot && start <= 339 && end > 339)))
+    }
+
+    /// What [`Self::render_step`] does over the render part's dots up to `end` of its line
+    /// with rendering off ([`Self::idle_at_once`]): the backdrop, the output stage's colour
+    /// bits three dots later, the sprite counters counting.
+    fn render_idle_dots(&mut self, end: u16) {
+        let (line, start) = (self.render_line, self.render_dot);
+        if line < 240 {
+            let row = usize::from(line) * WIDTH;
+            let shown = usize::from(start.max(1) - 1)..usize::from(end.min(257).max(1) - 1);
+            if !shown.is_empty() {
+                if !self.sprites.buffered {
+                    self.sprites.idle_dots(shown.len());
+                }
+                let backdrop = u16::from(self.palette[palette_index(self.backdrop_addr())]);
+                self.frame_buffer[row + shown.start..row + shown.end].fill(backdrop);
+            }
+            for dot in start.max(1 + OUTPUT_DELAY)..end.min(257 + OUTPUT_DELAY) {
+                self.send_pixel(dot - 1 - OUTPUT_DELAY);
+            }
+        }
+        self.render_dot = end;
+        if end == DOTS_PER_LINE {
+            self.next_render_line();
         }
     }
 
@@ -802,7 +844,7 @@ impl Ppu {
                 }
             } else if line < 240 {
                 if !self.sprites.buffered {
-                    self.sprites.idle_line();
+                    self.sprites.idle_dots(256);
                 }
                 let start = usize::from(line) * WIDTH;
                 let backdrop = self.colour(self.backdrop_addr());

@@ -198,12 +198,15 @@ impl Sprites {
         pixel
     }
 
-    /// A visible line run with rendering off: every counter still counting runs out (to 0, as
-    /// 256 dots of [`Self::clock_slots`] leave it), nothing shifts.
-    pub(super) fn idle_line(&mut self) {
+    /// `dots` visible dots with rendering off: each counter still counting counts down, as
+    /// that many calls of [`Self::clock_slots`] leave it (running out: 0 and drawing); nothing
+    /// shifts.
+    pub(super) fn idle_dots(&mut self, dots: usize) {
         for slot in self.slots.iter_mut().filter(|slot| !slot.drawing) {
-            slot.drawing = true;
-            slot.counter = 0;
+            match usize::from(slot.counter).checked_sub(dots) {
+                Some(left) => slot.counter = left as u8,
+                None => (slot.drawing, slot.counter) = (true, 0),
+            }
         }
     }
 

@@ -127,10 +127,10 @@ impl ScanlineCounter {
         self.irq &= enabled;
     }
 
-    /// One CPU cycle (an M2 falling edge) for the A12 filter.
-    pub(super) fn cpu_clock(&mut self) {
+    /// `n` CPU cycles (M2 falling edges) for the A12 filter.
+    pub(super) fn cpu_clocks(&mut self, n: u8) {
         if !self.a12_high {
-            self.a12_low_cycles = self.a12_low_cycles.saturating_add(1);
+            self.a12_low_cycles = self.a12_low_cycles.saturating_add(n);
         }
     }
 
@@ -252,7 +252,11 @@ impl Board for Mmc3 {
     }
 
     fn cpu_clock(&mut self) {
-        self.counter.cpu_clock();
+        self.counter.cpu_clocks(1);
+    }
+
+    fn cpu_clocks(&mut self, n: u8) {
+        self.counter.cpu_clocks(n);
     }
 
     fn ppu_address(&mut self, addr: u16) -> bool {

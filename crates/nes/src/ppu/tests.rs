@@ -676,9 +676,15 @@ enum Access {
     WriteMapper(u16, u8),
 }
 
-/// One CPU cycle as the bus runs it: the board's M2 clock, two dots, the access, one dot.
-/// Returns what a read read.
+/// One CPU cycle as the bus runs it: the board's M2 clock, two dots, the access, one dot;
+/// with no access, a cycle the cartridge and the PPU let pass is only counted
+/// (`Bus::count_quiet_cycle`). Returns what a read read.
 fn cpu_cycle(ppu: &mut Ppu, cart: &mut Cartridge, access: Access, cycle: u64) -> u8 {
+    if matches!(access, Access::None) && cart.quiet_cycles() && ppu.quiet_for(3) {
+        cart.quiet_cycle();
+        ppu.count_dots(3);
+        return 0;
+    }
     cart.cpu_clock();
     ppu.run_dots(2, cart);
     let val = match access {

@@ -173,7 +173,7 @@ impl Bus {
     /// The pads' strobe is low and the cartridge neither counts CPU cycles nor watches the
     /// PPU's bus: all a cycle of [`Bus::tick`] does outside the CPU, the PPU and the APU is
     /// count. (A board's IRQ only moves with one of those two.)
-    fn outside_only_counts(&self) -> bool {
+    pub(crate) fn outside_only_counts(&self) -> bool {
         !(self.joypad_out || self.strobe_high || self.cart.sees_every_cycle())
     }
 

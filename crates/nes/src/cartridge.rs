@@ -57,10 +57,11 @@ pub struct Cartridge {
     /// The PPU shows a board that watches its bus every fetch as it happens, even one that
     /// only needs A12's changes: the reference for that shortcut (not part of a state).
     ppu_lockstep: bool,
-    /// CPU cycles a board that [`Self::follows_a12`] and counts them for its A12 filter alone
-    /// has not been told of yet (255: that many or more); it hears of them before A12's next
-    /// change or a save. Part of a state through the board.
-    m2_owed: u8,
+    /// Cycles passed quietly ([`Self::quiet_cycle`]) since the board was last told: a board
+    /// that [`Self::follows_a12`] and counts cycles only for its A12 filter hears of them
+    /// before A12's next change, a change of its banks or a save (so they are part of a state
+    /// through the board); any other board is owed none.
+    m2_owed: u64,
 }
 
 /// Where the mapper points each window of the address spaces, as offsets into the memories
@@ -273,6 +274,8 @@ impl Cartridge {
 
     /// Asks the mapper where each window points now.
     fn refresh_banks(&mut self) {
+        // Told under the banks they passed with.
+        self.tell_owed_m2();
         self.banks = self.mapper.with(Layout {
             prg_rom: self.prg_rom.len(),
             prg_ram: self.prg_ram.len(),
@@ -289,7 +292,6 @@ impl Cartridge {
     /// (`true`), or, to one that needs A12's changes alone, only those (the default; the
     /// board sees the same either way).
     pub fn set_ppu_lockstep(&mut self, on: bool) {
-        self.tell_owed_m2();
         self.ppu_lockstep = on;
         self.refresh_banks();
     }
@@ -472,19 +474,18 @@ impl Cartridge {
         self.banks.quiet_cycles
     }
 
-    /// One CPU cycle that [`Self::quiet_cycles`] lets pass: a board that counts it for its A12
-    /// filter is owed it.
+    /// One CPU cycle that [`Self::quiet_cycles`] lets pass (counted for every board: one
+    /// add, no test).
     #[inline]
     pub fn quiet_cycle(&mut self) {
-        if self.banks.follows_a12 {
-            self.m2_owed = self.m2_owed.saturating_add(1);
-        }
+        self.m2_owed += 1;
     }
 
-    /// The board hears of the cycles it is owed.
+    /// A board that follows A12 hears of the cycles it is owed (255: that many or more).
     fn tell_owed_m2(&mut self) {
-        if self.m2_owed > 0 {
-            self.mapper.cpu_clocks(std::mem::take(&mut self.m2_owed));
+        let owed = std::mem::take(&mut self.m2_owed);
+        if owed > 0 && self.banks.follows_a12 {
+            self.mapper.cpu_clocks(owed.min(255) as u8);
         }
     }
 

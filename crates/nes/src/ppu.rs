@@ -1108,9 +1108,33 @@ impl Ppu {
         }
     }
 
+    /// Whether the render part's dots up to now, on the timing part's line, can set neither
+    /// sprite flag (so a $2002 read need not wait for them): the pre-render line past its
+    /// dot 0 (where they clear) and the VBlank lines do nothing to them; with rendering on, a
+    /// visible line sets sprite 0 hit only on dots 1-256 while the line buffer holds sprite 0,
+    /// and overflow only on dots 65-256, where the scan needs nine OAM bytes in range.
+    fn sprite_flags_settled(&self) -> bool {
+        let (line, from, to) = (self.render_line, self.render_dot, self.dot);
+        if line != self.scanline || self.mask_pending.is_some() {
+            return false;
+        }
+        if line >= 240 {
+            return line != PRE_RENDER_LINE || from > 0;
+        }
+        if !self.rendering_enabled() || from > 256 {
+            return true;
+        }
+        let hit_settled =
+            self.sprite0_hit || (self.sprites.buffered && !self.sprites.sprite0_in_line);
+        hit_settled && (self.sprite_overflow || to <= 65 || !self.overflow_possible())
+    }
+
     /// CPU read of $2000-$2007 (`reg` already reduced to 0-7).
     pub fn read_register(&mut self, reg: u16, cart: &mut Cartridge) -> u8 {
-        self.catch_up_for_access(cart);
+        // A $2002 read changes nothing the render part works on and sees only its flags.
+        if !(reg == 2 && self.sprite_flags_settled()) {
+            self.catch_up_for_access(cart);
+        }
         match reg {
             2 => {
                 let val = self.status();

@@ -37,7 +37,7 @@ pub(super) struct Sprites {
     scan_done: bool,
     /// The first sprite the scan looked at was in range: slot 0 is sprite 0.
     sprite0_next: bool,
-    sprite0_in_line: bool,
+    pub(super) sprite0_in_line: bool,
     /// Sprites drawn into the next line's buffer (0: it is empty).
     pub(super) count: u8,
     pattern_low: u8,
@@ -392,6 +392,16 @@ impl Ppu {
             self.render_dot,
         ) = kept;
         tables
+    }
+
+    /// Whether the render line's scan could set the overflow flag: it reads Y from OAM bytes,
+    /// each at most once, and overflows on the ninth one in range.
+    pub(super) fn overflow_possible(&self) -> bool {
+        self.oam
+            .iter()
+            .filter(|&&y| self.sprite_in_range(y))
+            .count()
+            >= 9
     }
 
     /// Dots 1-256 of a visible line at once: secondary OAM cleared, then the scan.

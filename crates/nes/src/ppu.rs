@@ -722,7 +722,7 @@ impl Ppu {
         let (line, start) = (self.render_line, self.render_dot);
         if line < 240 {
             let row = usize::from(line) * WIDTH;
-            let shown = usize::from(start.max(1) - 1)..usize::from(end.min(257).max(1) - 1);
+            let shown = usize::from(start.max(1) - 1)..usize::from(end.clamp(1, 257) - 1);
             if !shown.is_empty() {
                 if !self.sprites.buffered {
                     self.sprites.idle_dots(shown.len());

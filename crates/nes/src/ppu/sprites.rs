@@ -397,11 +397,11 @@ impl Ppu {
     /// Whether the render line's scan could set the overflow flag: it reads Y from OAM bytes,
     /// each at most once, and overflows on the ninth one in range.
     pub(super) fn overflow_possible(&self) -> bool {
-        self.oam
-            .iter()
-            .filter(|&&y| self.sprite_in_range(y))
-            .count()
-            >= 9
+        // `sprite_in_range` with the line and height taken out, as a sum the compiler can
+        // run on many bytes at once.
+        let (line, height) = (self.render_line & 0xFF, self.sprite_height());
+        let in_range = |y: &u8| u16::from(line.wrapping_sub(u16::from(*y)) < height);
+        self.oam.iter().map(in_range).sum::<u16>() >= 9
     }
 
     /// Dots 1-256 of a visible line at once: secondary OAM cleared, then the scan.

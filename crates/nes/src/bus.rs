@@ -252,7 +252,7 @@ impl Bus {
     /// The pads' strobe is low and the cartridge neither counts CPU cycles nor watches the
     /// PPU's bus: all a cycle of [`Bus::tick`] does outside the CPU, the PPU and the APU is
     /// count. (A board's IRQ only moves with one of those two.)
-    fn outside_only_counts(&self) -> bool {
+    pub(crate) fn outside_only_counts(&self) -> bool {
         !(self.joypad_out || self.strobe_high || self.cart.sees_every_cycle())
     }
 
@@ -268,19 +268,21 @@ impl Bus {
     }
 
     /// [`Bus::tick`] on a cycle where it would only count, for an access to RAM or PRG-ROM
-    /// (which the PPU's position within the cycle does not matter to): outside the CPU, the
-    /// PPU and the APU it only counts, the PPU's three dots are in a quiet stretch and the
-    /// APU has no full cycle. Advances the cycle and
+    /// (which the PPU's position within the cycle does not matter to): the pads' strobe is
+    /// low, the cartridge lets the cycle pass ([`Cartridge::quiet_cycles`]), the PPU's dots
+    /// (three, or four on PAL's fifth cycle) are in a quiet stretch and the APU has no full cycle. Advances the cycle and
     /// returns true, or returns false with nothing done. Most cycles take this way, with no
     /// call (so the CPU's reads and writes save no registers).
     #[inline(always)]
     fn count_quiet_cycle(&mut self) -> bool {
-        let quiet = self.outside_only_counts()
+        let quiet = !(self.joypad_out || self.strobe_high)
+            && self.cart.quiet_cycles()
             && self.ppu.quiet_for(self.dots)
             && self.apu.quiet_next_cycle();
         if quiet {
             self.joypad_oe_before = self.joypad_oe.take();
             self.cycles += 1;
+            self.cart.quiet_cycle();
             self.ppu.count_dots(self.dots);
             self.advance_divider(1);
             self.apu.count_cycle();

@@ -57,6 +57,11 @@ pub struct Cartridge {
     /// The PPU shows a board that watches its bus every fetch as it happens, even one that
     /// only needs A12's changes: the reference for that shortcut (not part of a state).
     ppu_lockstep: bool,
+    /// Cycles passed quietly ([`Self::quiet_cycle`]) since the board was last told: a board
+    /// that [`Self::follows_a12`] and counts cycles only for its A12 filter hears of them
+    /// before A12's next change, a change of its banks or a save (so they are part of a state
+    /// through the board); any other board is owed none.
+    m2_owed: u64,
 }
 
 /// Where the mapper points each window of the address spaces, as offsets into the memories
@@ -80,6 +85,10 @@ struct Banks {
     follows_a12: bool,
     /// That, or the board counts CPU cycles.
     sees_every_cycle: bool,
+    /// Cycles with no PPU dot in them that the board must hear of as it happens can pass
+    /// without the board: it sees no cycle, or it follows A12 and counts cycles only for its
+    /// A12 filter, which may hear of them later ([`Cartridge::m2_owed`]).
+    quiet_cycles: bool,
 }
 
 /// What answers a CPU access at $6000-$7FFF, as an offset into that memory.
@@ -148,14 +157,20 @@ impl WithBoard for Layout {
         // Every bank is whole KiB: the windows count KiB.
         let ppu = ppu.map(|offset| offset / 0x400);
         let watches_ppu_bus = self.needs.ppu_bus && board.watches_ppu_bus();
+        let follows_a12 = watches_ppu_bus && self.needs.ppu_a12_only && self.a12_changes;
         Banks {
             prg_rom,
             low,
             ppu,
             ppu_writable,
             watches_ppu_bus,
-            follows_a12: watches_ppu_bus && self.needs.ppu_a12_only && self.a12_changes,
+            follows_a12,
             sees_every_cycle: watches_ppu_bus || self.needs.cpu_clock,
+            quiet_cycles: if follows_a12 {
+                true
+            } else {
+                !(watches_ppu_bus || self.needs.cpu_clock)
+            },
         }
     }
 }
@@ -163,6 +178,8 @@ impl WithBoard for Layout {
 /// The board's memories and registers; the ROMs come from the image.
 impl Field for Cartridge {
     fn visit(&mut self, io: &mut StateIo) {
+        // A save has the cycles the board is owed counted; a load owes none.
+        self.tell_owed_m2();
         let Cartridge {
             header: _,
             mapper,
@@ -177,6 +194,7 @@ impl Field for Cartridge {
             game_genie: _,
             game_genie_windows: _,
             ppu_lockstep: _,
+            m2_owed: _,
         } = self;
         fields!(io, mapper);
         io.fixed(prg_ram);
@@ -239,6 +257,7 @@ impl Cartridge {
             game_genie: Vec::new(),
             game_genie_windows: 0,
             ppu_lockstep: false,
+            m2_owed: 0,
         };
         cart.refresh_banks();
         Ok(cart)
@@ -246,6 +265,7 @@ impl Cartridge {
 
     /// The mapper's registers at power-on; the memories keep their contents.
     pub fn power_on_mapper(&mut self) {
+        self.m2_owed = 0;
         if let Ok(mapper) = Mapper::new(&self.header) {
             self.mapper = mapper;
         }
@@ -254,6 +274,8 @@ impl Cartridge {
 
     /// Asks the mapper where each window points now.
     fn refresh_banks(&mut self) {
+        // Told under the banks they passed with.
+        self.tell_owed_m2();
         self.banks = self.mapper.with(Layout {
             prg_rom: self.prg_rom.len(),
             prg_ram: self.prg_ram.len(),
@@ -436,8 +458,34 @@ impl Cartridge {
     /// The PPU drove an address (a fetch, or e.g. a $2006 write setting v).
     #[inline]
     pub fn ppu_address(&mut self, addr: u16) {
-        if self.needs.ppu_bus && self.mapper.ppu_address(addr) {
+        if !self.needs.ppu_bus {
+            return;
+        }
+        self.tell_owed_m2();
+        if self.mapper.ppu_address(addr) {
             self.refresh_banks();
+        }
+    }
+
+    /// Whether a cycle with no PPU dot the board must see can pass without it: then
+    /// [`Self::quiet_cycle`] stands for [`Self::cpu_clock`].
+    #[inline]
+    pub fn quiet_cycles(&self) -> bool {
+        self.banks.quiet_cycles
+    }
+
+    /// One CPU cycle that [`Self::quiet_cycles`] lets pass (counted for every board: one
+    /// add, no test).
+    #[inline]
+    pub fn quiet_cycle(&mut self) {
+        self.m2_owed += 1;
+    }
+
+    /// A board that follows A12 hears of the cycles it is owed (255: that many or more).
+    fn tell_owed_m2(&mut self) {
+        let owed = std::mem::take(&mut self.m2_owed);
+        if owed > 0 && self.banks.follows_a12 {
+            self.mapper.cpu_clocks(owed.min(255) as u8);
         }
     }
 

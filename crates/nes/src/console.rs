@@ -241,6 +241,12 @@ impl Console {
         max: u64,
         end: u64,
     ) -> u64 {
+        if !self.bus.outside_only_counts() {
+            // Nothing can be skipped while the board sees every cycle (MMC3 for one): no
+            // loop is looked for either.
+            *loop_start = None;
+            return 0;
+        }
         let cpu = &self.cpu;
         let now = LoopStart {
             registers: [cpu.a, cpu.x, cpu.y, cpu.p, cpu.s],

@@ -719,9 +719,51 @@ impl Ppu {
                 continue;
             }
             let line = self.render_line;
+            let end = if line_past { DOTS_PER_LINE } else { self.dot };
+            if whole_lines && self.idle_at_once(end) {
+                self.render_idle_dots(end);
+                continue;
+            }
             while self.render_line == line && self.lags() {
                 self.render_step(cart);
             }
+        }
+    }
+
+    /// Whether the render part's dots up to `end` of its line can run at once: rendering off
+    /// and PPUMASK settled, and none of them line 0's dot 1, the pre-render line's dot 0 or
+    /// its skipped dot.
+    fn idle_at_once(&self, end: u16) -> bool {
+        let (line, start) = (self.render_line, self.render_dot);
+        !self.rendering_enabled()
+            && self.mask_pending.is_none()
+            && !(line == 0 && start <= 1 && end > 1)
+            && !(line == PRE_RENDER_LINE
+                && (start == 0 || (self.skip_last_dot && start <= 339 && end > 339)))
+    }
+
+    /// What [`Self::render_step`] does over the render part's dots up to `end` of its line
+    /// with rendering off ([`Self::idle_at_once`]): the backdrop, the output stage's colour
+    /// bits three dots later, the sprite counters counting.
+    fn render_idle_dots(&mut self, end: u16) {
+        let (line, start) = (self.render_line, self.render_dot);
+        if line < 240 {
+            let row = usize::from(line) * WIDTH;
+            let shown = usize::from(start.max(1) - 1)..usize::from(end.clamp(1, 257) - 1);
+            if !shown.is_empty() {
+                if !self.sprites.buffered {
+                    self.sprites.idle_dots(shown.len());
+                }
+                let backdrop = u16::from(self.palette[palette_index(self.backdrop_addr())]);
+                self.frame_buffer[row + shown.start..row + shown.end].fill(backdrop);
+            }
+            for dot in start.max(1 + OUTPUT_DELAY)..end.min(257 + OUTPUT_DELAY) {
+                self.send_pixel(dot - 1 - OUTPUT_DELAY);
+            }
+        }
+        self.render_dot = end;
+        if end == DOTS_PER_LINE {
+            self.next_render_line();
         }
     }
 
@@ -833,7 +875,7 @@ impl Ppu {
                 }
             } else if line < 240 {
                 if !self.sprites.buffered {
-                    self.sprites.idle_line();
+                    self.sprites.idle_dots(256);
                 }
                 let start = usize::from(line) * WIDTH;
                 let backdrop = self.colour(self.backdrop_addr());
@@ -1097,9 +1139,33 @@ impl Ppu {
         }
     }
 
+    /// Whether the render part's dots up to now, on the timing part's line, can set neither
+    /// sprite flag (so a $2002 read need not wait for them): the pre-render line past its
+    /// dot 0 (where they clear) and the VBlank lines do nothing to them; with rendering on, a
+    /// visible line sets sprite 0 hit only on dots 1-256 while the line buffer holds sprite 0,
+    /// and overflow only on dots 65-256, where the scan needs nine OAM bytes in range.
+    fn sprite_flags_settled(&self) -> bool {
+        let (line, from, to) = (self.render_line, self.render_dot, self.dot);
+        if line != self.scanline || self.mask_pending.is_some() {
+            return false;
+        }
+        if line >= 240 {
+            return line != PRE_RENDER_LINE || from > 0;
+        }
+        if !self.rendering_enabled() || from > 256 {
+            return true;
+        }
+        let hit_settled =
+            self.sprite0_hit || (self.sprites.buffered && !self.sprites.sprite0_in_line);
+        hit_settled && (self.sprite_overflow || to <= 65 || !self.overflow_possible())
+    }
+
     /// CPU read of $2000-$2007 (`reg` already reduced to 0-7).
     pub fn read_register(&mut self, reg: u16, cart: &mut Cartridge) -> u8 {
-        self.catch_up_for_access(cart);
+        // A $2002 read changes nothing the render part works on and sees only its flags.
+        if !(reg == 2 && self.sprite_flags_settled()) {
+            self.catch_up_for_access(cart);
+        }
         match reg {
             2 => {
                 let val = self.status();

@@ -94,10 +94,10 @@ impl Field for A12Filter {
 }
 
 impl A12Filter {
-    /// One CPU cycle (an M2 falling edge).
-    pub(super) fn cpu_clock(&mut self) {
+    /// `n` CPU cycles (M2 falling edges).
+    pub(super) fn cpu_clocks(&mut self, n: u8) {
         if !self.high {
-            self.low_cycles = self.low_cycles.saturating_add(1);
+            self.low_cycles = self.low_cycles.saturating_add(n);
         }
     }
 
@@ -159,9 +159,9 @@ impl ScanlineCounter {
         self.irq &= enabled;
     }
 
-    /// One CPU cycle (an M2 falling edge) for the A12 filter.
-    pub(super) fn cpu_clock(&mut self) {
-        self.a12.cpu_clock();
+    /// `n` CPU cycles (M2 falling edges) for the A12 filter.
+    pub(super) fn cpu_clocks(&mut self, n: u8) {
+        self.a12.cpu_clocks(n);
     }
 
     /// The PPU put `addr` on its address bus.
@@ -277,7 +277,11 @@ impl Board for Mmc3 {
     }
 
     fn cpu_clock(&mut self) {
-        self.counter.cpu_clock();
+        self.counter.cpu_clocks(1);
+    }
+
+    fn cpu_clocks(&mut self, n: u8) {
+        self.counter.cpu_clocks(n);
     }
 
     fn ppu_address(&mut self, addr: u16) -> bool {

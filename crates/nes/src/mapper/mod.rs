@@ -167,7 +167,9 @@ pub struct Needs {
     pub ppu_bus: bool,
     /// With [`Self::ppu_bus`]: [`Board::ppu_address`] looks at A12 alone and changes no PPU
     /// window, so the PPU may show it only A12's changes, at the dots its fetch pattern makes
-    /// them, instead of every fetch as it happens (see `Ppu::fetch_a12`).
+    /// them, instead of every fetch as it happens (see `Ppu::fetch_a12`). With
+    /// [`Self::cpu_clock`] too, the board counts cycles only for its A12 filter, so it may
+    /// hear of them late, before A12's next change ([`Board::cpu_clocks`]).
     pub ppu_a12_only: bool,
     /// Answers the PPU's reads itself ([`Board::ppu_read`]) and may take its writes
     /// ([`Board::ppu_write`]): memory of its own in the nametables, or a bank chosen per fetch.
@@ -256,6 +258,13 @@ pub trait Board: Sized {
     /// One CPU cycle (M2). Only boards with [`Needs::cpu_clock`] are sure to see them all:
     /// otherwise the bus may run idle cycles in bulk.
     fn cpu_clock(&mut self) {}
+
+    /// `n` CPU cycles at once (255: that many or more), as `n` calls of [`Self::cpu_clock`].
+    fn cpu_clocks(&mut self, n: u8) {
+        for _ in 0..n {
+            self.cpu_clock();
+        }
+    }
 
     /// [`Self::cpu_clock`], then whether the level of the board's sound ([`Self::audio`])
     /// moved: what the bus calls. Boards with [`Needs::audio`] write this one instead.
@@ -407,6 +416,9 @@ macro_rules! boards {
             #[inline]
             fn cpu_clock(&mut self) {
                 match self { $(Mapper::$board(m) => m.cpu_clock(),)+ }
+            }
+            fn cpu_clocks(&mut self, n: u8) {
+                match self { $(Mapper::$board(m) => m.cpu_clocks(n),)+ }
             }
             #[inline]
             fn cpu_clock_sound(&mut self) -> bool {

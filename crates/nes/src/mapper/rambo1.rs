@@ -92,8 +92,9 @@ impl Board for Rambo1 {
         Needs {
             cpu_clock: true,
             irq: true,
+            // Every fetch as it happens, not `ppu_a12_only`: the IRQ delay and the cycle mode
+            // count CPU cycles for more than the A12 filter, so they cannot be told late.
             ppu_bus: true,
-            ppu_a12_only: true,
             ..Needs::default()
         }
     }
@@ -175,7 +176,7 @@ impl Board for Rambo1 {
             self.irq_delay -= 1;
             self.irq |= self.irq_delay == 0;
         }
-        self.a12.cpu_clock();
+        self.a12.cpu_clocks(1);
         if self.cycle_mode || self.extra_clock {
             self.prescaler = (self.prescaler + 1) & 3;
             if self.prescaler == 0 {

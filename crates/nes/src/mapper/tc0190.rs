@@ -60,8 +60,12 @@ impl Board for Tc0190 {
     }
 
     fn cpu_clock(&mut self) {
+        self.cpu_clocks(1);
+    }
+
+    fn cpu_clocks(&mut self, n: u8) {
         if let Some((counter, _)) = &mut self.tc0690 {
-            counter.cpu_clock();
+            counter.cpu_clocks(n);
         }
     }
 

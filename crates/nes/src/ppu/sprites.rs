@@ -37,7 +37,7 @@ pub(super) struct Sprites {
     scan_done: bool,
     /// The first sprite the scan looked at was in range: slot 0 is sprite 0.
     sprite0_next: bool,
-    sprite0_in_line: bool,
+    pub(super) sprite0_in_line: bool,
     /// Sprites drawn into the next line's buffer (0: it is empty).
     pub(super) count: u8,
     pattern_low: u8,
@@ -198,12 +198,15 @@ impl Sprites {
         pixel
     }
 
-    /// A visible line run with rendering off: every counter still counting runs out (to 0, as
-    /// 256 dots of [`Self::clock_slots`] leave it), nothing shifts.
-    pub(super) fn idle_line(&mut self) {
+    /// `dots` visible dots with rendering off: each counter still counting counts down, as
+    /// that many calls of [`Self::clock_slots`] leave it (running out: 0 and drawing); nothing
+    /// shifts.
+    pub(super) fn idle_dots(&mut self, dots: usize) {
         for slot in self.slots.iter_mut().filter(|slot| !slot.drawing) {
-            slot.drawing = true;
-            slot.counter = 0;
+            match usize::from(slot.counter).checked_sub(dots) {
+                Some(left) => slot.counter = left as u8,
+                None => (slot.drawing, slot.counter) = (true, 0),
+            }
         }
     }
 
@@ -389,6 +392,16 @@ impl Ppu {
             self.render_dot,
         ) = kept;
         tables
+    }
+
+    /// Whether the render line's scan could set the overflow flag: it reads Y from OAM bytes,
+    /// each at most once, and overflows on the ninth one in range.
+    pub(super) fn overflow_possible(&self) -> bool {
+        // `sprite_in_range` with the line and height taken out, as a sum the compiler can
+        // run on many bytes at once.
+        let (line, height) = (self.render_line & 0xFF, self.sprite_height());
+        let in_range = |y: &u8| u16::from(line.wrapping_sub(u16::from(*y)) < height);
+        self.oam.iter().map(in_range).sum::<u16>() >= 9
     }
 
     /// Dots 1-256 of a visible line at once: secondary OAM cleared, then the scan.

@@ -16,6 +16,11 @@
 
 use std::fmt;
 
+/// The NTSC master clock: 6 x the colour subcarrier, 315/88 MHz.
+const NTSC_MASTER_HZ: f64 = 236_250_000.0 / 11.0;
+/// The PAL master clock: 6 x the colour subcarrier, 4.43361875 MHz.
+const PAL_MASTER_HZ: f64 = 26_601_712.5;
+
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Region {
     #[default]
@@ -95,11 +100,11 @@ impl Region {
     }
 
     /// The CPU's clock in Hz.
-    pub fn cpu_clock_hz(self) -> f64 {
+    pub const fn cpu_clock_hz(self) -> f64 {
         match self {
-            Region::Ntsc => 21_477_272.0 / 12.0,
-            Region::Pal => 26_601_712.0 / 16.0,
-            Region::Dendy => 26_601_712.0 / 15.0,
+            Region::Ntsc => NTSC_MASTER_HZ / 12.0,
+            Region::Pal => PAL_MASTER_HZ / 16.0,
+            Region::Dendy => PAL_MASTER_HZ / 15.0,
         }
     }
 
@@ -107,8 +112,8 @@ impl Region {
     /// dot odd frames skip, is 89,341.5 dots).
     pub fn frame_rate(self) -> f64 {
         match self {
-            Region::Ntsc => 21_477_272.0 / 4.0 / 89_341.5,
-            Region::Pal | Region::Dendy => 26_601_712.0 / 5.0 / (341.0 * 312.0),
+            Region::Ntsc => NTSC_MASTER_HZ / 4.0 / 89_341.5,
+            Region::Pal | Region::Dendy => PAL_MASTER_HZ / 5.0 / (341.0 * 312.0),
         }
     }
 

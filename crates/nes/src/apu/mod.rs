@@ -38,8 +38,8 @@ use pulse::Pulse;
 use resampler::Resampler;
 use triangle::Triangle;
 
-/// NTSC CPU clock: 21.477272 MHz / 12 (see [`crate::Region::cpu_clock_hz`] for the others).
-pub const CPU_CLOCK_HZ: f64 = 1_789_773.0;
+/// The NTSC CPU clock (see [`crate::Region::cpu_clock_hz`] for the others).
+pub const CPU_CLOCK_HZ: f64 = crate::Region::Ntsc.cpu_clock_hz();
 pub const DEFAULT_SAMPLE_RATE: f64 = 48_000.0;
 /// Output scale: the mix spans 0.0 to 1.0 and the filters centre it on zero.
 const OUTPUT_GAIN: f32 = 30_000.0;

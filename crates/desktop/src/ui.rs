@@ -1005,7 +1005,7 @@ fn state_slots(menu: &mut Menu, slots: &[SlotView], key: &str, action: fn(usize)
         let button = match slot.picture {
             Some(picture) => {
                 let image = egui::Image::new((picture, THUMBNAIL_POINTS));
-                egui::Button::image_and_text(image, label)
+                egui::Button::image_and_text(image, label).wrap(false)
             }
             None => egui::Button::new(label),
         };

@@ -478,11 +478,15 @@ impl Session {
         (open, sub_left, (top, end))
     }
 
-    /// Closes the menus with a click on the game, away from them.
+    /// Closes the menus with a click on the game, away from them (held a moment: egui closes
+    /// a menu on a press seen while the button is still down).
     fn close_menus(&mut self, window: &str) {
-        self.click(window, WIDTH - 40, HEIGHT - 40);
-        self.xdotool(&["mousemove", "--sync", "--window", window, "400", "600"]);
-        std::thread::sleep(Duration::from_millis(500));
+        let (x, y) = ((WIDTH - 40).to_string(), (HEIGHT - 40).to_string());
+        self.xdotool(&["mousemove", "--sync", "--window", window, &x, &y]);
+        self.xdotool(&["mousedown", "1"]);
+        std::thread::sleep(Duration::from_millis(200));
+        self.xdotool(&["mouseup", "1"]);
+        self.wait_picture(window, "the menus closed", |p| menu_titles(p).is_empty());
     }
 
     /// Drops the `menu`-th menu and rests the pointer on the line `pick` chooses; returns the

@@ -961,7 +961,8 @@ impl App {
     fn change_cheats(&mut self, change: impl FnOnce(&mut CheatList), what: String) {
         let mut list = self.session.cheats().clone();
         change(&mut list);
-        if self.session.movies().recording() && cheats_act(&list) {
+        let script_records = self.session.scripts().is_some_and(Scripts::recording_movie);
+        if (self.session.movies().recording() || script_records) && cheats_act(&list) {
             return self.show(format!(
                 "{what}: refused, a movie is being recorded and a movie cannot hold cheats"
             ));

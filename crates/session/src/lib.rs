@@ -206,6 +206,7 @@ impl Session {
         if let Some(scripts) = self.scripts.as_mut().filter(|_| scripted) {
             scripts.set_pads(pads);
             scripts.set_movie(movie);
+            scripts.set_ram_cheats(self.cheats.writes_ram_each_frame());
             scripts.set_restarts(restarts);
             scripts.run_frame(&mut self.console);
         } else if let Some(next) = self.ahead.pop_front() {

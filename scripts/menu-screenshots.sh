@@ -24,10 +24,21 @@ work=$(mktemp -d)
 display=:$((200 + $$ % 500))
 Xvfb "$display" -screen 0 1024x768x24 -nolisten tcp >/dev/null 2>&1 &
 xvfb=$!
-trap 'kill "$app" "$xvfb" 2>/dev/null; rm -rf "$work"' EXIT
-app=
+trap 'kill $app $pulse "$xvfb" 2>/dev/null; rm -rf "$work"' EXIT
+app= pulse=
 export DISPLAY="$display" XDG_CONFIG_HOME="$work/config" XDG_DATA_HOME="$work/data"
 unset WAYLAND_DISPLAY
+# A sound server with a null sink (as the GUI tests use), so that Audio lists its devices.
+pulse=
+if command -v pulseaudio >/dev/null 2>&1; then
+    export HOME="$work/home" XDG_RUNTIME_DIR="$work/run"
+    mkdir -p "$HOME" "$XDG_RUNTIME_DIR"
+    printf 'pcm.!default { type pulse }\nctl.!default { type pulse }\n' >"$HOME/.asoundrc"
+    pulseaudio -n --daemonize=no --exit-idle-time=-1 --use-pid-file=no --disable-shm=yes \
+        --load=module-native-protocol-unix --load="module-null-sink sink_name=null" \
+        >/dev/null 2>&1 &
+    pulse=$!
+fi
 sleep 2
 # Messages off: the pictures show the menus, not the last action.
 mkdir -p "$work/config/nestor"
@@ -46,7 +57,7 @@ sleep 12
 xdotool key shift+F1
 sleep 6
 
-# shot NAME X TITLE_X [ITEM_Y]: opens the menu whose title is at TITLE_X, rests the pointer on
+# shot NAME SIZE TITLE_X [ITEM_Y]: opens the menu whose title is at TITLE_X, rests the pointer on
 # the item at ITEM_Y (its submenu opens), and keeps the top-left WIDTHxHEIGHT of the window.
 shot() {
     name=$1 size=$2 title_x=$3 item_y=${4:-}
@@ -71,8 +82,8 @@ shot() {
 shot file 300x120 19
 shot emulation 560x560 68 277
 shot video 420x330 125
-shot audio 420x210 169 178
+shot audio 480x200 169 127
 shot input 420x80 211
-shot ai 480x230 243 177
-shot tools 480x260 276
+shot ai 600x240 243 130
+shot tools 480x180 276
 ls -l "$out"/menu-*.png

@@ -54,8 +54,13 @@ impl AiArgs {
                 ai::sim::MAX_REACTION
             );
         }
-        let mut driver = Driver::from_options(profile, &self.ai_mode, self.level, self.tap_hz.unwrap_or(30))
-            .map_err(anyhow::Error::msg)?;
+        let mut driver = Driver::from_options(
+            profile,
+            &self.ai_mode,
+            self.level,
+            self.tap_hz.unwrap_or(30),
+        )
+        .map_err(anyhow::Error::msg)?;
         driver.reaction = self.reaction;
         Ok(driver)
     }
@@ -133,7 +138,10 @@ impl Player for AiPlayer {
             },
             profiles: ai::eval::Profile::NAMES.to_vec(),
             tap_rates: match tap_hz {
-                Some(_) => ai::controller::TAP_RATES.iter().map(|&(hz, _)| hz).collect(),
+                Some(_) => ai::controller::TAP_RATES
+                    .iter()
+                    .map(|&(hz, _)| hz)
+                    .collect(),
                 None => Vec::new(),
             },
         })

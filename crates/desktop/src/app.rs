@@ -787,8 +787,9 @@ impl App {
             }
             Action::ListAudioDevices => self.audio_devices = crate::audio::output_devices(),
             Action::AudioDevice(name) => self.set_audio_device(name),
-            // The movie's input would be the AI's (`--movie` and `--ai` go apart too).
-            Action::ToggleAi if self.session.movies().playing() && !self.session.player_on() => {
+            // The movie's input would be the AI's (`--movie` and `--ai` go apart too); once it
+            // has run out, the AI may take over.
+            Action::ToggleAi if self.movie_playing() && !self.session.player_on() => {
                 self.show("no AI while a movie plays (Tools > Stop movie)".into())
             }
             Action::ToggleAi if self.session.has_player() => {
@@ -957,6 +958,12 @@ impl App {
         }
     }
 
+    /// A movie is being played and has frames left.
+    fn movie_playing(&self) -> bool {
+        let status = self.session.movie_status();
+        status.is_some_and(|s| s.mode == lua::MovieMode::Playback)
+    }
+
     /// Changes the game's cheats, which act at once and are saved in its `.cht` file.
     fn change_cheats(&mut self, change: impl FnOnce(&mut CheatList), what: String) {
         let mut list = self.session.cheats().clone();
@@ -1070,7 +1077,10 @@ impl App {
                 }
                 self.session.start_movies(movies);
                 self.set_paused(false);
-                self.show(format!("playing movie {} ({frames} frames)", path.display()));
+                self.show(format!(
+                    "playing movie {} ({frames} frames)",
+                    path.display()
+                ));
             }
             Err(err) => self.show(format!("movie not played: {err:#}")),
         }
@@ -1767,7 +1777,16 @@ mod tests {
     fn thumbnails_are_the_mean_of_each_square() {
         let mut rgb = vec![0u8; WIDTH * HEIGHT * 3];
         // The top-left 4x4 square: half its pixels 200 in red, a quarter 100 in green.
-        for (x, y) in [(0, 0), (1, 0), (2, 1), (3, 3), (0, 2), (1, 2), (2, 2), (3, 2)] {
+        for (x, y) in [
+            (0, 0),
+            (1, 0),
+            (2, 1),
+            (3, 3),
+            (0, 2),
+            (1, 2),
+            (2, 2),
+            (3, 2),
+        ] {
             rgb[(y * WIDTH + x) * 3] = 200;
         }
         for (x, y) in [(0, 1), (1, 1), (2, 3), (3, 1)] {

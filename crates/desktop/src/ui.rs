@@ -536,7 +536,10 @@ fn read_thumbnail(path: &Path) -> Option<egui::ColorImage> {
         return None;
     }
     let size = [info.width as usize, info.height as usize];
-    Some(egui::ColorImage::from_rgb(size, &pixels[..info.buffer_size()]))
+    Some(egui::ColorImage::from_rgb(
+        size,
+        &pixels[..info.buffer_size()],
+    ))
 }
 
 /// A line of text on a dark box in a corner of the window.
@@ -1009,7 +1012,10 @@ fn state_slots(menu: &mut Menu, slots: &[SlotView], key: &str, action: fn(usize)
             }
             None => egui::Button::new(label),
         };
-        menu.add(button.shortcut_text(format!("{key}{number}")), action(number));
+        menu.add(
+            button.shortcut_text(format!("{key}{number}")),
+            action(number),
+        );
     }
 }
 

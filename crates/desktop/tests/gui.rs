@@ -2140,7 +2140,10 @@ fn audio_device_scenario() {
     let (_, sub_left, line) = s.open_submenu(&window, 3, |lines| lines.len() - 1);
     let devices = s.click_in_submenu(&window, sub_left, line, |_| 0);
     println!("audio devices: {} lines", devices.len());
-    assert!(devices.len() >= 2, "Default and the host's devices: {devices:?}");
+    assert!(
+        devices.len() >= 2,
+        "Default and the host's devices: {devices:?}"
+    );
     s.wait_file(&config, "the default device saved", |text| {
         text.contains("device = \"\"")
     });
@@ -2227,7 +2230,10 @@ fn movie_menu_scenario() {
     let text = std::fs::read_to_string(&movie).unwrap();
     let recorded = movie::Movie::parse(&text).unwrap();
     let presses = recorded.frames.iter().filter(|f| f.pads[0] != 0).count();
-    assert!(presses >= 5, "Right held for a quarter second: {presses} frames");
+    assert!(
+        presses >= 5,
+        "Right held for a quarter second: {presses} frames"
+    );
 
     // Up over it from the keyboard, then the movie: power-on, then Right.
     s.hold(&window, "Up");
@@ -2269,7 +2275,10 @@ fn thumbnail_scenario() {
         picture.is_file().then_some(())
     });
     let small = Image::from_png(&std::fs::read(&picture).unwrap());
-    assert_eq!((small.width, small.height, small.uniform()), (64, 60, Some(a)));
+    assert_eq!(
+        (small.width, small.height, small.uniform()),
+        (64, 60, Some(a))
+    );
     // Another colour in the game, so that the slot's picture stands out.
     s.hold(&window, "Right");
     s.wait_picture(&window, "Right's colour", |p| {

@@ -50,7 +50,10 @@ fn a_movie_recorded_mid_session_plays_back_from_power_on() {
     let movies = Movies::open(None, Some(&path), "quadfall", session.console()).unwrap();
     session.start_movies(movies);
     assert_eq!(session.frames(), 0);
-    assert!(!session.rewind(), "no going back into the frames before the movie");
+    assert!(
+        !session.rewind(),
+        "no going back into the frames before the movie"
+    );
     let recorded = run(&mut session, 0..900, pads);
     let saved = session.stop_movies().unwrap().unwrap();
     assert_eq!(
@@ -102,7 +105,9 @@ fn a_script_records_no_movie_while_ram_cheats_are_on() {
     scripts.load(session.console_mut(), &script).unwrap();
     session.set_scripts(scripts);
     let mut cheats = CheatList::default();
-    cheats.cheats.push(Cheat::parse("0050:09", "lines").unwrap());
+    cheats
+        .cheats
+        .push(Cheat::parse("0050:09", "lines").unwrap());
     session.set_cheats(cheats);
     session.frame();
     assert!(!session.scripts().unwrap().recording_movie());

@@ -622,6 +622,17 @@ mod tests {
     }
 
     #[test]
+    fn the_ai_profile_and_tap_rate_are_settings() {
+        let ai = Config::default().ai;
+        assert_eq!((ai.profile.as_str(), ai.tap_hz), ("strong", 30));
+        let config = parse_ok("[ai]\nprofile = \"classic\"\ntap_hz = 15\n");
+        assert_eq!(
+            (config.ai.profile.as_str(), config.ai.tap_hz),
+            ("classic", 15)
+        );
+    }
+
+    #[test]
     fn the_lua_sandbox_is_a_setting() {
         assert!(!Config::default().lua.sandbox);
         assert!(parse_ok("[lua]\nsandbox = true\n").lua.sandbox);

@@ -379,6 +379,33 @@ impl Gui {
         }
     }
 
+    /// The slots as the state menus show them: when each was saved, and its picture (read
+    /// again when the slot is saved again).
+    fn slot_pictures(&mut self, slots: &[Option<(SystemTime, PathBuf)>]) -> Vec<SlotView> {
+        slots
+            .iter()
+            .zip(&mut self.thumbnails)
+            .enumerate()
+            .map(|(i, (slot, cached))| {
+                let Some((saved, picture)) = slot else {
+                    *cached = None;
+                    return SlotView::default();
+                };
+                if cached.as_ref().is_none_or(|(time, _)| time != saved) {
+                    *cached = read_thumbnail(picture).map(|image| {
+                        let name = format!("slot {}", i + 1);
+                        let texture = self.ctx.load_texture(name, image, Default::default());
+                        (*saved, texture)
+                    });
+                }
+                SlotView {
+                    saved: Some(*saved),
+                    picture: cached.as_ref().map(|(_, texture)| texture.id()),
+                }
+            })
+            .collect()
+    }
+
     /// Lays out one frame of the UI over the window: what to draw, what the user asked for in
     /// it, and whether egui wants another frame straight away (to finish an animation or a
     /// layout).
@@ -485,35 +512,6 @@ impl Gui {
             pixels_per_point: output.pixels_per_point,
         };
         (painted, actions, repaint)
-    }
-}
-
-impl Gui {
-    /// The slots as the state menus show them: when each was saved, and its picture (read
-    /// again when the slot is saved again).
-    fn slot_pictures(&mut self, slots: &[Option<(SystemTime, PathBuf)>]) -> Vec<SlotView> {
-        slots
-            .iter()
-            .zip(&mut self.thumbnails)
-            .enumerate()
-            .map(|(i, (slot, cached))| {
-                let Some((saved, picture)) = slot else {
-                    *cached = None;
-                    return SlotView::default();
-                };
-                if cached.as_ref().is_none_or(|(time, _)| time != saved) {
-                    *cached = read_thumbnail(picture).map(|image| {
-                        let name = format!("slot {}", i + 1);
-                        let texture = self.ctx.load_texture(name, image, Default::default());
-                        (*saved, texture)
-                    });
-                }
-                SlotView {
-                    saved: Some(*saved),
-                    picture: cached.as_ref().map(|(_, texture)| texture.id()),
-                }
-            })
-            .collect()
     }
 }
 

@@ -137,6 +137,33 @@ impl Driver {
             .ok_or_else(|| format!("unsupported tap rate {tap_hz} Hz (30, 20, 15, 12 or 10)"))
     }
 
+    /// The evaluation profile's name.
+    pub fn profile(&self) -> &'static str {
+        self.planner.profile.name()
+    }
+
+    /// The maximum tap rate in controller mode (None in teleport mode).
+    pub fn tap_hz(&self) -> Option<u32> {
+        match self.mode {
+            Mode::Controller { tap_hz } => Some(tap_hz),
+            Mode::Teleport => None,
+        }
+    }
+
+    /// Plays with another profile and tap rate (the tap rate is for controller mode) from the
+    /// next piece on: the driver starts afresh with its mode, level and reaction, and finds its
+    /// place in the game from RAM. The error is [`Driver::from_options`]'s.
+    pub fn restyle(&mut self, profile: &str, tap_hz: u32) -> Result<(), String> {
+        let mode = match self.mode {
+            Mode::Controller { .. } => "controller",
+            Mode::Teleport => "teleport",
+        };
+        let mut driver = Driver::from_options(profile, mode, self.level, tap_hz)?;
+        driver.reaction = self.reaction;
+        *self = driver;
+        Ok(())
+    }
+
     /// Controller 1's buttons for the host frame about to start, chosen from RAM at its input
     /// latch. While the game is still busy with the last frame's logic (a lag frame: $33 is
     /// still set), the buttons stay as they are, because the game has not acted on them yet;
@@ -433,4 +460,25 @@ pub fn score(console: &Console) -> u32 {
         let b = console.peek(addr) as u32;
         acc * 100 + (b >> 4) * 10 + (b & 0x0F)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_driver_changes_profile_and_tap_rate_and_keeps_the_rest() {
+        let mut driver = Driver::from_options("strong", "controller", 18, 30).unwrap();
+        driver.reaction = 18;
+        driver.restyle("classic", 15).unwrap();
+        assert_eq!((driver.profile(), driver.tap_hz()), ("classic", Some(15)));
+        assert_eq!((driver.level, driver.reaction), (18, 18));
+        let err = driver.restyle("fast", 30).unwrap_err();
+        assert_eq!(err, "unknown AI profile 'fast' (classic or strong)");
+        assert!(driver.restyle("strong", 25).is_err());
+        assert_eq!((driver.profile(), driver.tap_hz()), ("classic", Some(15)));
+        let mut teleport = Driver::from_options("strong", "teleport", 9, 30).unwrap();
+        teleport.restyle("classic", 30).unwrap();
+        assert_eq!((teleport.profile(), teleport.tap_hz()), ("classic", None));
+    }
 }

@@ -312,11 +312,21 @@ pub enum Profile {
 }
 
 impl Profile {
+    /// The names [`Profile::by_name`] takes.
+    pub const NAMES: [&'static str; 2] = ["classic", "strong"];
+
     pub fn by_name(name: &str) -> Option<Profile> {
         match name {
             "classic" => Some(Profile::Classic),
             "strong" => Some(Profile::Strong(Weights::strong())),
             _ => None,
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            Profile::Classic => "classic",
+            Profile::Strong(_) => "strong",
         }
     }
 

@@ -5,7 +5,7 @@ use crate::tetris_stats::GameStats;
 use ai::driver::Driver;
 use ai::rules::{buttons, FIRST_ID, ORIENTATIONS, TYPE_NAMES, TYPE_OF};
 use nes::{Buttons, Console};
-use session::{Outline, Player};
+use session::{Outline, Player, Style, Styles};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -17,8 +17,8 @@ const SQUARE: i16 = 8;
 #[derive(clap::Args, Clone)]
 pub struct AiArgs {
     /// Let the native Tetris AI play: classic (the article's weights) or strong (ours); `--ai`
-    /// alone means strong.
-    #[arg(long, value_name = "PROFILE", num_args = 0..=1, default_missing_value = "strong")]
+    /// alone means strong (in the window: the config's `ai.profile`, strong by default).
+    #[arg(long, value_name = "PROFILE", num_args = 0..=1, default_missing_value = "")]
     pub ai: Option<String>,
     /// How the AI moves pieces: controller (frame-exact button presses) or teleport (writes
     /// the lock position into RAM).
@@ -27,9 +27,10 @@ pub struct AiArgs {
     /// Level the AI picks on the level menu (0-19).
     #[arg(long, default_value_t = 18)]
     pub level: u8,
-    /// The AI's maximum tap rate in Hz: 30, 20, 15, 12 or 10.
-    #[arg(long, default_value_t = 30)]
-    pub tap_hz: u32,
+    /// The AI's maximum tap rate in Hz: 30, 20, 15, 12 or 10 [default: 30, or in the window
+    /// the config's `ai.tap_hz`].
+    #[arg(long)]
+    pub tap_hz: Option<u32>,
     /// Frames after each spawn before the AI looks at the preview piece (0-60; 18 is the
     /// standard competition format's 300 ms; controller mode).
     #[arg(long, value_name = "FRAMES", default_value_t = 0)]
@@ -37,10 +38,15 @@ pub struct AiArgs {
 }
 
 impl AiArgs {
-    /// The driver these options describe (the strong profile if `--ai` is absent); the error
-    /// is one line.
+    /// The profile named by `--ai`, if one is.
+    pub fn profile(&self) -> Option<&str> {
+        self.ai.as_deref().filter(|p| !p.is_empty())
+    }
+
+    /// The driver these options describe (the strong profile and 30 Hz when they name none);
+    /// the error is one line.
     pub fn driver(&self) -> anyhow::Result<Driver> {
-        let profile = self.ai.as_deref().unwrap_or("strong");
+        let profile = self.profile().unwrap_or("strong");
         if self.reaction > ai::sim::MAX_REACTION {
             anyhow::bail!(
                 "reaction of {} frames is over {} (a second)",
@@ -48,8 +54,13 @@ impl AiArgs {
                 ai::sim::MAX_REACTION
             );
         }
-        let mut driver = Driver::from_options(profile, &self.ai_mode, self.level, self.tap_hz)
-            .map_err(anyhow::Error::msg)?;
+        let mut driver = Driver::from_options(
+            profile,
+            &self.ai_mode,
+            self.level,
+            self.tap_hz.unwrap_or(30),
+        )
+        .map_err(anyhow::Error::msg)?;
         driver.reaction = self.reaction;
         Ok(driver)
     }
@@ -114,6 +125,32 @@ impl Player for AiPlayer {
         ];
         lines.extend(self.stats.report());
         lines
+    }
+
+    /// The profiles and tap rates `--ai` and `--tap-hz` take (no tap rate in teleport mode).
+    fn styles(&self) -> Option<Styles> {
+        let driver = self.driver.borrow();
+        let tap_hz = driver.tap_hz();
+        Some(Styles {
+            current: Style {
+                profile: driver.profile().into(),
+                tap_hz: tap_hz.unwrap_or(0),
+            },
+            profiles: ai::eval::Profile::NAMES.to_vec(),
+            tap_rates: match tap_hz {
+                Some(_) => ai::controller::TAP_RATES
+                    .iter()
+                    .map(|&(hz, _)| hz)
+                    .collect(),
+                None => Vec::new(),
+            },
+        })
+    }
+
+    fn set_style(&mut self, style: &Style) -> Result<(), String> {
+        self.driver
+            .borrow_mut()
+            .restyle(&style.profile, style.tap_hz)
     }
 
     /// The squares of the planned lock position.

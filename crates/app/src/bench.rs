@@ -115,7 +115,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         let mut json = serde_json::json!({
             "rom": name,
             "frames": frames,
-            "ai": args.ai.ai,
+            "ai": args.ai.ai.as_ref().map(|_| args.ai.profile().unwrap_or("strong")),
             "warmup": args.warmup,
             "seconds": seconds,
             "fps": fps,

@@ -61,7 +61,7 @@ fn main() -> ExitCode {
         // script is given.
         let mut play = cli.play;
         if play.rom.rom.is_none() && play.ai.ai.is_none() && play.lua.is_empty() {
-            play.ai.ai = Some("strong".into());
+            play.ai.ai = Some(String::new());
         }
         Command::Run(play)
     });

@@ -360,6 +360,8 @@ fn play_in_window(args: &Args, driver: ai::driver::Driver) -> anyhow::Result<Exi
     let mut options = desktop::Options::new(rom);
     options.ai = Some(Box::new(AiPlayer::new(Rc::new(RefCell::new(driver)))));
     options.ai_enabled = args.ai.ai.is_some();
+    options.ai_profile = args.ai.profile().map(str::to_string);
+    options.ai_tap_hz = args.ai.tap_hz;
     options.lua = args.lua.clone();
     options.lua_memory = (args.lua_memory << 20) as usize;
     options.lua_sandbox = args.lua_sandbox;

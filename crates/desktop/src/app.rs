@@ -46,6 +46,8 @@ const MAX_LAG_FRAMES: u32 = 8;
 const RECENT_ROMS: usize = 8;
 /// How long a status message stays in the title and on the screen.
 const MESSAGE_TIME: Duration = Duration::from_secs(3);
+/// A save state's picture beside it is the frame shrunk this many times each way (64x60).
+const THUMBNAIL_SHRINK: usize = 4;
 /// Colour of the AI's planned-placement outline.
 const OUTLINE_RGB: [u8; 3] = [255, 40, 200];
 
@@ -91,6 +93,10 @@ pub struct Options {
     pub ai: Option<Box<dyn Player>>,
     /// Whether the AI plays from the start.
     pub ai_enabled: bool,
+    /// The AI's profile and tap rate for this run, instead of the config's (`--ai PROFILE`,
+    /// `--tap-hz`).
+    pub ai_profile: Option<String>,
+    pub ai_tap_hz: Option<u32>,
     /// FCEUX Lua scripts run on the window's frames, beside the AI.
     pub lua: Vec<PathBuf>,
     /// Bytes each script may allocate.
@@ -121,6 +127,8 @@ impl Options {
             rom,
             ai: None,
             ai_enabled: false,
+            ai_profile: None,
+            ai_tap_hz: None,
             lua: Vec::new(),
             lua_memory: 1 << 30,
             lua_sandbox: false,
@@ -261,6 +269,10 @@ struct App {
     lua_sandbox: bool,
     /// The last script opened from the menu (its folder is where the browser opens next).
     last_script: Option<PathBuf>,
+    /// The last movie recorded or played from the menu (likewise).
+    last_movie: Option<PathBuf>,
+    /// The output devices the sound host listed when the Audio menu was last opened.
+    audio_devices: Vec<String>,
     error: Option<RunError>,
 }
 
@@ -271,11 +283,12 @@ impl App {
         config: Config,
         config_path: Option<PathBuf>,
     ) -> App {
-        let audio = match Audio::open(&config.audio.device) {
-            Ok(mut audio) => {
-                audio.volume = config.audio.volume;
-                audio.muted = config.audio.muted;
-                Some(audio)
+        let audio = match Audio::open_or_default(&config.audio.device) {
+            Ok((audio, fallback)) => {
+                if let Some(why) = fallback {
+                    eprintln!("nestor: sound: {why}");
+                }
+                Some(with_sound_settings(audio, &config))
             }
             Err(err) => {
                 eprintln!("nestor: no sound ({err}); playing silently");
@@ -293,6 +306,11 @@ impl App {
         }
         if let Some(ai) = options.ai {
             session.set_player(ai, options.ai_enabled);
+            let profile = options.ai_profile.unwrap_or(config.ai.profile.clone());
+            let tap_hz = options.ai_tap_hz.unwrap_or(config.ai.tap_hz);
+            if let Err(err) = restyle_player(&mut session, Some(profile), Some(tap_hz)) {
+                eprintln!("nestor: config: AI: {err}; it plays as before");
+            }
         }
         let lua_sandbox = options.lua_sandbox || config.lua.sandbox;
         let palette = match config.video.palette.as_str() {
@@ -349,6 +367,8 @@ impl App {
             lua_memory: options.lua_memory,
             lua_sandbox,
             last_script: options.lua.last().cloned(),
+            last_movie: options.movie.clone(),
+            audio_devices: Vec::new(),
             error: None,
         }
     }
@@ -598,7 +618,10 @@ impl App {
             fullscreen: window.is_some_and(|w| w.fullscreen().is_some()),
             volume: self.audio.as_ref().map(|a| a.volume),
             muted: self.audio.as_ref().is_some_and(|a| a.muted),
+            audio_device: self.config.audio.device.clone(),
+            audio_devices: self.audio_devices.clone(),
             ai: self.session.has_player().then(|| self.session.player_on()),
+            ai_styles: self.session.player_styles(),
             overlay: self.overlay_enabled,
             scripts: self.session.scripts().is_some(),
             messages: video.messages,
@@ -606,10 +629,18 @@ impl App {
             scanlines: video.scanlines,
             palette: video.palette.clone(),
             recording: self.recording.is_some(),
+            movie: self.session.movie_status().map(|status| {
+                let doing = match status.mode {
+                    lua::MovieMode::Record => "recording",
+                    _ => "playing",
+                };
+                format!("{doing} {}", status.name)
+            }),
             slots: (1..=9)
                 .map(|slot| {
-                    let state = std::fs::metadata(self.state_path(slot)?).ok()?;
-                    state.modified().ok()
+                    let path = self.state_path(slot)?;
+                    let saved = std::fs::metadata(&path).ok()?.modified().ok()?;
+                    Some((saved, thumbnail_path(&path)))
                 })
                 .collect(),
             recent: self.config.files.recent.clone(),
@@ -754,6 +785,13 @@ impl App {
                     self.save_setting(|config| config.audio.volume = volume);
                 }
             }
+            Action::ListAudioDevices => self.audio_devices = crate::audio::output_devices(),
+            Action::AudioDevice(name) => self.set_audio_device(name),
+            // The movie's input would be the AI's (`--movie` and `--ai` go apart too); once it
+            // has run out, the AI may take over.
+            Action::ToggleAi if self.movie_playing() && !self.session.player_on() => {
+                self.show("no AI while a movie plays (Tools > Stop movie)".into())
+            }
             Action::ToggleAi if self.session.has_player() => {
                 let state = if self.session.toggle_player() {
                     "on"
@@ -763,6 +801,22 @@ impl App {
                 self.show(format!("AI {state}"));
             }
             Action::ToggleAi => self.show("no AI for this game".into()),
+            Action::AiProfile(profile) => {
+                match restyle_player(&mut self.session, Some(profile.clone()), None) {
+                    Ok(()) => {
+                        self.show(format!("AI profile {profile}"));
+                        self.save_setting(|config| config.ai.profile = profile);
+                    }
+                    Err(err) => self.show(format!("AI: {err}")),
+                }
+            }
+            Action::AiTapRate(hz) => match restyle_player(&mut self.session, None, Some(hz)) {
+                Ok(()) => {
+                    self.show(format!("AI taps {hz} times a second at most"));
+                    self.save_setting(|config| config.ai.tap_hz = hz);
+                }
+                Err(err) => self.show(format!("AI: {err}")),
+            },
             Action::ToggleOverlay => {
                 self.overlay_enabled = !self.overlay_enabled;
                 let state = if self.overlay_enabled { "on" } else { "off" };
@@ -792,6 +846,25 @@ impl App {
                 }
                 None => self.show("no video recording: no data directory".into()),
             },
+            Action::BrowseMovies(record) => {
+                let dir = match self.last_movie.as_deref().and_then(Path::parent) {
+                    Some(dir) => Some(dir.to_path_buf()),
+                    None => files::data_dir().map(|dir| dir.join("movies")),
+                };
+                if let Some(dir) = &dir {
+                    // Where recordings go unless another folder is chosen.
+                    let _ = std::fs::create_dir_all(dir);
+                }
+                let purpose = if record {
+                    Purpose::RecordMovie
+                } else {
+                    Purpose::PlayMovie
+                };
+                self.gui.browse_for(purpose, dir.as_deref());
+            }
+            Action::RecordMovie(path) => self.record_movie(path),
+            Action::PlayMovie(path) => self.play_movie(path),
+            Action::StopMovie => self.stop_movie(),
             Action::StopScripts => {
                 if let Some((scripts, console)) = self.session.scripts_mut() {
                     scripts.stop_all(console);
@@ -885,10 +958,22 @@ impl App {
         }
     }
 
+    /// A movie is being played and has frames left.
+    fn movie_playing(&self) -> bool {
+        let status = self.session.movie_status();
+        status.is_some_and(|s| s.mode == lua::MovieMode::Playback)
+    }
+
     /// Changes the game's cheats, which act at once and are saved in its `.cht` file.
     fn change_cheats(&mut self, change: impl FnOnce(&mut CheatList), what: String) {
         let mut list = self.session.cheats().clone();
         change(&mut list);
+        let script_records = self.session.scripts().is_some_and(Scripts::recording_movie);
+        if (self.session.movies().recording() || script_records) && cheats_act(&list) {
+            return self.show(format!(
+                "{what}: refused, a movie is being recorded and a movie cannot hold cheats"
+            ));
+        }
         let saved = match self.rom.cheat_path() {
             Some(path) => list.save(&path).map(|()| path.display().to_string()),
             None => Err("no data directory".into()),
@@ -918,13 +1003,118 @@ impl App {
             return self.show("cannot save the state: no data directory".into());
         };
         let message = match files::write_atomic(&path, &self.session.console().save_state()) {
-            Ok(()) => match self.save_script_data(slot, &path) {
-                Ok(()) => format!("saved state {slot}"),
-                Err(err) => format!("saved state {slot}; Lua data not saved: {err}"),
-            },
+            Ok(()) => {
+                let picture = self.save_thumbnail(&path);
+                match (self.save_script_data(slot, &path), picture) {
+                    (Ok(()), Ok(())) => format!("saved state {slot}"),
+                    (Err(err), _) => format!("saved state {slot}; Lua data not saved: {err}"),
+                    (_, Err(err)) => format!("saved state {slot}; its picture not saved: {err}"),
+                }
+            }
             Err(err) => format!("state {slot} not saved: {}: {err}", path.display()),
         };
         self.show(message);
+    }
+
+    /// The picture shown (as a screenshot takes it), shrunk, as a PNG beside the state, for the
+    /// state menus.
+    fn save_thumbnail(&mut self, state: &Path) -> Result<(), String> {
+        let small = shrink(&self.picture(), THUMBNAIL_SHRINK);
+        let (width, height) = (WIDTH / THUMBNAIL_SHRINK, HEIGHT / THUMBNAIL_SHRINK);
+        let png = files::encode_png(&small, width as u32, height as u32);
+        let path = thumbnail_path(state);
+        files::write_atomic(&path, &png).map_err(|err| format!("{}: {err}", path.display()))
+    }
+
+    /// Tools > Record movie: the game starts again from power-on and its input is recorded
+    /// into `path` (`.fm2` added if it has another extension), as `--record` does; refused
+    /// while cheats are on, which a movie cannot hold.
+    fn record_movie(&mut self, path: PathBuf) {
+        let fm2 = path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("fm2"));
+        let path = if fm2 {
+            path
+        } else {
+            let mut name = path.into_os_string();
+            name.push(".fm2");
+            PathBuf::from(name)
+        };
+        self.last_movie = Some(path.clone());
+        if cheats_act(self.session.cheats()) {
+            return self.show(
+                "no movie recorded: cheats are on and a movie cannot hold them \
+                 (switch them off in Tools > Cheats)"
+                    .into(),
+            );
+        }
+        if let Err(err) = files::check_writable(&path) {
+            return self.show(format!("no movie recorded: {}: {err}", path.display()));
+        }
+        self.stop_movie();
+        let stem = self.rom.stem();
+        match Movies::open(None, Some(&path), &stem, self.session.console()) {
+            Ok(movies) => {
+                self.session.start_movies(movies);
+                self.set_paused(false);
+                self.show(format!("recording movie {} from power-on", path.display()));
+            }
+            Err(err) => self.show(format!("no movie recorded: {err:#}")),
+        }
+    }
+
+    /// Tools > Play movie: the movie's input replaces the keyboard's and the AI's from power-on,
+    /// as `--movie` does; one that cannot be read is reported and the game goes on.
+    fn play_movie(&mut self, path: PathBuf) {
+        self.last_movie = Some(path.clone());
+        let stem = self.rom.stem();
+        match Movies::open(Some(&path), None, &stem, self.session.console()) {
+            Ok(movies) => {
+                self.stop_movie();
+                let frames = movies.length().unwrap_or(0);
+                if self.session.player_on() {
+                    self.session.toggle_player();
+                }
+                self.session.start_movies(movies);
+                self.set_paused(false);
+                self.show(format!(
+                    "playing movie {} ({frames} frames)",
+                    path.display()
+                ));
+            }
+            Err(err) => self.show(format!("movie not played: {err:#}")),
+        }
+    }
+
+    /// Tools > Stop movie: a recording is written; the keyboard plays again.
+    fn stop_movie(&mut self) {
+        match self.session.stop_movies() {
+            Ok(Some(done)) => self.show(done),
+            Ok(None) => {}
+            Err(err) => self.show(format!("movie not saved: {err:#}")),
+        }
+    }
+
+    /// Plays the sound through the device named (empty: the default one), saved for the next
+    /// start; one that cannot be opened is reported and the sound stays where it was.
+    fn set_audio_device(&mut self, name: String) {
+        // The device may be the one playing now: it is let go first.
+        self.audio = None;
+        match Audio::open(&name) {
+            Ok(audio) => {
+                self.audio = Some(with_sound_settings(audio, &self.config));
+                let shown = if name.is_empty() { "default" } else { &name };
+                self.show(format!("sound device: {shown}"));
+                self.save_setting(|config| config.audio.device = name);
+            }
+            Err(err) => {
+                let device = &self.config.audio.device;
+                self.audio = Audio::open_or_default(device)
+                    .ok()
+                    .map(|(audio, _)| with_sound_settings(audio, &self.config));
+                self.show(format!("sound device not changed: {err}"));
+            }
+        }
     }
 
     /// What the scripts' `savestate.registersave` callbacks return for a slot goes into the
@@ -968,6 +1158,10 @@ impl App {
 
     /// A missing, unreadable, damaged or other game's state is reported; the game runs on.
     fn load_state(&mut self, slot: usize) {
+        if self.session.movies().active() {
+            // A movie's frames only go forwards, as with rewind.
+            return self.show("no state loading while a movie plays or records".into());
+        }
         let Some(path) = self.state_path(slot) else {
             return self.show("cannot load a state: no data directory".into());
         };
@@ -1187,6 +1381,8 @@ impl App {
     fn load_rom(&mut self, path: &Path) {
         match open_rom(path, &self.config) {
             Ok((rom, console)) => {
+                // A recording is written before the game it is of goes.
+                self.stop_movie();
                 // Scripts were written for the game they started with, and the AI knows one
                 // game: both stop.
                 self.session.change_game(console, &rom.name);
@@ -1389,6 +1585,68 @@ fn without_location(err: impl fmt::Display) -> String {
     }
 }
 
+/// The audio output with the volume and mute of the config.
+fn with_sound_settings(mut audio: Audio, config: &Config) -> Audio {
+    audio.volume = config.audio.volume;
+    audio.muted = config.audio.muted;
+    audio
+}
+
+/// Has the session's player play with this profile and (in controller mode) tap rate, each
+/// `None` kept as it is; the error is one line. A player without styles is left alone.
+fn restyle_player(
+    session: &mut Session,
+    profile: Option<String>,
+    tap_hz: Option<u32>,
+) -> Result<(), String> {
+    let Some(styles) = session.player_styles() else {
+        return Ok(());
+    };
+    let mut style = styles.current.clone();
+    style.profile = profile.unwrap_or(style.profile);
+    if !styles.tap_rates.is_empty() {
+        style.tap_hz = tap_hz.unwrap_or(style.tap_hz);
+    }
+    if style == styles.current {
+        return Ok(());
+    }
+    session.set_player_style(&style)
+}
+
+/// Whether any of the cheats is on and does something (a movie cannot hold them).
+fn cheats_act(list: &CheatList) -> bool {
+    list.cheats.iter().any(|c| c.enabled && c.acts())
+}
+
+/// A save state's picture file: `<state>.png`.
+fn thumbnail_path(state: &Path) -> PathBuf {
+    let mut name = state.as_os_str().to_owned();
+    name.push(".png");
+    PathBuf::from(name)
+}
+
+/// Packed RGB at the NES's resolution shrunk `factor` times each way, each pixel the mean of
+/// its square.
+fn shrink(rgb: &[u8], factor: usize) -> Vec<u8> {
+    let (width, height) = (WIDTH / factor, HEIGHT / factor);
+    let mut small = Vec::with_capacity(width * height * 3);
+    for y in 0..height {
+        for x in 0..width {
+            for channel in 0..3 {
+                let sum: usize = (0..factor * factor)
+                    .map(|i| {
+                        let (dx, dy) = (i % factor, i / factor);
+                        let at = ((y * factor + dy) * WIDTH + x * factor + dx) * 3 + channel;
+                        usize::from(rgb[at])
+                    })
+                    .sum();
+                small.push((sum / (factor * factor)) as u8);
+            }
+        }
+    }
+    small
+}
+
 /// A `.pal` file's colours; the error names the file.
 fn read_palette(path: &Path) -> Result<Palette, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
@@ -1513,6 +1771,37 @@ mod tests {
         let lit = |x: usize, y: usize| rgb[(y * WIDTH + x) * 3] == OUTLINE_RGB[0];
         assert!(lit(250, 10) && lit(255, 10) && lit(250, 11) && lit(255, 12));
         assert!(!lit(251, 11) && !lit(249, 10) && !lit(250, 13));
+    }
+
+    #[test]
+    fn thumbnails_are_the_mean_of_each_square() {
+        let mut rgb = vec![0u8; WIDTH * HEIGHT * 3];
+        // The top-left 4x4 square: half its pixels 200 in red, a quarter 100 in green.
+        for (x, y) in [
+            (0, 0),
+            (1, 0),
+            (2, 1),
+            (3, 3),
+            (0, 2),
+            (1, 2),
+            (2, 2),
+            (3, 2),
+        ] {
+            rgb[(y * WIDTH + x) * 3] = 200;
+        }
+        for (x, y) in [(0, 1), (1, 1), (2, 3), (3, 1)] {
+            rgb[(y * WIDTH + x) * 3 + 1] = 100;
+        }
+        rgb[(4 * WIDTH + 4) * 3 + 2] = 160;
+        let small = shrink(&rgb, 4);
+        assert_eq!(small.len(), 64 * 60 * 3);
+        assert_eq!(small[..6], [100, 25, 0, 0, 0, 0]);
+        assert_eq!(small[64 * 3..64 * 3 + 3], [0, 0, 0]);
+        assert_eq!(small[(64 + 1) * 3 + 2], 10);
+        assert_eq!(
+            thumbnail_path(Path::new("states/game.3.state")),
+            Path::new("states/game.3.state.png")
+        );
     }
 
     #[test]

@@ -68,6 +68,19 @@ impl Audio {
         quiet_stderr(|| Audio::open_device(device_name))
     }
 
+    /// Opens the named output device, or the default one when that one cannot be opened (a
+    /// device unplugged since it was chosen); the second value says why in one line.
+    pub fn open_or_default(device_name: &str) -> Result<(Audio, Option<String>), String> {
+        match Audio::open(device_name) {
+            Ok(audio) => Ok((audio, None)),
+            Err(err) if !device_name.is_empty() => {
+                let audio = Audio::open("")?;
+                Ok((audio, Some(format!("{err}; the default device plays"))))
+            }
+            Err(err) => Err(err),
+        }
+    }
+
     fn open_device(device_name: &str) -> Result<Audio, String> {
         let host = cpal::default_host();
         let device = if device_name.is_empty() {
@@ -139,6 +152,19 @@ impl Audio {
         let ring = self.ring.lock().unwrap_or_else(|e| e.into_inner());
         ring.samples.len()
     }
+}
+
+/// The names of the output devices the sound host lists (Audio > Device); none when it lists
+/// none or cannot list them.
+pub fn output_devices() -> Vec<String> {
+    quiet_stderr(|| {
+        let Ok(devices) = cpal::default_host().output_devices() else {
+            return Vec::new();
+        };
+        let mut names: Vec<String> = devices.filter_map(|d| d.name().ok()).collect();
+        names.dedup();
+        names
+    })
 }
 
 /// Dynamic rate control: `rate` scaled by up to `MAX_RATE_ADJUST`, linearly in how far the

@@ -24,11 +24,25 @@ pub struct Config {
     pub hotkeys: Hotkeys,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct AiConfig {
     /// Show the AI panel beside the picture: its plan and the game's statistics.
     pub panel: bool,
+    /// The AI's evaluation profile, as `--ai` names it ("classic" or "strong").
+    pub profile: String,
+    /// The AI's maximum tap rate, as `--tap-hz` gives it (30, 20, 15, 12 or 10).
+    pub tap_hz: u32,
+}
+
+impl Default for AiConfig {
+    fn default() -> AiConfig {
+        AiConfig {
+            panel: false,
+            profile: "strong".into(),
+            tap_hz: 30,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -604,6 +618,17 @@ mod tests {
         assert_eq!(
             problems,
             ["line 2: bad value for `emulation.run_ahead`: run-ahead of 9 frames: at most 4"]
+        );
+    }
+
+    #[test]
+    fn the_ai_profile_and_tap_rate_are_settings() {
+        let ai = Config::default().ai;
+        assert_eq!((ai.profile.as_str(), ai.tap_hz), ("strong", 30));
+        let config = parse_ok("[ai]\nprofile = \"classic\"\ntap_hz = 15\n");
+        assert_eq!(
+            (config.ai.profile.as_str(), config.ai.tap_hz),
+            ("classic", 15)
         );
     }
 

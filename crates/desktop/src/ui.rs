@@ -17,6 +17,8 @@ use winit::window::Window;
 
 /// The pointer this close to the top (in points) brings the menu bar down.
 const MENU_STRIP: f32 = 24.0;
+/// The size of a save state's picture in the menus (nine fit under the Emulation menu at 3x).
+const THUMBNAIL_POINTS: Vec2 = Vec2::new(48.0, 45.0);
 /// Speeds offered in the menu, in the order of `SPEEDS` in app.rs.
 const SPEED_LABELS: [&str; 3] = ["100%", "200%", "50%"];
 
@@ -41,7 +43,14 @@ pub enum Action {
     ToggleFullscreen,
     ToggleMute,
     Volume(f32),
+    /// Lists the sound host's output devices again (the Audio menu was opened).
+    ListAudioDevices,
+    /// Plays the sound through this device (empty: the default one).
+    AudioDevice(String),
     ToggleAi,
+    /// The AI's evaluation profile, its maximum tap rate.
+    AiProfile(String),
+    AiTapRate(u32),
     ToggleOverlay,
     Screenshot,
     /// Show the browser for `.pal` files.
@@ -52,6 +61,13 @@ pub enum Action {
     BrowseScripts,
     /// Loads and starts a Lua script beside those running.
     OpenScript(PathBuf),
+    /// Show the browser for FCEUX movies, to record one (true) or play one.
+    BrowseMovies(bool),
+    /// Records a movie into this file from power-on.
+    RecordMovie(PathBuf),
+    PlayMovie(PathBuf),
+    /// Stops the movie being played or recorded.
+    StopMovie,
     /// Starts a video recording, or stops the one under way.
     ToggleVideoRecording,
     StopScripts,
@@ -90,8 +106,13 @@ pub struct View {
     /// `None` without a sound device.
     pub volume: Option<f32>,
     pub muted: bool,
+    /// The chosen output device (empty: the default), and those the host lists.
+    pub audio_device: String,
+    pub audio_devices: Vec<String>,
     /// `None` when no AI plays this game.
     pub ai: Option<bool>,
+    /// The AI's profile and tap rate, and those it can switch to.
+    pub ai_styles: Option<session::Styles>,
     pub overlay: bool,
     pub scripts: bool,
     pub messages: bool,
@@ -101,8 +122,11 @@ pub struct View {
     pub palette: String,
     /// A video is being recorded.
     pub recording: bool,
-    /// When each save-state slot (1-9) was saved, if it holds a state.
-    pub slots: Vec<Option<SystemTime>>,
+    /// What the movie going on does ("recording game.fm2"), if one does.
+    pub movie: Option<String>,
+    /// When each save-state slot (1-9) was saved and the file of its picture, if it holds a
+    /// state.
+    pub slots: Vec<Option<(SystemTime, PathBuf)>>,
     pub recent: Vec<String>,
     /// The message of the moment, shown in a corner while `messages` is on.
     pub message: Option<String>,
@@ -132,8 +156,10 @@ pub struct Gui {
     pointer: Option<Pos2>,
     /// Esc brought the menu bar up: it stays, and the keyboard is the UI's.
     menu_pinned: bool,
-    /// A menu was dropped down in the last frame.
-    menu_open: bool,
+    /// The menu dropped down in the last frame.
+    menu_open: Option<&'static str>,
+    /// Each save-state slot's picture, with the time of the save it shows.
+    thumbnails: Vec<Option<(SystemTime, egui::TextureHandle)>>,
     browser: Option<Browser>,
     input: Option<InputWindow>,
     cheats: Option<CheatsWindow>,
@@ -163,7 +189,8 @@ impl Gui {
             modifiers: Modifiers::default(),
             pointer: None,
             menu_pinned: false,
-            menu_open: false,
+            menu_open: None,
+            thumbnails: vec![None; 9],
             browser: None,
             input: None,
             cheats: None,
@@ -175,7 +202,7 @@ impl Gui {
     /// Keys go to the UI, not to the game or the hotkeys.
     pub fn takes_keys(&self) -> bool {
         self.menu_pinned
-            || self.menu_open
+            || self.menu_open.is_some()
             || self.browser.is_some()
             || self.input.is_some()
             || self.cheats.is_some()
@@ -352,6 +379,33 @@ impl Gui {
         }
     }
 
+    /// The slots as the state menus show them: when each was saved, and its picture (read
+    /// again when the slot is saved again).
+    fn slot_pictures(&mut self, slots: &[Option<(SystemTime, PathBuf)>]) -> Vec<SlotView> {
+        slots
+            .iter()
+            .zip(&mut self.thumbnails)
+            .enumerate()
+            .map(|(i, (slot, cached))| {
+                let Some((saved, picture)) = slot else {
+                    *cached = None;
+                    return SlotView::default();
+                };
+                if cached.as_ref().is_none_or(|(time, _)| time != saved) {
+                    *cached = read_thumbnail(picture).map(|image| {
+                        let name = format!("slot {}", i + 1);
+                        let texture = self.ctx.load_texture(name, image, Default::default());
+                        (*saved, texture)
+                    });
+                }
+                SlotView {
+                    saved: Some(*saved),
+                    picture: cached.as_ref().map(|(_, texture)| texture.id()),
+                }
+            })
+            .collect()
+    }
+
     /// Lays out one frame of the UI over the window: what to draw, what the user asked for in
     /// it, and whether egui wants another frame straight away (to finish an animation or a
     /// layout).
@@ -376,14 +430,15 @@ impl Gui {
             .native_pixels_per_point = Some(scale);
         let mut actions = Vec::new();
         let near_top = self.pointer.is_some_and(|p| p.y <= MENU_STRIP);
-        let show_menu = self.menu_pinned || self.menu_open || near_top;
-        let mut menu_open = false;
+        let show_menu = self.menu_pinned || self.menu_open.is_some() || near_top;
+        let mut menu_open = None;
+        let slots = self.slot_pictures(&view.slots);
         if self.input.as_ref().is_none_or(|w| w.capturing.is_none()) {
             self.captured = None;
         }
         let output = self.ctx.clone().run(input, |ctx| {
             if show_menu {
-                menu_open = menu_bar(ctx, view, &mut actions);
+                menu_open = menu_bar(ctx, view, &slots, &mut actions);
             }
             if let (Some(window), Some((cheats, file))) = (&mut self.cheats, &view.cheats) {
                 if !window.show(ctx, cheats, file, &mut actions) {
@@ -397,6 +452,8 @@ impl Gui {
                         Purpose::Cheats => Action::LoadCheats(path),
                         Purpose::Script => Action::OpenScript(path),
                         Purpose::Palette => Action::Palette(Some(path)),
+                        Purpose::RecordMovie => Action::RecordMovie(path),
+                        Purpose::PlayMovie => Action::PlayMovie(path),
                     }),
                     Some(Browsed::Cancel) => {}
                     None => return,
@@ -424,11 +481,15 @@ impl Gui {
                 ai_panel(ctx, &view.panel_lines);
             }
         });
+        if menu_open == Some("Audio") && self.menu_open != Some("Audio") {
+            actions.push(Action::ListAudioDevices);
+        }
         self.menu_open = menu_open;
         let settings_only = actions.iter().all(|a| {
             matches!(
                 a,
-                Action::Bind(..)
+                Action::ListAudioDevices
+                    | Action::Bind(..)
                     | Action::Unbind(_)
                     | Action::TurboFrames(_)
                     | Action::Deadzone(_)
@@ -452,6 +513,31 @@ impl Gui {
         };
         (painted, actions, repaint)
     }
+}
+
+/// A save-state slot in the menus.
+#[derive(Default)]
+struct SlotView {
+    saved: Option<SystemTime>,
+    picture: Option<egui::TextureId>,
+}
+
+/// A slot's picture file (a PNG), for the menu; None when it cannot be read.
+fn read_thumbnail(path: &Path) -> Option<egui::ColorImage> {
+    let file = std::fs::File::open(path).ok()?;
+    let mut reader = png::Decoder::new(std::io::BufReader::new(file))
+        .read_info()
+        .ok()?;
+    let mut pixels = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut pixels).ok()?;
+    if info.color_type != png::ColorType::Rgb || info.bit_depth != png::BitDepth::Eight {
+        return None;
+    }
+    let size = [info.width as usize, info.height as usize];
+    Some(egui::ColorImage::from_rgb(
+        size,
+        &pixels[..info.buffer_size()],
+    ))
 }
 
 /// A line of text on a dark box in a corner of the window.
@@ -506,14 +592,19 @@ fn text_box(
         });
 }
 
-/// The menu bar; true while one of its menus is dropped down.
-fn menu_bar(ctx: &Context, view: &View, actions: &mut Vec<Action>) -> bool {
-    let mut open = false;
+/// The menu bar; returns the title of the menu dropped down, if one is.
+fn menu_bar(
+    ctx: &Context,
+    view: &View,
+    slots: &[SlotView],
+    actions: &mut Vec<Action>,
+) -> Option<&'static str> {
+    let mut open = None;
     egui::TopBottomPanel::top("menu").show(ctx, |ui| {
         egui::menu::bar(ui, |ui| {
-            let mut menu = |ui: &mut egui::Ui, title: &str, items: &dyn Fn(&mut Menu)| {
+            let mut menu = |ui: &mut egui::Ui, title: &'static str, items: &dyn Fn(&mut Menu)| {
                 ui.menu_button(title, |ui| {
-                    open = true;
+                    open = Some(title);
                     let mut menu = Menu {
                         ui,
                         actions: &mut *actions,
@@ -554,12 +645,11 @@ fn menu_bar(ctx: &Context, view: &View, actions: &mut Vec<Action>) -> bool {
                     }
                 });
                 m.ui.separator();
-                let saved = &view.slots;
                 m.sub("Save state", |sub| {
-                    slots(sub, saved, "Shift+F", Action::SaveState)
+                    state_slots(sub, slots, "Shift+F", Action::SaveState)
                 });
                 m.sub("Load state", |sub| {
-                    slots(sub, saved, "F", Action::LoadState)
+                    state_slots(sub, slots, "F", Action::LoadState)
                 });
             });
             menu(ui, "Video", &|m| {
@@ -607,6 +697,16 @@ fn menu_bar(ctx: &Context, view: &View, actions: &mut Vec<Action>) -> bool {
                     m.item("Volume down", "-", None, Action::Volume(down));
                     m.item("Volume up", "=", None, Action::Volume(up));
                     m.ui.label(format!("Volume {}%", (volume * 100.0).round()));
+                    m.ui.separator();
+                    m.sub("Device", |sub| {
+                        let chosen = &view.audio_device;
+                        let default = Some(chosen.is_empty());
+                        sub.item("Default", "", default, Action::AudioDevice(String::new()));
+                        for name in &view.audio_devices {
+                            let on = Some(name == chosen);
+                            sub.item(name, "", on, Action::AudioDevice(name.clone()));
+                        }
+                    });
                 }
                 None => {
                     m.ui.label("no sound device");
@@ -621,6 +721,24 @@ fn menu_bar(ctx: &Context, view: &View, actions: &mut Vec<Action>) -> bool {
                     m.item("Outline", "O", Some(view.overlay), Action::ToggleOverlay);
                     let panel = view.ai_panel;
                     m.item("Panel", "L", panel, Action::ToggleAiPanel);
+                    if let Some(styles) = &view.ai_styles {
+                        m.ui.separator();
+                        m.sub("Profile", |sub| {
+                            for &profile in &styles.profiles {
+                                let on = Some(styles.current.profile == profile);
+                                sub.item(profile, "", on, Action::AiProfile(profile.into()));
+                            }
+                        });
+                        if !styles.tap_rates.is_empty() {
+                            m.sub("Tap rate", |sub| {
+                                for &hz in &styles.tap_rates {
+                                    let label = format!("{hz} taps a second");
+                                    let on = Some(styles.current.tap_hz == hz);
+                                    sub.item(&label, "", on, Action::AiTapRate(hz));
+                                }
+                            });
+                        }
+                    }
                 }
                 None => {
                     m.ui.label("no AI for this game");
@@ -636,6 +754,14 @@ fn menu_bar(ctx: &Context, view: &View, actions: &mut Vec<Action>) -> bool {
                     recording,
                     Action::ToggleVideoRecording,
                 );
+                m.ui.separator();
+                m.item("Record movie...", "", None, Action::BrowseMovies(true));
+                m.item("Play movie...", "", None, Action::BrowseMovies(false));
+                if let Some(movie) = &view.movie {
+                    m.item("Stop movie", "", None, Action::StopMovie);
+                    m.ui.label(movie);
+                }
+                m.ui.separator();
                 m.item("Open Lua script...", "", None, Action::BrowseScripts);
                 if view.scripts {
                     m.item("Stop Lua scripts", "", None, Action::StopScripts);
@@ -869,18 +995,24 @@ impl CheatsWindow {
     }
 }
 
-/// Slots 1-9 of the state menus.
-fn slots(menu: &mut Menu, saved: &[Option<SystemTime>], key: &str, action: fn(usize) -> Action) {
-    for slot in 1..=9 {
-        let when = saved.get(slot - 1).copied().flatten();
-        let age = when.map_or("empty".into(), |time| {
+/// Slots 1-9 of the state menus, each with its picture and how long ago it was saved.
+fn state_slots(menu: &mut Menu, slots: &[SlotView], key: &str, action: fn(usize) -> Action) {
+    for (i, slot) in slots.iter().enumerate() {
+        let number = i + 1;
+        let age = slot.saved.map_or("empty".into(), |time| {
             saved_ago(time.elapsed().unwrap_or_default())
         });
-        menu.item(
-            &format!("Slot {slot} ({age})"),
-            &format!("{key}{slot}"),
-            None,
-            action(slot),
+        let label = format!("Slot {number} ({age})");
+        let button = match slot.picture {
+            Some(picture) => {
+                let image = egui::Image::new((picture, THUMBNAIL_POINTS));
+                egui::Button::image_and_text(image, label).wrap(false)
+            }
+            None => egui::Button::new(label),
+        };
+        menu.add(
+            button.shortcut_text(format!("{key}{number}")),
+            action(number),
         );
     }
 }
@@ -916,6 +1048,11 @@ impl Menu<'_, '_> {
         if let Some(on) = on {
             button = button.selected(on);
         }
+        self.add(button, action);
+    }
+
+    /// An item made by the caller.
+    fn add(&mut self, button: egui::Button, action: Action) {
         if self.ui.add(button).clicked() {
             self.actions.push(action);
             self.ui.close_menu();
@@ -945,6 +1082,8 @@ pub enum Purpose {
     Cheats,
     Script,
     Palette,
+    RecordMovie,
+    PlayMovie,
 }
 
 impl Browser {
@@ -954,6 +1093,7 @@ impl Browser {
             Purpose::Cheats => "cht",
             Purpose::Script => "lua",
             Purpose::Palette => "pal",
+            Purpose::RecordMovie | Purpose::PlayMovie => "fm2",
         };
         Browser {
             typed: String::new(),
@@ -974,6 +1114,8 @@ impl Browser {
             Purpose::Cheats => "Load cheats (.cht)",
             Purpose::Script => "Open Lua script",
             Purpose::Palette => "Palette file (.pal)",
+            Purpose::RecordMovie => "Record movie (.fm2) from power-on",
+            Purpose::PlayMovie => "Play movie (.fm2)",
         };
         egui::Window::new(title)
             .collapsible(false)

@@ -50,10 +50,10 @@ fn main() {
     // `cargo test` passes flags meant for libtest; they are ignored.
     if std::env::var_os("NESTOR_SKIP_GUI").is_some() {
         println!("gui: skipped because NESTOR_SKIP_GUI is set");
-        println!("0 passed, 0 failed, 18 skipped");
+        println!("0 passed, 0 failed, 22 skipped");
         return;
     }
-    let tests: [(&str, fn()); 18] = [
+    let tests: [(&str, fn()); 22] = [
         ("no_display_scenario", no_display_scenario),
         ("gui_scenario", gui_scenario),
         ("game_scenario", game_scenario),
@@ -72,6 +72,10 @@ fn main() {
         ("script_menu_scenario", script_menu_scenario),
         ("palette_scenario", palette_scenario),
         ("scanlines_scenario", scanlines_scenario),
+        ("audio_device_scenario", audio_device_scenario),
+        ("ai_style_scenario", ai_style_scenario),
+        ("movie_menu_scenario", movie_menu_scenario),
+        ("thumbnail_scenario", thumbnail_scenario),
     ];
     // Like libtest: plain arguments are name filters.
     let filters: Vec<&String> = args[1..].iter().filter(|a| !a.starts_with('-')).collect();
@@ -107,10 +111,27 @@ struct ChildOptions {
     scale: Option<u32>,
 }
 
-/// Holds Right on controller 1 while it is switched on.
-struct RightPlayer;
+/// Holds Right on controller 1 while it is switched on; it has the AI's profiles and two tap
+/// rates to choose from, and says on stderr which it is given.
+struct RightPlayer {
+    style: session::Style,
+}
 
 impl desktop::Player for RightPlayer {
+    fn styles(&self) -> Option<session::Styles> {
+        Some(session::Styles {
+            current: self.style.clone(),
+            profiles: vec!["classic", "strong"],
+            tap_rates: vec![30, 15],
+        })
+    }
+
+    fn set_style(&mut self, style: &session::Style) -> Result<(), String> {
+        eprintln!("right player: {} at {} Hz", style.profile, style.tap_hz);
+        self.style = style.clone();
+        Ok(())
+    }
+
     fn buttons(&mut self, _: &mut nes::Console) -> nes::Buttons {
         nes::Buttons(nes::Buttons::RIGHT)
     }
@@ -142,7 +163,13 @@ fn child(rom_path: &Path, child_options: ChildOptions) -> ! {
     options.run_ahead = child_options.run_ahead;
     options.scale = child_options.scale;
     match child_options.player {
-        Some(false) => options.ai = Some(Box::new(RightPlayer)),
+        Some(false) => {
+            let style = session::Style {
+                profile: "strong".into(),
+                tap_hz: 30,
+            };
+            options.ai = Some(Box::new(RightPlayer { style }))
+        }
         Some(true) => options.ai = Some(Box::new(PanickingPlayer)),
         None => {}
     }
@@ -398,6 +425,93 @@ impl Session {
         let lines = menu_lines(&open, left, bottom);
         let (top, end) = lines[pick(&lines)];
         self.click(window, left + 20, (top + end) / 2);
+    }
+
+    /// Like [`Session::click_menu`], but `pick` chooses a submenu among the menu's lines: the
+    /// pointer rests on it, and a click on the line `sub_pick` chooses in the submenu runs that
+    /// item.
+    fn click_submenu(
+        &mut self,
+        window: &str,
+        menu: usize,
+        pick: fn(&[(usize, usize)]) -> usize,
+        sub_pick: fn(&[(usize, usize)]) -> usize,
+    ) {
+        let (_, sub_left, (top, end)) = self.open_submenu(window, menu, pick);
+        self.click_in_submenu(window, sub_left, (top, end), sub_pick);
+    }
+
+    /// Clicks the line `sub_pick` chooses in the submenu at column `sub_left`, opened from the
+    /// line at rows `top..=end`; returns the submenu's lines.
+    fn click_in_submenu(
+        &mut self,
+        window: &str,
+        sub_left: usize,
+        (top, end): (usize, usize),
+        sub_pick: fn(&[(usize, usize)]) -> usize,
+    ) -> Vec<(usize, usize)> {
+        let open = self.screenshot(window);
+        let lines = menu_lines(&open, sub_left, top.saturating_sub(12));
+        let (line_top, line_end) = lines[sub_pick(&lines)];
+        // Along the line first, so that the submenu stays open on the way.
+        let y = ((line_top + line_end) / 2).to_string();
+        let (mid, x) = (((top + end) / 2).to_string(), (sub_left + 20).to_string());
+        self.xdotool(&["mousemove", "--sync", "--window", window, &x, &mid]);
+        self.xdotool(&["mousemove", "--sync", "--window", window, &x, &y]);
+        self.xdotool(&["click", "1"]);
+        lines
+    }
+
+    /// Drops the `menu`-th menu and rests the pointer on the line `pick` chooses, then waits
+    /// for its submenu: the picture, the submenu's left edge and the line's rows.
+    fn open_submenu(
+        &mut self,
+        window: &str,
+        menu: usize,
+        pick: fn(&[(usize, usize)]) -> usize,
+    ) -> (Image, usize, (usize, usize)) {
+        let (left, top, end) = self.hover_submenu(window, menu, pick);
+        let open = self.wait_settled(window, "the submenu", |p| {
+            submenu_left(p, left, top, end).is_some()
+        });
+        let sub_left = submenu_left(&open, left, top, end).unwrap();
+        (open, sub_left, (top, end))
+    }
+
+    /// Closes the menus with a click on the game, away from them (held a moment: egui closes
+    /// a menu on a press seen while the button is still down).
+    fn close_menus(&mut self, window: &str) {
+        let (x, y) = ((WIDTH - 40).to_string(), (HEIGHT - 40).to_string());
+        self.xdotool(&["mousemove", "--sync", "--window", window, &x, &y]);
+        self.xdotool(&["mousedown", "1"]);
+        std::thread::sleep(Duration::from_millis(200));
+        self.xdotool(&["mouseup", "1"]);
+        self.wait_picture(window, "the menus closed", |p| menu_titles(p).is_empty());
+    }
+
+    /// Drops the `menu`-th menu and rests the pointer on the line `pick` chooses; returns the
+    /// menu's left edge and the line's rows.
+    fn hover_submenu(
+        &mut self,
+        window: &str,
+        menu: usize,
+        pick: fn(&[(usize, usize)]) -> usize,
+    ) -> (usize, usize, usize) {
+        self.xdotool(&["mousemove", "--sync", "--window", window, "300", "5"]);
+        let bar = self.wait_picture(window, "the menu bar under the pointer", |p| {
+            menu_titles(p).len() == MENUS
+        });
+        let (left, right) = menu_titles(&bar)[menu];
+        let bottom = bar_bottom(&bar);
+        self.click(window, (left + right) / 2, bottom / 2);
+        let open = self.wait_picture(window, "the menu to drop down", |p| {
+            !menu_lines(p, left, bottom).is_empty()
+        });
+        let lines = menu_lines(&open, left, bottom);
+        let (top, end) = lines[pick(&lines)];
+        let (x, y) = ((left + 20).to_string(), ((top + end) / 2).to_string());
+        self.xdotool(&["mousemove", "--sync", "--window", window, &x, &y]);
+        (left, top, end)
     }
 
     fn launch(&mut self) {
@@ -1373,6 +1487,18 @@ fn menu_lines(p: &Image, left: usize, bottom: usize) -> Vec<(usize, usize)> {
     })
 }
 
+/// The left edge of the submenu beside the menu at column `left`, opened from its line at rows
+/// `top..=end`: the first panel column past the menu's right edge and a gap.
+fn submenu_left(p: &Image, left: usize, top: usize, end: usize) -> Option<usize> {
+    let y = (top + end) / 2;
+    // The menu's own panel, along a row of its margin above its first line (the line the
+    // submenu opens from is lit up, and the submenu reaches no higher than it).
+    let first = menu_lines(p, left, bar_bottom(p)).first()?.0;
+    let row = first.checked_sub(3)?;
+    let menu_right = spans(left..p.width, 0, |x| is_panel(p, x, row)).first()?.1;
+    (menu_right + 3..p.width).find(|&x| is_panel(p, x, y) && is_panel(p, x + 3, y))
+}
+
 /// Whether the UI's white text is in the given corner region (x and y ranges).
 fn text_in(p: &Image, xs: std::ops::Range<usize>, ys: std::ops::Range<usize>) -> bool {
     ys.into_iter()
@@ -1883,8 +2009,9 @@ fn script_menu_scenario() {
          while true do gui.box(10, 10, 60, 60, 'red', 'red') emu.frameadvance() end\n",
     )
     .unwrap();
-    // Tools: Cheats..., Screenshot, Record video, Open Lua script...
-    s.click_menu(&window, 6, |_| 3);
+    // Tools: Cheats..., Screenshot, Record video, Record movie..., Play movie..., Open Lua
+    // script...
+    s.click_menu(&window, 6, |_| 5);
     s.wait_picture(&window, "the script browser", |p| {
         let (xs, ys) = (
             WIDTH / 2 - 100..WIDTH / 2 + 100,
@@ -1982,5 +2109,194 @@ fn scanlines_scenario() {
     });
     toggle(&mut s, false);
     s.wait_picture(&window, "no scanlines", |p| p.uniform() == Some(backdrop));
+    s.quit(&window);
+}
+
+/// Audio > Device: a device named in the config that cannot be opened gives way to the default
+/// one with one line on stderr; the submenu lists the host's devices, and Default chosen there
+/// is saved in the config.
+fn audio_device_scenario() {
+    let dir = std::env::temp_dir().join(format!("nestor-audio-dev-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let pulse = Pulse::start(&dir);
+    let mut s = Session::start(&button_colour_rom());
+    s.pulse = Some(pulse);
+    let config = s.dir.join("config/nestor/config.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    std::fs::write(&config, "[audio]\ndevice = \"no such device\"\n").unwrap();
+    s.launch();
+    let window = s.window();
+    s.wait_title(&window, " fps");
+    let stderr = s.stderr();
+    let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("nestor")).collect();
+    assert_eq!(
+        lines,
+        ["nestor: sound: no audio output device \"no such device\"; the default device plays"],
+        "{stderr}"
+    );
+
+    // Audio: Mute, Volume down, Volume up, Volume %, Device.
+    let (_, sub_left, line) = s.open_submenu(&window, 3, |lines| lines.len() - 1);
+    let devices = s.click_in_submenu(&window, sub_left, line, |_| 0);
+    println!("audio devices: {} lines", devices.len());
+    assert!(
+        devices.len() >= 2,
+        "Default and the host's devices: {devices:?}"
+    );
+    s.wait_file(&config, "the default device saved", |text| {
+        text.contains("device = \"\"")
+    });
+    s.wait_title(&window, "sound device: default");
+    s.close_menus(&window);
+    s.quit(&window);
+    assert!(!s.stderr().contains("no sound"), "{}", s.stderr());
+}
+
+/// AI > Profile and AI > Tap rate: the choice goes to the player at once and into the config,
+/// and the next start gives the player the config's.
+fn ai_style_scenario() {
+    let mut s = Session::start(&button_colour_rom());
+    let player = ["--player", "right"].map(OsStr::new);
+    s.launch_args(&s.dir.join("buttons.nes"), &player);
+    let window = s.window();
+    s.wait_title(&window, "buttons.nes - 100%");
+    let config = s.dir.join("config/nestor/config.toml");
+    assert!(!s.stderr().contains("right player"), "{}", s.stderr());
+
+    // AI: AI plays, Outline, Panel, Profile, Tap rate; the profiles: classic, strong.
+    s.click_submenu(&window, 5, |_| 3, |_| 0);
+    s.wait_title(&window, "AI profile classic");
+    s.wait_file(&config, "the profile saved", |text| {
+        text.contains("profile = \"classic\"")
+    });
+    assert!(s.stderr().contains("right player: classic at 30 Hz"));
+    // The tap rates: 30, 15.
+    s.click_submenu(&window, 5, |_| 4, |_| 1);
+    s.wait_title(&window, "AI taps 15 times a second");
+    s.wait_file(&config, "the tap rate saved", |text| {
+        text.contains("tap_hz = 15")
+    });
+    s.quit(&window);
+
+    s.launch_args(&s.dir.join("buttons.nes"), &player);
+    let window = s.window();
+    s.wait_title(&window, "buttons.nes - 100%");
+    assert!(
+        s.stderr().contains("right player: classic at 15 Hz"),
+        "{}",
+        s.stderr()
+    );
+    s.quit(&window);
+}
+
+/// Types a path into the file browser that has the keyboard (again if the keys were lost on a
+/// busy machine: Ctrl+A first replaces what a lost attempt left) until the title says `done`.
+fn type_path(s: &mut Session, window: &str, path: &str, done: &str) -> String {
+    s.wait_for(&format!("{done:?} in the title"), START_TIMEOUT, |s| {
+        if !s.title(window).contains(done) {
+            s.xdotool(&["windowfocus", "--sync", window]);
+            s.xdotool(&["key", "ctrl+a"]);
+            s.xdotool(&["type", "--delay", "20", path]);
+            s.xdotool(&["key", "Return"]);
+            std::thread::sleep(Duration::from_millis(2000));
+        }
+        Some(s.title(window)).filter(|t| t.contains(done))
+    })
+}
+
+/// Tools > Record movie, Stop movie and Play movie: a recording from power-on of Right pressed,
+/// written as an FCEUX movie; played back, it powers the game on and presses Right again over
+/// what the keyboard did; recording refuses while a cheat is on.
+fn movie_menu_scenario() {
+    let mut s = Session::start(&button_colour_rom());
+    s.launch();
+    let window = s.window();
+    s.wait_title(&window, "buttons.nes - 100%");
+    let start = s.wait_picture(&window, "the first frame", |p| p.uniform().is_some());
+    let movie = s.dir.join("right.fm2");
+    // Tools: Cheats..., Screenshot, Record video, Record movie..., Play movie..., ...
+    s.click_menu(&window, 6, |_| 3);
+    type_path(&mut s, &window, movie.to_str().unwrap(), "recording movie");
+    s.hold(&window, "Right");
+    let right = s.wait_picture(&window, "Right's colour", |p| {
+        p.uniform().is_some_and(|c| c != start.pixel(0, 0))
+    });
+    let right = right.uniform().unwrap();
+    // ..., Play movie..., Stop movie, recording <file>, Open Lua script...
+    s.click_menu(&window, 6, |_| 5);
+    let title = s.wait_title(&window, "movie saved");
+    assert!(title.contains("right.fm2"), "{title}");
+    let text = std::fs::read_to_string(&movie).unwrap();
+    let recorded = movie::Movie::parse(&text).unwrap();
+    let presses = recorded.frames.iter().filter(|f| f.pads[0] != 0).count();
+    assert!(
+        presses >= 5,
+        "Right held for a quarter second: {presses} frames"
+    );
+
+    // Up over it from the keyboard, then the movie: power-on, then Right.
+    s.hold(&window, "Up");
+    s.wait_picture(&window, "Up's colour", |p| {
+        p.uniform().is_some_and(|c| c != right)
+    });
+    s.click_menu(&window, 6, |_| 4);
+    type_path(&mut s, &window, movie.to_str().unwrap(), "playing movie");
+    s.wait_picture(&window, "the movie pressing Right", |p| {
+        p.uniform() == Some(right)
+    });
+    s.wait_title(&window, "ran out");
+    s.quit(&window);
+
+    // With a cheat on, no recording.
+    std::fs::write(s.dir.join("buttons.cht"), "0000:16:colour\n").unwrap();
+    s.launch();
+    let window = s.window();
+    s.wait_title(&window, "buttons.nes - 100%");
+    let refused = s.dir.join("refused.fm2");
+    s.click_menu(&window, 6, |_| 3);
+    type_path(&mut s, &window, refused.to_str().unwrap(), "cheats are on");
+    assert!(!refused.exists());
+    s.quit(&window);
+}
+
+/// A state saved in slot 1 keeps a small picture of its frame beside it, and Emulation > Load
+/// state shows it beside the slot.
+fn thumbnail_scenario() {
+    let (mut s, window, backdrop) = buttons_without_messages();
+    s.hold(&window, "Up");
+    let saved = s.wait_picture(&window, "Up's colour", |p| {
+        p.uniform().is_some_and(|c| c != backdrop)
+    });
+    let a = saved.uniform().unwrap();
+    s.key(&window, "shift+F1");
+    let picture = s.dir.join("data/nestor/states/buttons.1.state.png");
+    s.wait_for("the slot's picture", STEP_TIMEOUT, |_| {
+        picture.is_file().then_some(())
+    });
+    let small = Image::from_png(&std::fs::read(&picture).unwrap());
+    assert_eq!(
+        (small.width, small.height, small.uniform()),
+        (64, 60, Some(a))
+    );
+    // Another colour in the game, so that the slot's picture stands out.
+    s.hold(&window, "Right");
+    s.wait_picture(&window, "Right's colour", |p| {
+        p.uniform().is_some_and(|c| c != a)
+    });
+
+    // Emulation: ..., Save state, Load state.
+    let (open, sub_left, _) = s.open_submenu(&window, 1, |lines| lines.len() - 1);
+    let shown: Vec<(usize, usize)> = (0..open.height)
+        .flat_map(|y| (sub_left..open.width).map(move |x| (x, y)))
+        .filter(|&(x, y)| open.pixel(x, y) == a)
+        .collect();
+    // 48x45 points, edges blended with the menu.
+    assert!(
+        (1800..=2200).contains(&shown.len()),
+        "the picture in the menu: {} pixels of the saved colour",
+        shown.len()
+    );
+    s.close_menus(&window);
     s.quit(&window);
 }

@@ -175,6 +175,18 @@ impl Scripts {
         self.shared.borrow_mut().movie = movie;
     }
 
+    /// Whether the host writes RAM cheats at each frame's start: `movie.record` refuses while
+    /// it does, as it refuses with Game Genie codes in.
+    pub fn set_ram_cheats(&mut self, on: bool) {
+        self.shared.borrow_mut().ram_cheats = on;
+    }
+
+    /// A script is recording a movie (`movie.record`): the host must not switch cheats on.
+    pub fn recording_movie(&self) -> bool {
+        let shared = self.shared.borrow();
+        shared.script_movie.as_ref().is_some_and(|m| m.recording())
+    }
+
     /// The host powers the machine on or resets it (`movie` crate command bits) at the start
     /// of the next frame: `emu.framecount` counts FCEUX's dead frames after it.
     pub fn set_restarts(&mut self, commands: u8) {

@@ -181,6 +181,8 @@ pub struct Shared {
     pub movie: Option<MovieStatus>,
     /// A movie a script plays or records.
     pub script_movie: Option<ScriptMovie>,
+    /// The host writes RAM cheats at each frame's start (a movie cannot hold them).
+    pub ram_cheats: bool,
     /// `savestate.load` while a script records counts as a rerecord.
     pub rerecord_counting: bool,
     /// How long one entry into a script may run before the watchdog stops it.
@@ -222,6 +224,7 @@ impl Shared {
             readonly: true,
             movie: None,
             script_movie: None,
+            ram_cheats: false,
             rerecord_counting: true,
             time_limit: Duration::from_secs(10),
             memory_limit: 1 << 30,

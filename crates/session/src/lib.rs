@@ -54,6 +54,21 @@ pub struct Outline {
     pub height: u16,
 }
 
+/// How an automatic player plays: an evaluation profile and the fastest it taps a button.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Style {
+    pub profile: String,
+    pub tap_hz: u32,
+}
+
+/// The player's style now and the ones it can switch to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Styles {
+    pub current: Style,
+    pub profiles: Vec<&'static str>,
+    pub tap_rates: Vec<u32>,
+}
+
 /// An automatic player (the Tetris AI), an input source that can be switched on and off at any
 /// frame.
 pub trait Player {
@@ -71,6 +86,14 @@ pub trait Player {
     /// whether the player is at the controls.
     fn panel(&self, _console: &Console, _playing: bool) -> Vec<String> {
         Vec::new()
+    }
+    /// The styles the player offers (None: it has no choice to make).
+    fn styles(&self) -> Option<Styles> {
+        None
+    }
+    /// Plays in `style` from the next piece on; the error is one line.
+    fn set_style(&mut self, _style: &Style) -> Result<(), String> {
+        Err("this player has no styles".into())
     }
 }
 
@@ -183,6 +206,7 @@ impl Session {
         if let Some(scripts) = self.scripts.as_mut().filter(|_| scripted) {
             scripts.set_pads(pads);
             scripts.set_movie(movie);
+            scripts.set_ram_cheats(self.cheats.writes_ram_each_frame());
             scripts.set_restarts(restarts);
             scripts.run_frame(&mut self.console);
         } else if let Some(next) = self.ahead.pop_front() {
@@ -370,6 +394,29 @@ impl Session {
         self.movies = movies;
     }
 
+    /// Starts playing or recording `movies` in the middle of a session, as they would start
+    /// with it: from power-on (a movie played powers the machine on at its first frame, a
+    /// recording starts on a machine just powered on), frames counted from 0, the rewind ring
+    /// emptied (its states are from before the movie). Call [`Session::stop_movies`] first.
+    pub fn start_movies(&mut self, movies: Movies) {
+        if movies.recording() {
+            self.console.power_cycle();
+        }
+        self.drop_ahead();
+        self.commands = 0;
+        self.frames = 0;
+        self.movies = movies;
+        if let Some(rewind) = &mut self.rewind {
+            *rewind = Rewind::new(rewind.budget());
+        }
+    }
+
+    /// Stops the movie being played or recorded (a recording is written); returns what was
+    /// done in one line, None when no movie went on.
+    pub fn stop_movies(&mut self) -> anyhow::Result<Option<String>> {
+        std::mem::take(&mut self.movies).stop()
+    }
+
     /// What Lua's `movie.*` functions report now (scripts being loaded need it too).
     pub fn movie_status(&self) -> Option<lua::MovieStatus> {
         self.movies.status(self.frames)
@@ -411,6 +458,19 @@ impl Session {
     pub fn toggle_player(&mut self) -> bool {
         self.player_on = !self.player_on && self.player.is_some();
         self.player_on
+    }
+
+    /// The player's styles (see [`Player::styles`]).
+    pub fn player_styles(&self) -> Option<Styles> {
+        self.player.as_ref()?.styles()
+    }
+
+    /// Has the player play in `style`; the error is one line.
+    pub fn set_player_style(&mut self, style: &Style) -> Result<(), String> {
+        match &mut self.player {
+            Some(player) => player.set_style(style),
+            None => Err("no automatic player".into()),
+        }
     }
 
     /// What the player wants outlined, while it plays.

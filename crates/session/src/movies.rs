@@ -132,6 +132,11 @@ impl Movies {
         self.playing.as_ref().map(|p| p.playback.frames() as u64)
     }
 
+    /// A movie is being recorded.
+    pub fn recording(&self) -> bool {
+        self.recording.is_some()
+    }
+
     /// A movie is being played: its commands replace the user's.
     pub fn playing(&self) -> bool {
         self.playing.is_some()
@@ -216,6 +221,21 @@ impl Movies {
             }
         }
         Ok(self.desync.then_some(DESYNC))
+    }
+
+    /// Stops the movies before their end: the recording is written. Returns what was done, in
+    /// one line for the front end (None when no movie went on).
+    pub fn stop(mut self) -> anyhow::Result<Option<String>> {
+        let played = self.playing.take().map(|p| p.path);
+        let Some(r) = self.recording.take() else {
+            return Ok(played.map(|path| format!("movie stopped: {}", path.display())));
+        };
+        r.write()?;
+        let frames = r.recorder.frames();
+        Ok(Some(format!(
+            "movie saved: {} ({frames} frames)",
+            r.path.display()
+        )))
     }
 
     fn report_desync(&mut self, message: String) {

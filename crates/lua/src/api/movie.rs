@@ -172,6 +172,12 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
                      (emu.delgamegenie takes them out)",
                 ));
             }
+            if shared(lua, |s| s.ram_cheats) {
+                return Err(mlua::Error::runtime(
+                    "movie.record: RAM cheats are on in nestor (Tools > Cheats), and a movie \
+                     cannot hold them",
+                ));
+            }
             let rom_name = shared(lua, |s| s.rom_name.clone());
             let rom_name = Path::new(&rom_name)
                 .file_stem()

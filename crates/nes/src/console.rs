@@ -3,9 +3,9 @@
 use crate::bus::Bus;
 use crate::cartridge::{BatteryError, Cartridge, RomError};
 use crate::controller::Buttons;
-use crate::port::{Device, Plug};
 use crate::cpu::{flags, Cpu};
 use crate::game_genie::GameGenie;
+use crate::port::{Device, Plug};
 use crate::ppu::DOTS_PER_LINE;
 use crate::region::Region;
 use crate::state::{self, fields, Field, Fnv1a, StateError, StateIo};

@@ -53,8 +53,7 @@ impl FourScore {
 
     fn reload(&mut self) {
         let [front, back] = self.buttons;
-        self.report =
-            u32::from(front.0) | u32::from(back.0) << 8 | u32::from(self.signature) << 16;
+        self.report = u32::from(front.0) | u32::from(back.0) << 8 | u32::from(self.signature) << 16;
         self.reads = 0;
     }
 

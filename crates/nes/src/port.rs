@@ -59,7 +59,9 @@ impl FromStr for Device {
         Device::ALL
             .into_iter()
             .find(|d| d.name() == s)
-            .ok_or_else(|| format!("unknown controller {s:?}: pad, zapper, vaus, four-score or none"))
+            .ok_or_else(|| {
+                format!("unknown controller {s:?}: pad, zapper, vaus, four-score or none")
+            })
     }
 }
 
@@ -151,7 +153,12 @@ impl Plug {
     /// while it is off the picture) and `button` is its button.
     pub fn point(&mut self, aim: Option<(u8, u8)>, button: bool) {
         match self {
-            Plug::Zapper(gun) => *gun = Zapper { aim, trigger: button },
+            Plug::Zapper(gun) => {
+                *gun = Zapper {
+                    aim,
+                    trigger: button,
+                }
+            }
             Plug::Vaus(vaus) => {
                 if let Some((x, _)) = aim {
                     vaus.knob = Vaus::knob_at(x);
@@ -194,7 +201,10 @@ mod tests {
         for device in Device::ALL {
             assert_eq!(device.name().parse(), Ok(device));
         }
-        assert!("joystick".parse::<Device>().unwrap_err().contains("joystick"));
+        assert!("joystick"
+            .parse::<Device>()
+            .unwrap_err()
+            .contains("joystick"));
     }
 
     #[test]
@@ -220,6 +230,10 @@ mod tests {
         vaus.point(Some((0, 100)), true);
         vaus.point(None, true);
         let Plug::Vaus(v) = &vaus else { unreachable!() };
-        assert_eq!((v.knob, v.button), (0xF4, true), "off the picture the knob stays");
+        assert_eq!(
+            (v.knob, v.button),
+            (0xF4, true),
+            "off the picture the knob stays"
+        );
     }
 }

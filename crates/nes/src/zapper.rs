@@ -62,7 +62,10 @@ impl Zapper {
 
 /// A pixel's brightness: its composite signal averaged over a colour cycle, 0 black, 1 white.
 fn luma(pixel: u16) -> f32 {
-    (0..12).map(|phase| composite_level(pixel, phase)).sum::<f32>() / 12.0
+    (0..12)
+        .map(|phase| composite_level(pixel, phase))
+        .sum::<f32>()
+        / 12.0
 }
 
 /// How many lines the sensor stays on after the beam drew a pixel of brightness `luma`: 19 for

@@ -20,6 +20,10 @@ pub struct Config {
     pub ai: AiConfig,
     pub player1: PlayerBindings,
     pub player2: PlayerBindings,
+    /// Players 3 and 4 play through a Four Score (`input.four_score`); by default only
+    /// gamepads 3 and 4 are theirs.
+    pub player3: PlayerBindings,
+    pub player4: PlayerBindings,
     /// The window's hotkeys: `pause = ["KeyP"]`, `save_state_1 = ["Shift+F1"]`.
     pub hotkeys: Hotkeys,
 }
@@ -38,6 +42,11 @@ pub struct InputConfig {
     pub turbo_frames: u8,
     /// How far a gamepad's stick must lean (0.1-0.9 of its travel) to press the d-pad.
     pub deadzone: f32,
+    /// What is plugged into controller ports 1 and 2: "pad", "zapper", "vaus" or "none".
+    pub port1: String,
+    pub port2: String,
+    /// A Four Score in both ports (which then must be "pad"): players 3 and 4 play.
+    pub four_score: bool,
 }
 
 impl Default for InputConfig {
@@ -45,11 +54,21 @@ impl Default for InputConfig {
         InputConfig {
             turbo_frames: 2,
             deadzone: 0.5,
+            port1: nes::Device::Pad.name().into(),
+            port2: nes::Device::Pad.name().into(),
+            four_score: false,
         }
     }
 }
 
 impl InputConfig {
+    /// The devices of ports 1 and 2 (see [`nes::port::choose`]).
+    pub fn devices(&self) -> Result<[nes::Device; 2], String> {
+        let port1 = self.port1.parse()?;
+        let port2 = self.port2.parse()?;
+        nes::port::choose(port1, port2, self.four_score)
+    }
+
     /// Turbo presses a second.
     pub fn turbo_hz(&self) -> f64 {
         crate::FRAME_RATE / (2.0 * f64::from(self.turbo_frames))
@@ -209,6 +228,8 @@ impl Default for Config {
                 keyboard: player2_keys,
                 gamepad: Pad::default(),
             },
+            player3: PlayerBindings::gamepad_only(),
+            player4: PlayerBindings::gamepad_only(),
             hotkeys: Hotkeys::default(),
         }
     }
@@ -253,6 +274,27 @@ impl Default for PlayerBindings {
                 right: vec![ArrowRight],
                 turbo_a: vec![KeyV],
                 turbo_b: vec![KeyC],
+            },
+            gamepad: Pad::default(),
+        }
+    }
+}
+
+impl PlayerBindings {
+    /// No keys, the gamepad's default buttons.
+    fn gamepad_only() -> PlayerBindings {
+        PlayerBindings {
+            keyboard: Pad {
+                a: Vec::new(),
+                b: Vec::new(),
+                select: Vec::new(),
+                start: Vec::new(),
+                up: Vec::new(),
+                down: Vec::new(),
+                left: Vec::new(),
+                right: Vec::new(),
+                turbo_a: Vec::new(),
+                turbo_b: Vec::new(),
             },
             gamepad: Pad::default(),
         }
@@ -396,6 +438,7 @@ impl Config {
         if !(0.1..=0.9).contains(&self.input.deadzone) {
             return Err(format!("{} is not 0.1 to 0.9", self.input.deadzone));
         }
+        self.input.devices()?;
         if !self.emulation.region.is_empty() && self.emulation.region().is_none() {
             return Err(format!(
                 "{:?} is not \"ntsc\", \"pal\", \"dendy\" or \"\"",

@@ -65,6 +65,25 @@ impl FromStr for Device {
     }
 }
 
+/// The devices of ports 1 and 2 as the user chose them: `port1` and `port2` (a pad, a Zapper,
+/// a Vaus or nothing), or with `four_score` a Four Score taking both ports, whose sides are
+/// pads. The error is one line saying what does not fit.
+pub fn choose(port1: Device, port2: Device, four_score: bool) -> Result<[Device; 2], String> {
+    let ports = [port1, port2];
+    if ports.contains(&Device::FourScore) {
+        return Err("a Four Score takes both ports: ask for it with four-score".into());
+    }
+    if !four_score {
+        return Ok(ports);
+    }
+    match ports.iter().find(|&&d| d != Device::Pad) {
+        Some(other) => Err(format!(
+            "a Four Score takes both ports: no {other} beside it (its ports carry pads only)"
+        )),
+        None => Ok([Device::FourScore; 2]),
+    }
+}
+
 /// A device plugged into a port, with its state.
 #[derive(Clone, Debug)]
 pub enum Plug {
@@ -205,6 +224,17 @@ mod tests {
             .parse::<Device>()
             .unwrap_err()
             .contains("joystick"));
+    }
+
+    #[test]
+    fn a_four_score_takes_both_ports_and_only_pads() {
+        use Device::*;
+        assert_eq!(choose(Pad, Zapper, false), Ok([Pad, Zapper]));
+        assert_eq!(choose(Pad, Pad, true), Ok([FourScore; 2]));
+        assert!(choose(Pad, Vaus, true)
+            .unwrap_err()
+            .contains("no vaus beside it"));
+        assert!(choose(FourScore, Pad, false).is_err());
     }
 
     #[test]

@@ -55,13 +55,13 @@ impl fmt::Display for Device {
 impl FromStr for Device {
     type Err = String;
 
+    /// A device for one port: a Four Score is asked for apart, as it takes both.
     fn from_str(s: &str) -> Result<Device, String> {
         Device::ALL
             .into_iter()
+            .filter(|&d| d != Device::FourScore)
             .find(|d| d.name() == s)
-            .ok_or_else(|| {
-                format!("unknown controller {s:?}: pad, zapper, vaus, four-score or none")
-            })
+            .ok_or_else(|| format!("unknown controller {s:?}: pad, zapper, vaus or none"))
     }
 }
 
@@ -71,7 +71,7 @@ impl FromStr for Device {
 pub fn choose(port1: Device, port2: Device, four_score: bool) -> Result<[Device; 2], String> {
     let ports = [port1, port2];
     if ports.contains(&Device::FourScore) {
-        return Err("a Four Score takes both ports: ask for it with four-score".into());
+        return Err("a Four Score takes both ports: it is not one port's device".into());
     }
     if !four_score {
         return Ok(ports);
@@ -217,13 +217,15 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        for device in Device::ALL {
+        for device in Device::ALL.into_iter().filter(|&d| d != Device::FourScore) {
             assert_eq!(device.name().parse(), Ok(device));
         }
-        assert!("joystick"
-            .parse::<Device>()
-            .unwrap_err()
-            .contains("joystick"));
+        let unknown = "joystick".parse::<Device>().unwrap_err();
+        assert!(unknown.contains("joystick"), "{unknown}");
+        assert!(
+            "four-score".parse::<Device>().is_err(),
+            "it takes both ports"
+        );
     }
 
     #[test]

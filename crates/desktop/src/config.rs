@@ -651,6 +651,26 @@ mod tests {
     }
 
     #[test]
+    fn the_ports_are_settings_that_must_fit_together() {
+        use nes::Device::*;
+        assert_eq!(Config::default().input.devices(), Ok([Pad, Pad]));
+        let config = parse_ok("[input]\nport1 = \"none\"\nport2 = \"zapper\"\n");
+        assert_eq!(config.input.devices(), Ok([None, Zapper]));
+        let config = parse_ok("[input]\nfour_score = true\n");
+        assert_eq!(config.input.devices(), Ok([FourScore, FourScore]));
+        let (config, problems) =
+            Config::parse("[input]\nfour_score = true\nport2 = \"vaus\"\nport1 = \"gun\"\n");
+        assert_eq!(config.input.devices(), Ok([FourScore, FourScore]));
+        assert_eq!(
+            problems,
+            [
+                "line 3: bad value for `input.port2`: a Four Score takes both ports: no vaus beside it (its ports carry pads only)",
+                "line 4: bad value for `input.port1`: unknown controller \"gun\": pad, zapper, vaus or none",
+            ]
+        );
+    }
+
+    #[test]
     fn the_lua_sandbox_is_a_setting() {
         assert!(!Config::default().lua.sandbox);
         assert!(parse_ok("[lua]\nsandbox = true\n").lua.sandbox);
@@ -670,7 +690,7 @@ mod tests {
                     [player1.keyboard]\n\
                     a = [\"NoSuchKey\"]\n\
                     b = [\"KeyB\"]\n\
-                    [player3]\n";
+                    [player5]\n";
         let (config, problems) = Config::parse(text);
         assert_eq!(config.video.scale, 3);
         assert!(config.video.pixel_aspect_8_7);
@@ -685,7 +705,7 @@ mod tests {
                 "line 7: unknown key `audio.loudness`",
                 "line 8: bad value for `audio.muted`: invalid type: string \"yes\", expected a boolean",
                 "line 10: bad value for `player1.keyboard.a`: unknown variant `NoSuchKey` (names: docs/desktop.md)",
-                "line 12: unknown key `player3`",
+                "line 12: unknown key `player5`",
             ]
         );
     }

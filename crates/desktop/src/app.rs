@@ -246,6 +246,9 @@ struct App {
     /// Mouse position in NES pixels and the buttons held, for `input.get`.
     mouse: (i32, i32),
     mouse_buttons: HashSet<&'static str>,
+    /// Mouse buttons pressed since the last frame took its input: a click shorter than a
+    /// frame still reaches the game, for one frame.
+    mouse_clicks: HashSet<&'static str>,
     /// The NES pixel under the mouse, None off the picture: where a Zapper aims.
     mouse_pixel: Option<(u8, u8)>,
     exit_status: Option<i32>,
@@ -345,6 +348,7 @@ impl App {
             lua_errors,
             mouse: (0, 0),
             mouse_buttons: HashSet::new(),
+            mouse_clicks: HashSet::new(),
             mouse_pixel: None,
             exit_status: None,
             config,
@@ -447,10 +451,12 @@ impl App {
         self.session.set_pads(pads);
         // The left button pulls a Zapper's trigger where the mouse is, the right one away from
         // the screen (a shot off the picture); either is a Vaus's button.
-        let off_screen = self.mouse_buttons.contains("rightclick");
+        let down = |name| self.mouse_buttons.contains(name) || self.mouse_clicks.contains(name);
+        let off_screen = down("rightclick");
         let aim = self.mouse_pixel.filter(|_| !off_screen);
-        let button = off_screen || self.mouse_buttons.contains("leftclick");
-        self.session.set_pointer(aim, button);
+        self.session
+            .set_pointer(aim, off_screen || down("leftclick"));
+        self.mouse_clicks.clear();
         if let Some(audio) = &self.audio {
             self.session.set_sample_rate(audio.steered_rate());
         }
@@ -1319,6 +1325,7 @@ impl ApplicationHandler for App {
                 };
                 if state == ElementState::Pressed {
                     self.mouse_buttons.insert(name);
+                    self.mouse_clicks.insert(name);
                 } else {
                     self.mouse_buttons.remove(name);
                 }

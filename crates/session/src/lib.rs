@@ -194,8 +194,8 @@ impl Session {
             self.drop_ahead();
         }
         // Players 3 and 4 and the pointer: the scripts and the movie leave them to the user.
-        for player in 2..4 {
-            self.console.set_buttons(player, Buttons(pads[player]));
+        for (player, &bits) in pads.iter().enumerate().skip(2) {
+            self.console.set_buttons(player, Buttons(bits));
         }
         self.console.point(self.pointer.aim, self.pointer.button);
         if let Some(scripts) = self.scripts.as_mut().filter(|_| scripted) {

@@ -396,7 +396,7 @@ impl Console {
     /// (or in front of a Four Score), 3 and 4 the pads behind a Four Score; a player with no
     /// pad plugged in is ignored.
     pub fn set_buttons(&mut self, player: usize, buttons: Buttons) {
-        if let Some(held) = self.player_pad(player) {
+        if let Some(held) = self.bus.ports[player % 2].buttons_mut(player >= 2) {
             *held = buttons;
         }
     }
@@ -406,10 +406,6 @@ impl Console {
         self.bus.ports[player % 2]
             .buttons(player >= 2)
             .unwrap_or_default()
-    }
-
-    fn player_pad(&mut self, player: usize) -> Option<&mut Buttons> {
-        self.bus.ports[player % 2].buttons_mut(player >= 2)
     }
 
     /// Plugs a fresh `device` into controller port `port` (0: $4016, 1: $4017).

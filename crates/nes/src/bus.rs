@@ -446,19 +446,26 @@ impl Bus {
     fn read_joypad(&mut self, port: usize, external: u8) -> u8 {
         self.polled = true;
         if self.joypad_oe_before != Some(port) {
-            self.pad_bits[port] = match &mut self.ports[port] {
-                Plug::Zapper(gun) => {
-                    // The gun sees the picture as far as the beam has drawn it.
-                    self.ppu.catch_up(&mut self.cart);
-                    let (line, dot) = (self.ppu.scanline, self.ppu.dot);
-                    let lines = self.region.lines_per_frame();
-                    gun.read(&self.ppu.frame_buffer, line, dot, lines)
-                }
-                plug => plug.read(),
+            self.pad_bits[port] = match self.ports[port] {
+                Plug::Zapper(_) => self.read_zapper(port),
+                ref mut plug => plug.read(),
             };
         }
         self.joypad_oe = Some(port);
         (external & 0xE0) | self.pad_bits[port]
+    }
+
+    /// The Zapper in `port`: it sees the picture as far as the beam has drawn it.
+    #[cold]
+    #[inline(never)]
+    fn read_zapper(&mut self, port: usize) -> u8 {
+        self.ppu.catch_up(&mut self.cart);
+        let (line, dot) = (self.ppu.scanline, self.ppu.dot);
+        let lines = self.region.lines_per_frame();
+        match &self.ports[port] {
+            Plug::Zapper(gun) => gun.read(&self.ppu.frame_buffer, line, dot, lines),
+            plug => plug.peek(),
+        }
     }
 
     /// A DMA get cycle reading `addr` while the halted CPU holds `cpu_addr` on its address bus.

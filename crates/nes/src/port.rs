@@ -127,6 +127,7 @@ impl Plug {
 
     /// D0-D4 of a read, clocking the device's register. The Zapper is read by the bus, which
     /// holds the picture it looks at.
+    #[inline]
     pub fn read(&mut self) -> u8 {
         match self {
             Plug::Pad(pad) => pad.read(),

@@ -190,14 +190,15 @@ impl Session {
         // Scripts watch and change the frame as it runs: it is never one run ahead without
         // them.
         let scripted = self.scripts.as_ref().is_some_and(Scripts::active);
-        if scripted || pads != self.ahead_buttons || self.pointer != self.ahead_pointer {
+        let pointer = self.pointer_in_use();
+        if scripted || pads != self.ahead_buttons || pointer != self.ahead_pointer {
             self.drop_ahead();
         }
         // Players 3 and 4 and the pointer: the scripts and the movie leave them to the user.
         for (player, &bits) in pads.iter().enumerate().skip(2) {
             self.console.set_buttons(player, Buttons(bits));
         }
-        self.console.point(self.pointer.aim, self.pointer.button);
+        self.console.point(pointer.aim, pointer.button);
         if let Some(scripts) = self.scripts.as_mut().filter(|_| scripted) {
             scripts.set_pads([pads[0], pads[1]]);
             scripts.set_movie(movie);
@@ -237,10 +238,11 @@ impl Session {
     fn run_ahead(&mut self) {
         let frames = usize::from(self.run_ahead_frames());
         let buttons = [0, 1, 2, 3].map(|player| self.console.buttons(player).0);
-        if buttons != self.ahead_buttons || self.pointer != self.ahead_pointer {
+        let pointer = self.pointer_in_use();
+        if buttons != self.ahead_buttons || pointer != self.ahead_pointer {
             self.drop_ahead();
             self.ahead_buttons = buttons;
-            self.ahead_pointer = self.pointer;
+            self.ahead_pointer = pointer;
         }
         self.ahead.truncate(frames);
         while self.ahead.len() < frames {
@@ -251,6 +253,23 @@ impl Session {
             next.take_samples(&mut self.unheard);
             next.run_frame();
             self.ahead.push_back(next);
+        }
+    }
+
+    /// The user's pointer if a device takes it (a Zapper, a Vaus), else none: a mouse moving
+    /// over pads alone does not throw the frames run ahead away.
+    fn pointer_in_use(&self) -> Pointer {
+        let console = &self.console;
+        let takes_it = (0..2).any(|port| {
+            matches!(
+                console.port(port).device(),
+                nes::Device::Zapper | nes::Device::Vaus
+            )
+        });
+        if takes_it {
+            self.pointer
+        } else {
+            Pointer::default()
         }
     }
 

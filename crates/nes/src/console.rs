@@ -125,8 +125,13 @@ impl Console {
         let mut cart = self.bus.cart.clone();
         cart.power_on_mapper();
         let fast_forward = self.bus.fast_forward;
+        // The devices stay plugged in; they power on too.
+        let devices = [0, 1].map(|port| self.bus.ports[port].device());
         *self = Console::with_region(cart, self.region());
         self.bus.fast_forward = fast_forward;
+        for (port, device) in devices.into_iter().enumerate() {
+            self.plug(port, device);
+        }
         for (addr, byte) in self.bus.ram.iter_mut().enumerate() {
             *byte = ram.byte(addr);
         }

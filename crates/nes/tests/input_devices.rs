@@ -198,6 +198,13 @@ fn a_four_score_carries_players_3_and_4_and_save_states_keep_it() {
     );
 
     let state = console.save_state();
+    let mut powered = console.clone();
+    powered.power_cycle();
+    assert_eq!(
+        powered.port(0).device(),
+        Device::FourScore,
+        "a power cycle keeps it"
+    );
     console.load_state(&state_with_pads).unwrap();
     assert_eq!(
         console.port(0).device(),

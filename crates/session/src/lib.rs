@@ -180,7 +180,7 @@ impl Session {
         }
         let mut restarts = commands;
         if let Some(line) = self.movies.play(self.frames, &mut self.console) {
-            pads[..2].copy_from_slice(&line.pads[..2]);
+            pads = line.pads;
             restarts |= line.commands;
         }
         if let Some(player) = self.player.as_mut().filter(|_| self.player_on) {

@@ -3,6 +3,7 @@
 
 use nes::vaus::Vaus;
 use nes::{Buttons, Console, Device};
+use session::movies::Movies;
 use session::Session;
 
 /// vaus-test's `indicator_x` (the marker's column: the knob's reading inverted) and
@@ -76,5 +77,58 @@ fn players_3_and_4_reach_a_four_score_only() {
     assert_eq!(
         (console.buttons(2), console.buttons(3)),
         (Buttons(Buttons::A), Buttons(Buttons::B))
+    );
+}
+
+/// A movie recorded with a Four Score says so (`fourscore 1`, four pad fields a line) and plays
+/// players 3 and 4 back; without a Four Score it is refused in one line.
+#[test]
+fn four_score_movies_record_and_play_players_3_and_4() {
+    let rom = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../roms/quadfall.nes"
+    ))
+    .unwrap();
+    let four_score = || {
+        let mut console = Console::from_ines(&rom).unwrap();
+        for port in 0..2 {
+            console.plug(port, Device::FourScore);
+        }
+        console
+    };
+    let path = std::env::temp_dir().join(format!("nestor-four-score-{}.fm2", std::process::id()));
+    let pads = |frame: u8| [frame & 1, 0, frame, !frame];
+
+    let mut session = Session::new(four_score());
+    let movies = Movies::open(None, Some(&path), "quadfall", session.console()).unwrap();
+    session.set_movies(movies);
+    for frame in 0..20 {
+        session.set_pads(pads(frame));
+        session.frame();
+    }
+    session.finish(true).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains("fourscore 1"), "{text}");
+
+    let mut session = Session::new(four_score());
+    let movies = Movies::open(Some(&path), None, "quadfall", session.console()).unwrap();
+    session.set_movies(movies);
+    for frame in 0..20 {
+        session.frame();
+        let console = session.console();
+        let played = [0, 1, 2, 3].map(|player| console.buttons(player).0);
+        assert_eq!(played, pads(frame), "frame {frame}");
+    }
+
+    let plain = Console::from_ines(&rom).unwrap();
+    let refused = match Movies::open(Some(&path), None, "quadfall", &plain) {
+        Ok(_) => panic!("a Four Score movie played without one"),
+        Err(err) => err,
+    };
+    let _ = std::fs::remove_file(&path);
+    assert!(
+        format!("{refused:#}")
+            .contains("a Four Score movie (players 3 and 4); `--four-score` plays it"),
+        "{refused:#}"
     );
 }

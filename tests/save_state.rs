@@ -82,7 +82,7 @@ fn record(frames: usize) -> Session {
     for _ in 0..frames {
         let at = console.bus.cycles;
         driver.step(&mut console);
-        session.buttons.push((at, console.bus.pads[0].buttons.0));
+        session.buttons.push((at, console.buttons(0).0));
         session.checkpoints.push(checkpoint(&mut console));
     }
     session.lines = driver.stats.lines;

@@ -77,6 +77,18 @@ pub struct Args {
     /// A Game Genie code (6 or 8 letters) plugged in from power-on (repeatable).
     #[arg(long = "cheat", value_name = "CODE")]
     cheats: Vec<String>,
+    /// What is plugged into controller port 1: pad, zapper, vaus or none [default: pad, or in
+    /// the window the config's `input.port1`].
+    #[arg(long, value_name = "DEVICE")]
+    port1: Option<nes::Device>,
+    /// What is plugged into controller port 2: pad, zapper, vaus or none [default: pad, or in
+    /// the window the config's `input.port2`]. The mouse aims a Zapper and turns a Vaus's knob.
+    #[arg(long, value_name = "DEVICE")]
+    port2: Option<nes::Device>,
+    /// A Four Score in both ports, for players 3 and 4 [default: no, or in the window the
+    /// config's `input.four_score`].
+    #[arg(long)]
+    four_score: bool,
     /// Print the summary as one JSON object (headless).
     #[arg(long, requires = "headless")]
     json: bool,
@@ -95,6 +107,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     for code in &args.cheats {
         nes::GameGenie::parse(code).map_err(anyhow::Error::msg)?;
     }
+    let [port1, port2] = [args.port1, args.port2].map(|d| d.unwrap_or_default());
+    let ports = nes::port::choose(port1, port2, args.four_score).map_err(anyhow::Error::msg)?;
     // An FM2 file has no place for codes, and a movie made with them would not replay.
     if !args.cheats.is_empty() && args.movies.record.is_some() {
         anyhow::bail!(
@@ -140,6 +154,9 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         None => Palette::default(),
     };
     let (name, mut console) = load_console(&args.rom)?;
+    for (port, device) in ports.into_iter().enumerate() {
+        console.plug(port, device);
+    }
     for code in &args.cheats {
         console.add_game_genie(nes::GameGenie::parse(code).map_err(anyhow::Error::msg)?);
     }
@@ -369,6 +386,9 @@ fn play_in_window(args: &Args, driver: ai::driver::Driver) -> anyhow::Result<Exi
     options.run_ahead = args.run_ahead;
     options.scale = args.scale;
     options.region = args.rom.region;
+    options.port1 = args.port1;
+    options.port2 = args.port2;
+    options.four_score = args.four_score.then_some(true);
     options.game_genie = args.cheats.clone();
     options.record_video = args.record_video.clone();
     let status = desktop::run(options)?;

@@ -699,3 +699,41 @@ fn movies_and_game_genie_codes_stay_apart_in_scripts() {
     );
     assert!(dir.join("script.fm2").exists());
 }
+
+/// `--port1`, `--port2` and `--four-score` plug their devices: vaus-test takes what reads 1 on
+/// every bit of $4017's D3 for a Vaus holding its button, and a Zapper looking at nothing (dark)
+/// does just that (the script exits with vaus-test's `control_type`, 3 for that). Ones that do
+/// not fit together, or a device that is none, are one line and exit 2.
+#[test]
+fn controller_ports_on_the_command_line() {
+    let rom = testrom::location::path("vaus-test/vaus-test.nes");
+    let script = scratch_file(
+        "port2.lua",
+        "for _ = 1, 20 do emu.frameadvance() end\nos.exit(memory.readbyte(0x19))\n",
+    );
+    let control_type = |more: &[&str]| {
+        let (code, stderr) = run_script("30", &script, &[&[rom.to_str().unwrap()], more].concat());
+        assert!(stderr.is_empty(), "{stderr}");
+        code
+    };
+    assert_eq!(control_type(&["--port2", "zapper"]), 3);
+    assert_eq!(
+        control_type(&["--port1", "zapper"]),
+        0,
+        "port 1's D3 is not looked at"
+    );
+    assert_eq!(control_type(&["--four-score"]), 0);
+
+    let (code, stderr) = run_script("2", &script, &["--four-score", "--port2", "vaus"]);
+    assert_one_line(
+        code,
+        &stderr,
+        "a Four Score takes both ports: no vaus beside it",
+    );
+    let (code, stderr) = run(&["run", "--headless", "--port1", "gun"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("unknown controller \"gun\": pad, zapper, vaus or none"),
+        "{stderr}"
+    );
+}

@@ -119,6 +119,11 @@ pub struct Options {
     pub config_path: Option<PathBuf>,
     /// The console to run ROMs on, instead of the config's (`--region`).
     pub region: Option<nes::Region>,
+    /// The devices in controller ports 1 and 2 and whether a Four Score takes both, instead
+    /// of the config's (`--port1`, `--port2`, `--four-score`).
+    pub port1: Option<nes::Device>,
+    pub port2: Option<nes::Device>,
+    pub four_score: Option<bool>,
 }
 
 impl Options {
@@ -139,6 +144,9 @@ impl Options {
             record_video: None,
             config_path: None,
             region: None,
+            port1: None,
+            port2: None,
+            four_score: None,
         }
     }
 }
@@ -148,6 +156,8 @@ pub enum RunError {
     /// No display to open a window on.
     NoDisplay(String),
     BadRom(String),
+    /// Options that do not fit together (the command line's with the config's).
+    Options(String),
     /// The window or the renderer could not be set up.
     Window(String),
 }
@@ -159,7 +169,7 @@ impl fmt::Display for RunError {
                 f,
                 "cannot open a window: {why} (no display? use --headless to run without one)"
             ),
-            RunError::BadRom(why) => write!(f, "{why}"),
+            RunError::BadRom(why) | RunError::Options(why) => write!(f, "{why}"),
             RunError::Window(why) => write!(f, "cannot open a window: {why}"),
         }
     }
@@ -192,6 +202,17 @@ pub fn run(options: Options) -> Result<i32, RunError> {
     if let Some(region) = options.region {
         config.emulation.region = region.key().into();
     }
+    if let Some(device) = options.port1 {
+        config.input.port1 = device.name().into();
+    }
+    if let Some(device) = options.port2 {
+        config.input.port2 = device.name().into();
+    }
+    if let Some(four_score) = options.four_score {
+        config.input.four_score = four_score;
+    }
+    // The file's devices were checked alone; with the command line's they must fit too.
+    config.input.devices().map_err(RunError::Options)?;
     let console = plug_in(cart, &options.rom.name, &config);
     let movies = Movies::open(
         options.movie.as_deref(),
@@ -233,6 +254,11 @@ struct App {
     /// Mouse position in NES pixels and the buttons held, for `input.get`.
     mouse: (i32, i32),
     mouse_buttons: HashSet<&'static str>,
+    /// Mouse buttons pressed since the last frame took its input: a click shorter than a
+    /// frame still reaches the game, for one frame.
+    mouse_clicks: HashSet<&'static str>,
+    /// The NES pixel under the mouse, None off the picture: where a Zapper aims.
+    mouse_pixel: Option<(u8, u8)>,
     exit_status: Option<i32>,
     config: Config,
     /// Where settings changed in the window are saved (`None`: nowhere).
@@ -340,6 +366,8 @@ impl App {
             lua_errors,
             mouse: (0, 0),
             mouse_buttons: HashSet::new(),
+            mouse_clicks: HashSet::new(),
+            mouse_pixel: None,
             exit_status: None,
             config,
             config_path,
@@ -427,12 +455,28 @@ impl App {
 
     /// Runs one frame of the session with the players' buttons; its sound goes out.
     fn emulate_frame(&mut self) {
-        let bindings = [&self.config.player1, &self.config.player2];
+        let config = &self.config;
+        let bindings = [
+            &config.player1,
+            &config.player2,
+            &config.player3,
+            &config.player4,
+        ];
         let frame = self.session.console().frame_number();
-        let settings = &self.config.input;
-        let pads = [0, 1].map(|port| self.input.buttons(port, bindings[port], settings, frame));
+        let pads = [0, 1, 2, 3].map(|player| {
+            self.input
+                .buttons(player, bindings[player], &config.input, frame)
+        });
         self.input.frame_taken();
         self.session.set_pads(pads);
+        // The left button pulls a Zapper's trigger where the mouse is, the right one away from
+        // the screen (a shot off the picture); either is a Vaus's button.
+        let down = |name| self.mouse_buttons.contains(name) || self.mouse_clicks.contains(name);
+        let off_screen = down("rightclick");
+        let aim = self.mouse_pixel.filter(|_| !off_screen);
+        self.session
+            .set_pointer(aim, off_screen || down("leftclick"));
+        self.mouse_clicks.clear();
         if let Some(audio) = &self.audio {
             self.session.set_sample_rate(audio.steered_rate());
         }
@@ -1461,9 +1505,11 @@ impl ApplicationHandler for App {
                 self.rewinding = false;
             }
             WindowEvent::DroppedFile(path) => self.load_rom(&path),
+            WindowEvent::CursorLeft { .. } => self.mouse_pixel = None,
             WindowEvent::CursorMoved { position, .. } => {
                 if let Some(video) = &self.video {
                     self.mouse = video.nes_position(position.x, position.y);
+                    self.mouse_pixel = video.nes_pixel(position.x, position.y);
                 }
             }
             WindowEvent::MouseInput { state, button, .. } => {
@@ -1475,6 +1521,7 @@ impl ApplicationHandler for App {
                 };
                 if state == ElementState::Pressed {
                     self.mouse_buttons.insert(name);
+                    self.mouse_clicks.insert(name);
                 } else {
                     self.mouse_buttons.remove(name);
                 }
@@ -1680,7 +1727,13 @@ fn plug_in(cart: Cartridge, name: &str, config: &Config) -> Console {
     if let Some(warning) = warning {
         eprintln!("nestor: warning: {warning}");
     }
-    Console::with_region(cart, region)
+    let mut console = Console::with_region(cart, region);
+    // The config's check let through only devices that fit together.
+    let devices = config.input.devices().unwrap_or_default();
+    for (port, device) in devices.into_iter().enumerate() {
+        console.plug(port, device);
+    }
+    console
 }
 
 /// Loads the scripts up to their first frame; one that does not compile is reported (in the

@@ -20,6 +20,10 @@ pub struct Config {
     pub ai: AiConfig,
     pub player1: PlayerBindings,
     pub player2: PlayerBindings,
+    /// Players 3 and 4 play through a Four Score (`input.four_score`); by default only
+    /// gamepads 3 and 4 are theirs.
+    pub player3: PlayerBindings,
+    pub player4: PlayerBindings,
     /// The window's hotkeys: `pause = ["KeyP"]`, `save_state_1 = ["Shift+F1"]`.
     pub hotkeys: Hotkeys,
 }
@@ -52,6 +56,11 @@ pub struct InputConfig {
     pub turbo_frames: u8,
     /// How far a gamepad's stick must lean (0.1-0.9 of its travel) to press the d-pad.
     pub deadzone: f32,
+    /// What is plugged into controller ports 1 and 2: "pad", "zapper", "vaus" or "none".
+    pub port1: String,
+    pub port2: String,
+    /// A Four Score in both ports (which then must be "pad"): players 3 and 4 play.
+    pub four_score: bool,
 }
 
 impl Default for InputConfig {
@@ -59,11 +68,21 @@ impl Default for InputConfig {
         InputConfig {
             turbo_frames: 2,
             deadzone: 0.5,
+            port1: nes::Device::Pad.name().into(),
+            port2: nes::Device::Pad.name().into(),
+            four_score: false,
         }
     }
 }
 
 impl InputConfig {
+    /// The devices of ports 1 and 2 (see [`nes::port::choose`]).
+    pub fn devices(&self) -> Result<[nes::Device; 2], String> {
+        let port1 = self.port1.parse()?;
+        let port2 = self.port2.parse()?;
+        nes::port::choose(port1, port2, self.four_score)
+    }
+
     /// Turbo presses a second.
     pub fn turbo_hz(&self) -> f64 {
         crate::FRAME_RATE / (2.0 * f64::from(self.turbo_frames))
@@ -223,6 +242,8 @@ impl Default for Config {
                 keyboard: player2_keys,
                 gamepad: Pad::default(),
             },
+            player3: PlayerBindings::gamepad_only(),
+            player4: PlayerBindings::gamepad_only(),
             hotkeys: Hotkeys::default(),
         }
     }
@@ -267,6 +288,27 @@ impl Default for PlayerBindings {
                 right: vec![ArrowRight],
                 turbo_a: vec![KeyV],
                 turbo_b: vec![KeyC],
+            },
+            gamepad: Pad::default(),
+        }
+    }
+}
+
+impl PlayerBindings {
+    /// No keys, the gamepad's default buttons.
+    fn gamepad_only() -> PlayerBindings {
+        PlayerBindings {
+            keyboard: Pad {
+                a: Vec::new(),
+                b: Vec::new(),
+                select: Vec::new(),
+                start: Vec::new(),
+                up: Vec::new(),
+                down: Vec::new(),
+                left: Vec::new(),
+                right: Vec::new(),
+                turbo_a: Vec::new(),
+                turbo_b: Vec::new(),
             },
             gamepad: Pad::default(),
         }
@@ -410,6 +452,7 @@ impl Config {
         if !(0.1..=0.9).contains(&self.input.deadzone) {
             return Err(format!("{} is not 0.1 to 0.9", self.input.deadzone));
         }
+        self.input.devices()?;
         if !self.emulation.region.is_empty() && self.emulation.region().is_none() {
             return Err(format!(
                 "{:?} is not \"ntsc\", \"pal\", \"dendy\" or \"\"",
@@ -633,6 +676,26 @@ mod tests {
     }
 
     #[test]
+    fn the_ports_are_settings_that_must_fit_together() {
+        use nes::Device::*;
+        assert_eq!(Config::default().input.devices(), Ok([Pad, Pad]));
+        let config = parse_ok("[input]\nport1 = \"none\"\nport2 = \"zapper\"\n");
+        assert_eq!(config.input.devices(), Ok([None, Zapper]));
+        let config = parse_ok("[input]\nfour_score = true\n");
+        assert_eq!(config.input.devices(), Ok([FourScore, FourScore]));
+        let (config, problems) =
+            Config::parse("[input]\nfour_score = true\nport2 = \"vaus\"\nport1 = \"gun\"\n");
+        assert_eq!(config.input.devices(), Ok([FourScore, FourScore]));
+        assert_eq!(
+            problems,
+            [
+                "line 3: bad value for `input.port2`: a Four Score takes both ports: no vaus beside it (its ports carry pads only)",
+                "line 4: bad value for `input.port1`: unknown controller \"gun\": pad, zapper, vaus or none",
+            ]
+        );
+    }
+
+    #[test]
     fn the_lua_sandbox_is_a_setting() {
         assert!(!Config::default().lua.sandbox);
         assert!(parse_ok("[lua]\nsandbox = true\n").lua.sandbox);
@@ -652,7 +715,7 @@ mod tests {
                     [player1.keyboard]\n\
                     a = [\"NoSuchKey\"]\n\
                     b = [\"KeyB\"]\n\
-                    [player3]\n";
+                    [player5]\n";
         let (config, problems) = Config::parse(text);
         assert_eq!(config.video.scale, 3);
         assert!(config.video.pixel_aspect_8_7);
@@ -667,7 +730,7 @@ mod tests {
                 "line 7: unknown key `audio.loudness`",
                 "line 8: bad value for `audio.muted`: invalid type: string \"yes\", expected a boolean",
                 "line 10: bad value for `player1.keyboard.a`: unknown variant `NoSuchKey` (names: docs/desktop.md)",
-                "line 12: unknown key `player3`",
+                "line 12: unknown key `player5`",
             ]
         );
     }

@@ -1,7 +1,8 @@
 //! The players' controllers: keys held on the keyboard and gamepads through gilrs.
 //!
-//! Gamepads are hot-plugged: the first one connected is player 1's, the next player 2's; when
-//! one is unplugged its slot is free for the next one plugged in.
+//! Gamepads are hot-plugged: the first one connected is player 1's, the next player 2's, then
+//! 3's and 4's (who play through a Four Score); when one is unplugged its slot is free for the
+//! next one plugged in.
 
 use crate::config::{InputConfig, PlayerBindings};
 use gilrs::{Axis, Button, EventType, GamepadId, Gilrs};
@@ -10,8 +11,8 @@ use winit::keyboard::KeyCode;
 
 pub struct Input {
     gilrs: Option<Gilrs>,
-    /// The gamepad of player 1 and player 2.
-    pads: [Option<GamepadId>; 2],
+    /// The gamepads of players 1 to 4.
+    pads: [Option<GamepadId>; 4],
     keys_held: HashSet<KeyCode>,
     /// Keys pressed since the last frame took its buttons: a tap shorter than a frame still
     /// reaches the game, for one frame.
@@ -25,7 +26,7 @@ impl Input {
             .ok();
         let mut input = Input {
             gilrs,
-            pads: [None; 2],
+            pads: [None; 4],
             keys_held: HashSet::new(),
             keys_tapped: HashSet::new(),
         };
@@ -91,7 +92,7 @@ impl Input {
         }
     }
 
-    /// The controller byte for `player` (0 or 1) on frame number `frame`: keyboard and
+    /// The controller byte for `player` (0-3) on frame number `frame`: keyboard and
     /// gamepad together.
     pub fn buttons(
         &self,
@@ -206,7 +207,7 @@ mod tests {
     fn a_tap_between_two_frames_is_held_for_one() {
         let mut input = Input {
             gilrs: None,
-            pads: [None; 2],
+            pads: [None; 4],
             keys_held: HashSet::new(),
             keys_tapped: HashSet::new(),
         };

@@ -125,6 +125,15 @@ impl Video {
         Ok(())
     }
 
+    /// The NES pixel under window position (`x`, `y`), None off the picture.
+    pub fn nes_pixel(&self, x: f64, y: f64) -> Option<(u8, u8)> {
+        let (px, py) = self.pixels.window_pos_to_pixel((x as f32, y as f32)).ok()?;
+        let (w, h) = self.picture;
+        let x = u8::try_from(px * WIDTH / w as usize).ok()?;
+        let y = u8::try_from(py * HEIGHT / h as usize).ok()?;
+        Some((x, y))
+    }
+
     /// The NES pixel under a window position (outside the picture: clamped to its edge).
     pub fn nes_position(&self, x: f64, y: f64) -> (i32, i32) {
         let (px, py) = self

@@ -50,10 +50,10 @@ fn main() {
     // `cargo test` passes flags meant for libtest; they are ignored.
     if std::env::var_os("NESTOR_SKIP_GUI").is_some() {
         println!("gui: skipped because NESTOR_SKIP_GUI is set");
-        println!("0 passed, 0 failed, 22 skipped");
+        println!("0 passed, 0 failed, 23 skipped");
         return;
     }
-    let tests: [(&str, fn()); 22] = [
+    let tests: [(&str, fn()); 23] = [
         ("no_display_scenario", no_display_scenario),
         ("gui_scenario", gui_scenario),
         ("game_scenario", game_scenario),
@@ -76,6 +76,7 @@ fn main() {
         ("ai_style_scenario", ai_style_scenario),
         ("movie_menu_scenario", movie_menu_scenario),
         ("thumbnail_scenario", thumbnail_scenario),
+        ("vaus_scenario", vaus_scenario),
     ];
     // Like libtest: plain arguments are name filters.
     let filters: Vec<&String> = args[1..].iter().filter(|a| !a.starts_with('-')).collect();
@@ -2298,5 +2299,57 @@ fn thumbnail_scenario() {
         shown.len()
     );
     s.close_menus(&window);
+/// Writes vaus-test's `control_type` and marker column (`indicator_x`, the knob's reading
+/// inverted), $19 and $1C, to OUT every frame.
+const VAUS_SCRIPT: &str = r#"
+while true do
+  local f = io.open("OUT", "w")
+  f:write(memory.readbyte(0x19) .. " " .. memory.readbyte(0x1C))
+  f:close()
+  emu.frameadvance()
+end
+"#;
+
+/// A Vaus in port 2 from the config: a left click is its button (vaus-test then takes the
+/// Vaus), and the mouse's column turns its knob.
+fn vaus_scenario() {
+    let rom = std::fs::read(testrom::location::path("vaus-test/vaus-test.nes")).unwrap();
+    let mut s = Session::start(&rom);
+    let config = s.dir.join("config/nestor/config.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    std::fs::write(
+        config,
+        "[video]\nmessages = false\n[input]\nport2 = \"vaus\"\n",
+    )
+    .unwrap();
+    let (script, out) = (s.dir.join("vaus.lua"), s.dir.join("vaus.txt"));
+    let source = VAUS_SCRIPT.replace("OUT", out.to_str().unwrap());
+    std::fs::write(&script, source).unwrap();
+    s.launch_with(&s.dir.join("buttons.nes"), &[script]);
+    let window = s.window();
+    // The middle of NES pixel column `x`, halfway down the picture.
+    let at = |x: u8| {
+        (
+            (usize::from(x) * SCALE + 1).to_string(),
+            (HEIGHT / 2).to_string(),
+        )
+    };
+    let marker = |x: u8| format!("3 {}", !nes::vaus::Vaus::knob_at(x));
+
+    let (x, y) = at(40);
+    s.xdotool(&["mousemove", "--sync", "--window", &window, &x, &y]);
+    // Held until the game, which may still be starting, has seen it.
+    s.xdotool(&["mousedown", "1"]);
+    s.wait_file(
+        &out,
+        "vaus-test to take the Vaus, its marker at column 40",
+        |t| t == marker(40),
+    );
+    s.xdotool(&["mouseup", "1"]);
+    let (x, y) = at(200);
+    s.xdotool(&["mousemove", "--sync", "--window", &window, &x, &y]);
+    s.wait_file(&out, "the marker to follow the mouse to column 200", |t| {
+        t == marker(200)
+    });
     s.quit(&window);
 }

@@ -23,12 +23,12 @@ pub fn apply_commands(commands: u8, console: &mut Console) {
 }
 
 impl Frame {
-    /// Applies the frame's commands ([`apply_commands`]) and presses its pads 1 and 2: call at
-    /// the start of the frame, before it runs.
+    /// Applies the frame's commands ([`apply_commands`]) and presses its pads (3 and 4 reach a
+    /// Four Score only): call at the start of the frame, before it runs.
     pub fn apply(&self, console: &mut Console) {
         apply_commands(self.commands, console);
-        for port in 0..2 {
-            console.set_buttons(port, Buttons(self.pads[port]));
+        for (player, &bits) in self.pads.iter().enumerate() {
+            console.set_buttons(player, Buttons(bits));
         }
     }
 }
@@ -83,7 +83,7 @@ impl Recorder {
     pub fn log(&mut self, console: &Console, commands: u8) {
         self.frames.push(Frame {
             commands,
-            pads: [console.buttons(0).0, console.buttons(1).0, 0, 0],
+            pads: [0, 1, 2, 3].map(|player| console.buttons(player).0),
         });
     }
 

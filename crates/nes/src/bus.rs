@@ -17,8 +17,8 @@
 
 use crate::apu::Apu;
 use crate::cartridge::Cartridge;
-use crate::controller::Controller;
 use crate::cpu::CpuBus;
+use crate::port::{Device, Plug};
 use crate::ppu::Ppu;
 use crate::region::Region;
 use crate::state::{fields, Field, StateError, StateIo};
@@ -29,7 +29,11 @@ pub struct Bus {
     pub ppu: Ppu,
     pub apu: Apu,
     pub cart: Cartridge,
-    pub pads: [Controller; 2],
+    /// What is plugged into the controller ports, $4016 and $4017.
+    pub ports: [Plug; 2],
+    /// The game read a controller port since the host last cleared this (FCEUX's lag frames
+    /// are frames without such a read). Host bookkeeping, not part of a state.
+    pub polled: bool,
     /// CPU cycles since power-on.
     pub cycles: u64,
     /// The console's region (see [`Bus::with_region`]).
@@ -76,7 +80,8 @@ impl Field for Bus {
             ppu,
             apu,
             cart,
-            pads,
+            ports,
+            polled: _,
             cycles,
             region,
             dots: _,
@@ -115,13 +120,15 @@ impl Field for Bus {
             ppu,
             apu,
             cart,
-            pads,
             open_bus,
             internal_bus,
             oam_dma,
             dma_halted
         );
         fields!(io, joypad_out, io_writes, pad_bits);
+        for (port, plug) in ports.iter_mut().enumerate() {
+            plug.visit(io, port);
+        }
         for port in [joypad_oe, joypad_oe_before] {
             io.checked(port, "joypad port", |p| p.is_none_or(|p| p < 2));
         }
@@ -148,7 +155,8 @@ impl Bus {
             ppu,
             apu,
             cart,
-            pads: Default::default(),
+            ports: [Plug::new(Device::Pad, 0), Plug::new(Device::Pad, 1)],
+            polled: false,
             cycles: 0,
             region,
             dots: 3,
@@ -174,8 +182,8 @@ impl Bus {
         if (self.joypad_out || self.strobe_high) && !self.apu.next_cycle_is_get() {
             // The 2A03's OUT pins follow the $4016 latch at the get-to-put transition.
             self.strobe_high = self.joypad_out;
-            for pad in &mut self.pads {
-                pad.write_strobe(self.joypad_out);
+            for plug in &mut self.ports {
+                plug.write_strobe(self.joypad_out);
             }
         }
         self.joypad_oe_before = self.joypad_oe.take();
@@ -432,15 +440,32 @@ impl Bus {
         true
     }
 
-    /// A read that selects joypad `port`: D0 is its serial bit, D5-D7 stay `external`.
-    /// The pad's output enable stays asserted over back-to-back cycles reading the same port,
-    /// so such a run sees one bit and clocks the shift register once.
+    /// A read that selects joypad `port`: D0-D4 are its device's, D5-D7 stay `external`.
+    /// The port's output enable stays asserted over back-to-back cycles reading the same port,
+    /// so such a run sees one value and clocks the device's shift register once.
     fn read_joypad(&mut self, port: usize, external: u8) -> u8 {
+        self.polled = true;
         if self.joypad_oe_before != Some(port) {
-            self.pad_bits[port] = self.pads[port].read();
+            self.pad_bits[port] = match self.ports[port] {
+                Plug::Zapper(_) => self.read_zapper(port),
+                ref mut plug => plug.read(),
+            };
         }
         self.joypad_oe = Some(port);
         (external & 0xE0) | self.pad_bits[port]
+    }
+
+    /// The Zapper in `port`: it sees the picture as far as the beam has drawn it.
+    #[cold]
+    #[inline(never)]
+    fn read_zapper(&mut self, port: usize) -> u8 {
+        self.ppu.catch_up(&mut self.cart);
+        let (line, dot) = (self.ppu.scanline, self.ppu.dot);
+        let lines = self.region.lines_per_frame();
+        match &self.ports[port] {
+            Plug::Zapper(gun) => gun.read(&self.ppu.frame_buffer, line, dot, lines),
+            plug => plug.peek(),
+        }
     }
 
     /// A DMA get cycle reading `addr` while the halted CPU holds `cpu_addr` on its address bus.
@@ -548,7 +573,7 @@ impl Bus {
         match addr {
             0x2000..=0x3FFF => self.ppu.peek_register(addr & 7, &self.cart),
             0x4015 => self.apu.peek_status() | (self.internal_bus & 0x20),
-            0x4016 | 0x4017 => (self.open_bus & 0xE0) | self.pads[usize::from(addr & 1)].peek(),
+            0x4016 | 0x4017 => (self.open_bus & 0xE0) | self.ports[usize::from(addr & 1)].peek(),
             0x4000..=0x401F => self.open_bus,
             _ => self.cart.cpu_peek(addr).unwrap_or(self.open_bus),
         }

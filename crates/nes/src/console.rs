@@ -5,6 +5,7 @@ use crate::cartridge::{BatteryError, Cartridge, RomError};
 use crate::controller::Buttons;
 use crate::cpu::{flags, Cpu};
 use crate::game_genie::GameGenie;
+use crate::port::{Device, Plug};
 use crate::ppu::DOTS_PER_LINE;
 use crate::region::Region;
 use crate::state::{self, fields, Field, Fnv1a, StateError, StateIo};
@@ -124,8 +125,13 @@ impl Console {
         let mut cart = self.bus.cart.clone();
         cart.power_on_mapper();
         let fast_forward = self.bus.fast_forward;
+        // The devices stay plugged in; they power on too.
+        let devices = [0, 1].map(|port| self.bus.ports[port].device());
         *self = Console::with_region(cart, self.region());
         self.bus.fast_forward = fast_forward;
+        for (port, device) in devices.into_iter().enumerate() {
+            self.plug(port, device);
+        }
         for (addr, byte) in self.bus.ram.iter_mut().enumerate() {
             *byte = ram.byte(addr);
         }
@@ -391,21 +397,44 @@ impl Console {
         hash.finish()
     }
 
-    pub fn set_buttons(&mut self, port: usize, buttons: Buttons) {
-        self.bus.pads[port].buttons = buttons;
+    /// Sets the buttons of `player` (0-3). Players 1 and 2 are the pads in ports 1 and 2
+    /// (or in front of a Four Score), 3 and 4 the pads behind a Four Score; a player with no
+    /// pad plugged in is ignored.
+    pub fn set_buttons(&mut self, player: usize, buttons: Buttons) {
+        if let Some(held) = self.bus.ports[player % 2].buttons_mut(player >= 2) {
+            *held = buttons;
+        }
     }
 
-    /// The buttons held on controller `port` (0 or 1).
-    pub fn buttons(&self, port: usize) -> Buttons {
-        self.bus.pads[port].buttons
+    /// The buttons held by `player` (0-3): none if no pad of theirs is plugged in.
+    pub fn buttons(&self, player: usize) -> Buttons {
+        self.bus.ports[player % 2]
+            .buttons(player >= 2)
+            .unwrap_or_default()
+    }
+
+    /// Plugs a fresh `device` into controller port `port` (0: $4016, 1: $4017).
+    pub fn plug(&mut self, port: usize, device: Device) {
+        self.bus.ports[port] = Plug::new(device, port);
+    }
+
+    /// What is plugged into controller port `port`, with its state.
+    pub fn port(&self, port: usize) -> &Plug {
+        &self.bus.ports[port]
+    }
+
+    /// The host's pointer reaches the Zappers and Vaus controllers plugged in (see
+    /// [`Plug::point`]).
+    pub fn point(&mut self, aim: Option<(u8, u8)>, button: bool) {
+        for plug in &mut self.bus.ports {
+            plug.point(aim, button);
+        }
     }
 
     /// Whether the game read a controller since the last call (FCEUX's lag flag is its
     /// negation); the mark is cleared.
     pub fn take_pads_polled(&mut self) -> bool {
-        let polled = self.bus.pads.iter().any(|pad| pad.polled);
-        self.bus.pads.iter_mut().for_each(|pad| pad.polled = false);
-        polled
+        std::mem::take(&mut self.bus.polled)
     }
 
     /// The picture as far as the PPU has drawn it: 256x240 palette indices, emphasis in bits

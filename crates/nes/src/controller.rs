@@ -25,9 +25,6 @@ pub struct Controller {
     /// Reads after the eighth return 1 (the official pad shifts in ones).
     reads: u8,
     strobe: bool,
-    /// The game read this port since the host last cleared the flag (FCEUX's lag frames are
-    /// frames without such a read). Host bookkeeping, not part of a save state.
-    pub polled: bool,
 }
 
 impl Field for Controller {
@@ -37,7 +34,6 @@ impl Field for Controller {
             shift,
             reads,
             strobe,
-            polled: _,
         } = self;
         fields!(io, &mut buttons.0, shift, reads, strobe);
     }
@@ -59,7 +55,6 @@ impl Controller {
 
     /// Serial data bit (D0) for a read of the port; clocks the register unless strobed.
     pub fn read(&mut self) -> u8 {
-        self.polled = true;
         if self.strobe {
             self.reload();
             return self.shift & 1;
@@ -98,15 +93,6 @@ mod tests {
         pad.write_strobe(false);
         let bits: Vec<u8> = (0..10).map(|_| pad.read()).collect();
         assert_eq!(bits, [1, 0, 0, 1, 0, 0, 0, 1, 1, 1]);
-    }
-
-    #[test]
-    fn a_read_marks_the_port_polled() {
-        let mut pad = Controller::default();
-        assert_eq!(pad.peek(), 0);
-        assert!(!pad.polled, "peeking is not polling");
-        pad.read();
-        assert!(pad.polled);
     }
 
     #[test]

@@ -26,7 +26,7 @@ const MAGIC: &[u8; 8] = b"NESTORSS";
 /// they can go on counting without overflow.
 pub const COUNTER_LIMIT: u64 = 1 << 60;
 /// Bumped whenever the payload's layout changes.
-pub const VERSION: u32 = 5;
+pub const VERSION: u32 = 6;
 const HEADER_LEN: usize = 8 + 4 + 8 + 8;
 const CHECKSUM_LEN: usize = 4;
 

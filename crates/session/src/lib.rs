@@ -7,8 +7,9 @@
 //! line 240; FCEUX's two dead frames after power-on and resets are not frames here, see
 //! [`movies`]). At its start the sources are layered, each replacing what the one before chose:
 //!
-//! 1. the user's pads (keyboard, gamepad, an input script), from [`Session::set_pads`], and
-//!    a reset or power cycle from [`Session::reset`] or [`Session::power_cycle`];
+//! 1. the user's pads (keyboard, gamepad, an input script), from [`Session::set_pads`], their
+//!    pointer (the mouse: it aims a Zapper, turns a Vaus's knob) from [`Session::set_pointer`],
+//!    and a reset or power cycle from [`Session::reset`] or [`Session::power_cycle`];
 //! 2. the movie being played back (its resets replace the user's);
 //! 3. the automatic [`Player`] (the Tetris AI), on controller 1, while it is switched on;
 //! 4. the scripts' `joypad.set`, inside the Lua frame (so a script can read the AI's buttons
@@ -104,8 +105,10 @@ pub struct Session {
     scripts: Option<Scripts>,
     player: Option<Box<dyn Player>>,
     player_on: bool,
-    /// The user's pads.
-    pads: [u8; 2],
+    /// The user's pads, players 1 to 4 (3 and 4 reach a Four Score only).
+    pads: [u8; 4],
+    /// The user's pointer: the pixel it is over (None: off the picture) and its button.
+    pointer: Pointer,
     /// The user's reset or power cycle for the start of the next frame (`movie` command bits).
     commands: u8,
     /// Frames run, the index of the played movie's next host frame.
@@ -115,10 +118,11 @@ pub struct Session {
     rewind: Option<Rewind>,
     /// Frames shown ahead of the machine (run-ahead), 0 to [`MAX_RUN_AHEAD`].
     run_ahead: u8,
-    /// The frames after the machine's, emulated ahead with the buttons in `ahead_buttons`
-    /// (the next one first); the last one's picture is shown.
+    /// The frames after the machine's, emulated ahead with the buttons in `ahead_buttons` and
+    /// the pointer `ahead_pointer` (the next one first); the last one's picture is shown.
     ahead: VecDeque<Console>,
-    ahead_buttons: [u8; 2],
+    ahead_buttons: [u8; 4],
+    ahead_pointer: Pointer,
     /// A console no longer wanted, whose picture buffer the next frame run ahead draws into.
     spare: Option<Console>,
     /// The sound of frames run ahead before the one kept (never played).
@@ -127,6 +131,13 @@ pub struct Session {
     messages: Vec<String>,
     /// The game's cheats (FCEUX's raw cheats and Game Genie codes).
     cheats: CheatList,
+}
+
+/// The user's pointer, as [`Session::set_pointer`] gives it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Pointer {
+    aim: Option<(u8, u8)>,
+    button: bool,
 }
 
 impl Session {
@@ -139,14 +150,16 @@ impl Session {
             scripts: None,
             player: None,
             player_on: false,
-            pads: [0; 2],
+            pads: [0; 4],
+            pointer: Pointer::default(),
             commands: 0,
             frames: 0,
             samples: Vec::new(),
             rewind: None,
             run_ahead: 0,
             ahead: VecDeque::new(),
-            ahead_buttons: [0; 2],
+            ahead_buttons: [0; 4],
+            ahead_pointer: Pointer::default(),
             spare: None,
             unheard: Vec::new(),
             messages: Vec::new(),
@@ -190,7 +203,7 @@ impl Session {
         }
         let mut restarts = commands;
         if let Some(line) = self.movies.play(self.frames, &mut self.console) {
-            pads = [line.pads[0], line.pads[1]];
+            pads = line.pads;
             restarts |= line.commands;
         }
         if let Some(player) = self.player.as_mut().filter(|_| self.player_on) {
@@ -200,11 +213,17 @@ impl Session {
         // Scripts watch and change the frame as it runs: it is never one run ahead without
         // them.
         let scripted = self.scripts.as_ref().is_some_and(Scripts::active);
-        if scripted || pads != self.ahead_buttons {
+        let pointer = self.pointer_in_use();
+        if scripted || pads != self.ahead_buttons || pointer != self.ahead_pointer {
             self.drop_ahead();
         }
+        // Players 3 and 4 and the pointer: the scripts and the movie leave them to the user.
+        for (player, &bits) in pads.iter().enumerate().skip(2) {
+            self.console.set_buttons(player, Buttons(bits));
+        }
+        self.console.point(pointer.aim, pointer.button);
         if let Some(scripts) = self.scripts.as_mut().filter(|_| scripted) {
-            scripts.set_pads(pads);
+            scripts.set_pads([pads[0], pads[1]]);
             scripts.set_movie(movie);
             scripts.set_ram_cheats(self.cheats.writes_ram_each_frame());
             scripts.set_restarts(restarts);
@@ -242,10 +261,12 @@ impl Session {
     /// frame's. Off while a movie plays or records.
     fn run_ahead(&mut self) {
         let frames = usize::from(self.run_ahead_frames());
-        let buttons = [0, 1].map(|port| self.console.buttons(port).0);
-        if buttons != self.ahead_buttons {
+        let buttons = [0, 1, 2, 3].map(|player| self.console.buttons(player).0);
+        let pointer = self.pointer_in_use();
+        if buttons != self.ahead_buttons || pointer != self.ahead_pointer {
             self.drop_ahead();
             self.ahead_buttons = buttons;
+            self.ahead_pointer = pointer;
         }
         self.ahead.truncate(frames);
         while self.ahead.len() < frames {
@@ -256,6 +277,23 @@ impl Session {
             next.take_samples(&mut self.unheard);
             next.run_frame();
             self.ahead.push_back(next);
+        }
+    }
+
+    /// The user's pointer if a device takes it (a Zapper, a Vaus), else none: a mouse moving
+    /// over pads alone does not throw the frames run ahead away.
+    fn pointer_in_use(&self) -> Pointer {
+        let console = &self.console;
+        let takes_it = (0..2).any(|port| {
+            matches!(
+                console.port(port).device(),
+                nes::Device::Zapper | nes::Device::Vaus
+            )
+        });
+        if takes_it {
+            self.pointer
+        } else {
+            Pointer::default()
         }
     }
 
@@ -385,9 +423,18 @@ impl Session {
         self.commands |= movie::POWER;
     }
 
-    /// The user's pads for the next frames (bits as in [`Buttons`]).
-    pub fn set_pads(&mut self, pads: [u8; 2]) {
-        self.pads = pads;
+    /// The user's pads for the next frames (bits as in [`Buttons`]): players 1 to N, up to
+    /// 4; the others hold nothing.
+    pub fn set_pads<const N: usize>(&mut self, pads: [u8; N]) {
+        const { assert!(N <= 4, "four players at most") };
+        self.pads = [0; 4];
+        self.pads[..N].copy_from_slice(&pads);
+    }
+
+    /// The user's pointer for the next frames: the pixel it is over, None when it is off the
+    /// picture (a Zapper then shoots away from the screen), and whether its button is down.
+    pub fn set_pointer(&mut self, aim: Option<(u8, u8)>, button: bool) {
+        self.pointer = Pointer { aim, button };
     }
 
     pub fn set_movies(&mut self, movies: Movies) {

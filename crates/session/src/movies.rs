@@ -73,8 +73,12 @@ impl Movies {
                 anyhow::anyhow!("{}: line {line}: not UTF-8 text", path.display())
             })?;
             let movie = Movie::parse(&text).with_context(|| path.display().to_string())?;
-            if movie.fourscore {
-                bail!("{}: Four Score movies are not supported", path.display());
+            let four_score = console.port(0).device() == nes::Device::FourScore;
+            if movie.fourscore && !four_score {
+                bail!(
+                    "{}: a Four Score movie (players 3 and 4); `--four-score` plays it",
+                    path.display()
+                );
             }
             // FCEUX's palFlag tells PAL from the rest (its Dendy movies say 0).
             let pal = console.region() == nes::Region::Pal;
@@ -108,6 +112,7 @@ impl Movies {
         if let Some(path) = record {
             let mut movie = Movie::recording(rom_stem, checksum);
             movie.pal = console.region() == nes::Region::Pal;
+            movie.fourscore = console.port(0).device() == nes::Device::FourScore;
             movie.extra.push((
                 "comment".into(),
                 format!("{} {}", movie::NESTOR_COMMENT, env!("CARGO_PKG_VERSION")),

@@ -237,3 +237,56 @@ fn shift_size(n: u8) -> usize {
         64 << n
     }
 }
+
+/// A ROM image for tests: an iNES header, then zeroed ROMs of the sizes it declares.
+#[cfg(test)]
+#[derive(Clone)]
+pub(crate) struct TestImage {
+    header: [u8; 16],
+}
+
+#[cfg(test)]
+impl TestImage {
+    /// iNES 1.0, `prg` 16 KiB banks of PRG-ROM, `chr` 8 KiB banks of CHR-ROM.
+    pub fn new(mapper: u16, prg: u8, chr: u8) -> TestImage {
+        let mut header = [0; 16];
+        header[..4].copy_from_slice(b"NES\x1a");
+        header[4] = prg;
+        header[5] = chr;
+        header[6] = (mapper as u8) << 4;
+        header[7] = mapper as u8 & 0xF0;
+        TestImage { header }
+    }
+
+    /// NES 2.0 with `submapper`, no RAM declared yet.
+    pub fn nes2(mapper: u16, submapper: u8, prg: u8, chr: u8) -> TestImage {
+        let mut image = TestImage::new(mapper, prg, chr);
+        image.header[7] |= 0x08;
+        image.header[8] = submapper << 4 | (mapper >> 8) as u8;
+        image
+    }
+
+    /// Header byte `index` set to `val` (flags 6 bits, RAM sizes...).
+    pub fn with(mut self, index: usize, val: u8) -> TestImage {
+        self.header[index] = val;
+        self
+    }
+
+    /// Byte 6's low nibble: mirroring, battery, trainer, four-screen.
+    pub fn flags(self, bits: u8) -> TestImage {
+        let byte = self.header[6] & 0xF0 | bits;
+        self.with(6, byte)
+    }
+
+    pub fn header(&self) -> Header {
+        Header::parse(&self.header).expect("a valid test header")
+    }
+
+    /// The header and the ROMs it declares, zeroed.
+    pub fn image(&self) -> Vec<u8> {
+        let header = self.header();
+        let mut image = self.header.to_vec();
+        image.resize(16 + header.prg_rom_size + header.chr_rom_size, 0);
+        image
+    }
+}

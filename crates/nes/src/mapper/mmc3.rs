@@ -136,6 +136,7 @@ impl ScanlineCounter {
         ppu_reads: false,
         ppu_registers: false,
         audio: false,
+        prg_reads: false,
     };
 
     pub(super) fn irq(&self) -> bool {

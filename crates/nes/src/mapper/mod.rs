@@ -181,6 +181,10 @@ pub struct Needs {
     /// Has a sound output that the console mixes with the 2A03's ([`Board::audio`]). Goes with
     /// `cpu_clock`: the board's [`Board::cpu_clock`] returns whether its level moved.
     pub audio: bool,
+    /// Sees the CPU's reads of $8000-$FFFF ([`Board::prg_read`]) in the windows
+    /// [`Board::prg_read_windows`] names, as MMC5's PCM channel takes its bytes. Goes with
+    /// `cpu_clock`: no read then passes the board in bulk.
+    pub prg_reads: bool,
 }
 
 /// What answers a PPU read on a board with [`Needs::ppu_reads`].
@@ -205,7 +209,8 @@ pub trait Board: Sized {
         Needs::default()
     }
 
-    /// Where a CPU access in $6000-$FFFF lands; every board puts PRG-ROM at $8000-$FFFF.
+    /// Where a CPU access in $6000-$FFFF lands; every board puts PRG-ROM at $8000-$FFFF, in
+    /// whole 8 KiB windows of ROM or RAM.
     fn map_cpu(&self, addr: u16) -> CpuTarget {
         match addr {
             0x8000..=0xFFFF => CpuTarget::PrgRom(usize::from(addr - 0x8000)),
@@ -304,6 +309,15 @@ pub trait Board: Sized {
     fn ppu_write(&mut self, _addr: u16, _val: u8) -> bool {
         false
     }
+
+    /// Bit n: the board sees reads of the 8 KiB window at $8000 + n * $2000 now, if
+    /// [`Needs::prg_reads`].
+    fn prg_read_windows(&self) -> u8 {
+        0
+    }
+
+    /// The CPU read `val` at `addr` in a window of [`Self::prg_read_windows`].
+    fn prg_read(&mut self, _addr: u16, _val: u8) {}
 
     /// The /IRQ output (true = asserted), if [`Needs::irq`].
     fn irq(&self) -> bool {
@@ -441,6 +455,12 @@ macro_rules! boards {
             }
             fn ppu_write(&mut self, addr: u16, val: u8) -> bool {
                 match self { $(Mapper::$board(m) => m.ppu_write(addr, val),)+ }
+            }
+            fn prg_read_windows(&self) -> u8 {
+                match self { $(Mapper::$board(m) => m.prg_read_windows(),)+ }
+            }
+            fn prg_read(&mut self, addr: u16, val: u8) {
+                match self { $(Mapper::$board(m) => m.prg_read(addr, val),)+ }
             }
             fn irq(&self) -> bool {
                 match self { $(Mapper::$board(m) => m.irq(),)+ }

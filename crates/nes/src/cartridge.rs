@@ -770,16 +770,13 @@ pub(crate) fn wrap(offset: usize, len: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::header::PRG_BANK;
+    use crate::header::{TestImage, PRG_BANK};
 
+    /// An iNES 1.0 image: mapper number and flags in `flags6`.
     fn image(prg_banks: u8, chr_banks: u8, flags6: u8) -> Vec<u8> {
-        let mut v = vec![b'N', b'E', b'S', 0x1A, prg_banks, chr_banks, flags6, 0];
-        v.resize(16, 0);
-        v.resize(
-            16 + usize::from(prg_banks) * PRG_BANK + usize::from(chr_banks) * CHR_BANK,
-            0,
-        );
-        v
+        TestImage::new((flags6 >> 4).into(), prg_banks, chr_banks)
+            .flags(flags6 & 0x0F)
+            .image()
     }
 
     #[test]
@@ -864,10 +861,9 @@ mod tests {
     /// An NES 2.0 image: mapper, submapper, 16 KiB PRG banks, 8 KiB CHR-ROM banks (filled
     /// with their bank number), CHR-RAM byte.
     fn nes2(mapper: u16, submapper: u8, prg: u8, chr: u8, chr_ram: u8) -> Vec<u8> {
-        let mut img = image(prg, chr, (mapper as u8) << 4);
-        img[7] = mapper as u8 & 0xF0 | 0x08;
-        img[8] = submapper << 4;
-        img[11] = chr_ram;
+        let mut img = TestImage::nes2(mapper, submapper, prg, chr)
+            .with(11, chr_ram)
+            .image();
         let chr_start = 16 + usize::from(prg) * PRG_BANK;
         for (bank, bytes) in img[chr_start..].chunks_mut(CHR_BANK).enumerate() {
             bytes.fill(bank as u8);

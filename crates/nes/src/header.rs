@@ -149,7 +149,7 @@ impl Header {
         let h = &bytes[..16];
         let nes2 = h[7] & 0x0C == 0x08;
         let mut mapper = u16::from(h[6] >> 4);
-        let (prg_rom_size, chr_rom_size, mut submapper);
+        let (prg_rom_size, chr_rom_size, submapper);
         let (mut prg_ram_size, mut prg_nvram_size) = (0, 0);
         let chr_ram_size;
         if nes2 {
@@ -170,32 +170,14 @@ impl Header {
             submapper = 0;
             prg_rom_size = usize::from(h[4]) * PRG_BANK;
             chr_rom_size = usize::from(h[5]) * CHR_BANK;
-            // The boards' CHR-RAM, which iNES 1.0 cannot state: CPROM has 16 KiB, UNROM 512
-            // and GTROM 32 KiB, TQROM 8 KiB beside its CHR-ROM.
-            chr_ram_size = match mapper {
-                13 if chr_rom_size == 0 => 2 * CHR_BANK,
-                30 | 111 if chr_rom_size == 0 => 4 * CHR_BANK,
-                _ if chr_rom_size == 0 => CHR_BANK,
-                119 => CHR_BANK,
-                _ => 0,
-            };
+            // iNES 1.0 cannot state CHR-RAM: 8 KiB without CHR-ROM, unless the board says
+            // otherwise (`Board::read_header`).
+            chr_ram_size = if chr_rom_size == 0 { CHR_BANK } else { 0 };
         }
         if prg_rom_size == 0 {
             return Err(RomError::NoPrg);
         }
-        let mut four_screen = h[6] & 0x08 != 0;
-        if mapper == 78 && !nes2 {
-            // iNES 1.0 marks Holy Diver's H/V board (78.3) with the four-screen bit; without
-            // it the image is Cosmo Carrier's one-screen board (78.1).
-            submapper = if four_screen { 3 } else { 1 };
-            four_screen = false;
-        }
-        let mut one_screen = false;
-        if mapper == 30 && four_screen && h[6] & 0x01 == 0 {
-            one_screen = true;
-            four_screen = false;
-        }
-        Ok(Header {
+        let mut header = Header {
             mapper,
             submapper,
             nes2,
@@ -207,14 +189,16 @@ impl Header {
             battery: h[6] & 0x02 != 0,
             trainer: h[6] & 0x04 != 0,
             vertical_mirroring: h[6] & 0x01 != 0,
-            four_screen,
-            one_screen,
+            four_screen: h[6] & 0x08 != 0,
+            one_screen: false,
             region: if nes2 {
                 Region::from_nes2_timing(h[12])
             } else {
                 None
             },
-        })
+        };
+        crate::mapper::read_header(&mut header);
+        Ok(header)
     }
 }
 
@@ -282,11 +266,11 @@ impl TestImage {
         Header::parse(&self.header).expect("a valid test header")
     }
 
-    /// The header and the ROMs it declares, zeroed.
+    /// The header and the ROMs it declares, zeroed (even a header the parser refuses).
     pub fn image(&self) -> Vec<u8> {
-        let header = self.header();
+        let [prg, chr] = [4, 5].map(|i| usize::from(self.header[i]));
         let mut image = self.header.to_vec();
-        image.resize(16 + header.prg_rom_size + header.chr_rom_size, 0);
+        image.resize(16 + prg * PRG_BANK + chr * CHR_BANK, 0);
         image
     }
 }

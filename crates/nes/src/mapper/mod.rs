@@ -201,6 +201,14 @@ pub enum PpuRead {
 /// One board's registers and wiring. The defaults are those of a discrete board: PRG-ROM and
 /// PRG-RAM at fixed places, CHR unbanked, no clock, no IRQ.
 pub trait Board: Sized {
+    /// The (mapper, submapper) pairs the board tells apart, if it tells any: else submapper
+    /// 0 of each of its numbers in the list. Tests run a program on each.
+    const VARIANTS: &'static [(u16, u8)] = &[];
+
+    /// The header as the board reads it, before [`Self::new`]: what iNES 1.0 cannot state
+    /// (CHR-RAM, submappers), or bits the board gives a meaning of its own.
+    fn read_header(_header: &mut Header) {}
+
     /// The board at power-on; an error for a submapper it does not know.
     fn new(header: &Header) -> Result<Self, RomError>;
 
@@ -357,6 +365,28 @@ macro_rules! boards {
         /// Whether some board answers to iNES mapper number `mapper`.
         pub fn supported(mapper: u16) -> bool {
             matches!(mapper, $($($number)|+)|+)
+        }
+
+        /// The header as the board of its mapper number reads it ([`Board::read_header`]).
+        pub(crate) fn read_header(header: &mut Header) {
+            match header.mapper {
+                $($($number)|+ => $board::read_header(header),)+
+                _ => {}
+            }
+        }
+
+        /// Every (mapper, submapper) pair some board tells apart ([`Board::VARIANTS`]), in the
+        /// list's order.
+        pub fn variants() -> Vec<(u16, u8)> {
+            let mut all = Vec::new();
+            $(
+                if $board::VARIANTS.is_empty() {
+                    all.extend([$($number),+].map(|number| (number, 0)));
+                } else {
+                    all.extend_from_slice($board::VARIANTS);
+                }
+            )+
+            all
         }
 
         /// The cartridge's board, one variant per type in the list. A plain tag byte (no

@@ -53,56 +53,19 @@ impl fmt::Display for RomError {
 impl std::error::Error for RomError {}
 
 /// The common name of the board or chip behind a well-known iNES mapper number, for messages:
-/// a user whose game does not load can look the board up.
+/// a user whose game does not load can look the board up. The supported boards' names come
+/// from the board list.
 fn board_name(mapper: u16) -> Option<&'static str> {
-    Some(match mapper {
-        0 => "NROM",
-        1 => "MMC1",
-        2 => "UxROM",
-        3 => "CNROM",
-        4 => "MMC3",
-        5 => "MMC5",
-        7 => "AxROM",
-        9 => "MMC2",
-        10 => "MMC4",
-        11 => "Color Dreams",
-        13 => "CPROM",
-        16 | 159 => "Bandai FCG",
-        18 => "Jaleco SS88006",
-        19 => "Namco 163",
-        20 => "Famicom Disk System",
-        21 | 22 | 23 | 25 => "VRC2/VRC4",
-        24 | 26 => "VRC6",
-        28 => "Action 53",
-        30 => "UNROM 512",
-        32 => "Irem G-101",
-        33 => "Taito TC0190",
-        34 => "BNROM",
-        48 => "Taito TC0690",
-        64 => "Tengen RAMBO-1",
-        65 => "Irem H3001",
-        66 => "GxROM",
-        67 => "Sunsoft-3",
-        68 => "Sunsoft-4",
-        69 => "Sunsoft FME-7",
-        71 => "Camerica",
-        73 => "VRC3",
-        75 => "VRC1",
-        76 | 88 | 95 | 154 | 206 => "Namco 108",
-        78 => "Irem 74HC161",
-        79 => "NINA-03/06",
-        80 => "Taito X1-005",
-        82 => "Taito X1-017",
-        85 => "VRC7",
-        90 => "J.Y. Company",
-        105 => "NES-EVENT",
-        118 => "TxSROM",
-        119 => "TQROM",
-        185 => "CNROM with CHR protection",
-        210 => "Namco 175/340",
-        228 => "Action 52",
-        232 => "Camerica Quattro",
-        _ => return None,
+    crate::mapper::board_name(mapper).or(match mapper {
+        20 => Some("Famicom Disk System"),
+        73 => Some("VRC3"),
+        75 => Some("VRC1"),
+        79 => Some("NINA-03/06"),
+        90 => Some("J.Y. Company"),
+        105 => Some("NES-EVENT"),
+        228 => Some("Action 52"),
+        232 => Some("Camerica Quattro"),
+        _ => None,
     })
 }
 

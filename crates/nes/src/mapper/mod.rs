@@ -353,10 +353,11 @@ pub trait WithBoard {
     fn with<B: Board>(self, board: &B) -> Self::Output;
 }
 
-/// The one list of boards: `file::Type: iNES mapper numbers;`. The modules, the loader, save
-/// states and the dispatch in [`Mapper`] all come from it.
+/// The one list of boards: `file::Type: iNES mapper number "common name" | ...;`. The modules,
+/// the loader, save states, the dispatch in [`Mapper`] and the names in messages all come from
+/// it.
 macro_rules! boards {
-    ($($module:ident::$board:ident: $($number:literal)|+;)+) => {
+    ($($module:ident::$board:ident: $($number:literal $name:literal)|+;)+) => {
         $(
             mod $module;
             pub use $module::$board;
@@ -372,6 +373,14 @@ macro_rules! boards {
             match header.mapper {
                 $($($number)|+ => $board::read_header(header),)+
                 _ => {}
+            }
+        }
+
+        /// The common name of the board behind iNES mapper number `mapper`, if it is in the list.
+        pub fn board_name(mapper: u16) -> Option<&'static str> {
+            match mapper {
+                $($($number => Some($name),)+)+
+                _ => None,
             }
         }
 
@@ -507,37 +516,39 @@ macro_rules! boards {
 }
 
 boards! {
-    nrom::Nrom: 0;
-    mmc1::Mmc1: 1;
-    uxrom::Uxrom: 2 | 180;
-    cnrom::Cnrom: 3 | 185;
-    mmc3::Mmc3: 4 | 118 | 119;
-    mmc5::Mmc5: 5;
-    axrom::Axrom: 7;
-    mmc2::Mmc2: 9 | 10;
-    gxrom::Gxrom: 11 | 66 | 87 | 140 | 184;
-    cprom::Cprom: 13;
-    bandai_fcg::BandaiFcg: 16 | 159;
-    ss88006::Ss88006: 18;
-    namco163::Namco163: 19 | 210;
-    vrc4::Vrc4: 21 | 22 | 23 | 25;
-    vrc6::Vrc6: 24 | 26;
-    action53::Action53: 28;
-    unrom512::Unrom512: 30;
-    g101::G101: 32;
-    tc0190::Tc0190: 33 | 48;
-    bnrom::Bnrom: 34;
-    rambo1::Rambo1: 64 | 158;
-    h3001::H3001: 65;
-    sunsoft3::Sunsoft3: 67;
-    sunsoft4::Sunsoft4: 68;
-    fme7::Fme7: 69;
-    bandai152::Bandai152: 70 | 152;
-    camerica::Camerica: 71;
-    namco108::Namco108: 76 | 88 | 95 | 154 | 206;
-    irem78::Irem78: 78;
-    x1005::X1005: 80;
-    x1017::X1017: 82;
-    vrc7::Vrc7: 85;
-    gtrom::Gtrom: 111;
+    nrom::Nrom: 0 "NROM";
+    mmc1::Mmc1: 1 "MMC1";
+    uxrom::Uxrom: 2 "UxROM" | 180 "UNROM with a 74HC08";
+    cnrom::Cnrom: 3 "CNROM" | 185 "CNROM with CHR protection";
+    mmc3::Mmc3: 4 "MMC3" | 118 "TxSROM" | 119 "TQROM";
+    mmc5::Mmc5: 5 "MMC5";
+    axrom::Axrom: 7 "AxROM";
+    mmc2::Mmc2: 9 "MMC2" | 10 "MMC4";
+    gxrom::Gxrom: 11 "Color Dreams" | 66 "GxROM" | 87 "Jaleco J87" | 140 "Jaleco JF-11/JF-14"
+        | 184 "Sunsoft-1";
+    cprom::Cprom: 13 "CPROM";
+    bandai_fcg::BandaiFcg: 16 "Bandai FCG" | 159 "Bandai LZ93D50";
+    ss88006::Ss88006: 18 "Jaleco SS88006";
+    namco163::Namco163: 19 "Namco 163" | 210 "Namco 175/340";
+    vrc4::Vrc4: 21 "VRC4" | 22 "VRC2" | 23 "VRC2/VRC4" | 25 "VRC2/VRC4";
+    vrc6::Vrc6: 24 "VRC6" | 26 "VRC6";
+    action53::Action53: 28 "Action 53";
+    unrom512::Unrom512: 30 "UNROM 512";
+    g101::G101: 32 "Irem G-101";
+    tc0190::Tc0190: 33 "Taito TC0190" | 48 "Taito TC0690";
+    bnrom::Bnrom: 34 "BNROM/NINA-001";
+    rambo1::Rambo1: 64 "Tengen RAMBO-1" | 158 "Tengen 800037";
+    h3001::H3001: 65 "Irem H3001";
+    sunsoft3::Sunsoft3: 67 "Sunsoft-3";
+    sunsoft4::Sunsoft4: 68 "Sunsoft-4";
+    fme7::Fme7: 69 "Sunsoft FME-7";
+    bandai152::Bandai152: 70 "Bandai 74161" | 152 "Bandai 74161";
+    camerica::Camerica: 71 "Camerica";
+    namco108::Namco108: 76 "Namco 108" | 88 "Namco 108" | 95 "Namco 108" | 154 "Namco 108"
+        | 206 "Namco 108";
+    irem78::Irem78: 78 "Irem 74HC161";
+    x1005::X1005: 80 "Taito X1-005";
+    x1017::X1017: 82 "Taito X1-017";
+    vrc7::Vrc7: 85 "VRC7";
+    gtrom::Gtrom: 111 "GTROM";
 }

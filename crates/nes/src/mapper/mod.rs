@@ -552,3 +552,33 @@ boards! {
     vrc7::Vrc7: 85 "VRC7";
     gtrom::Gtrom: 111 "GTROM";
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::header::TestImage;
+
+    /// Every variant a board lists is one it accepts, and every number of the list is among
+    /// the variants, with a name.
+    #[test]
+    fn every_variant_is_a_board() {
+        let variants = variants();
+        for &(mapper, submapper) in &variants {
+            let header = TestImage::nes2(mapper, submapper, 8, 0)
+                .with(11, 0x09)
+                .header();
+            assert!(Mapper::new(&header).is_ok(), "{mapper}.{submapper}");
+            assert!(
+                supported(mapper) && board_name(mapper).is_some(),
+                "{mapper}"
+            );
+        }
+        for mapper in 0..4096 {
+            assert_eq!(
+                supported(mapper),
+                variants.iter().any(|&(m, _)| m == mapper),
+                "{mapper}"
+            );
+        }
+    }
+}

@@ -95,7 +95,8 @@ struct Banks {
     sees_every_cycle: bool,
     /// Cycles with no PPU dot in them that the board must hear of as it happens can pass
     /// without the board: it sees no cycle, or it follows A12 and counts cycles only for its
-    /// A12 filter, which may hear of them later ([`Cartridge::m2_owed`]).
+    /// A12 filter, which may hear of them later ([`Cartridge::m2_owed`]); and $8000-$FFFF
+    /// shows only PRG-ROM, which the board does not see read.
     quiet_cycles: bool,
 }
 

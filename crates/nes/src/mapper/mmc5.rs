@@ -836,6 +836,31 @@ mod tests {
         assert!(!cart.irq());
     }
 
+    /// Through the console's bus: in read mode, the CPU's read of a 0 at $8000 (PRG-RAM bank 0
+    /// there at power-on) raises the IRQ, which the handler takes and acknowledges at $5010.
+    #[test]
+    fn a_zero_read_interrupts_the_cpu() {
+        for (mode, taken) in [(0x81, 1), (0x80, 0)] {
+            let mut image = TestImage::nes2(5, 0, 2, 0).with(10, 0x07).image();
+            let code = [
+                0xA9, 0x00, 0x85, 0x00, 0x85, 0x01, // LDA #0; STA $00; STA $01
+                0xA9, 0x40, 0x8D, 0x17, 0x40, // LDA #$40; STA $4017: no APU frame IRQ
+                0xA9, mode, 0x8D, 0x10, 0x50, // LDA #mode; STA $5010
+                0xAD, 0x00, 0x80, // LDA $8000
+                0x58, 0x4C, 0x14, 0xE0, // CLI; JMP $E014
+                0xA9, 0x01, 0x85, 0x00, // IRQ: LDA #1; STA $00
+                0xAD, 0x10, 0x50, 0x85, 0x01, 0x40, // LDA $5010; STA $01; RTI
+            ];
+            let last_bank = 16 + 0x6000;
+            image[last_bank..last_bank + code.len()].copy_from_slice(&code);
+            image[last_bank + 0x1FFC..].copy_from_slice(&[0x00, 0xE0, 0x17, 0xE0]);
+            let mut console = crate::Console::from_ines(&image).unwrap();
+            console.run_frame();
+            assert_eq!(console.bus.peek(0), taken, "$5010 = {mode:02X}");
+            assert_eq!(console.bus.peek(1), taken << 7, "$5010 = {mode:02X}");
+        }
+    }
+
     #[test]
     fn chr_sets_for_sprites_and_background_with_8x16_sprites() {
         let mut m = board();

@@ -149,14 +149,15 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         Some(path) => {
             let bytes =
                 std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-            Palette::from_pal_bytes(&bytes).with_context(|| path.display().to_string())?
+            Some(Palette::from_pal_bytes(&bytes).with_context(|| path.display().to_string())?)
         }
-        None => Palette::default(),
+        None => None,
     };
     let (name, mut console) = load_console(&args.rom)?;
     for (port, device) in ports.into_iter().enumerate() {
         console.plug(port, device);
     }
+    let palette = palette.unwrap_or_else(|| Palette::for_region(console.region()));
     for code in &args.cheats {
         console.add_game_genie(nes::GameGenie::parse(code).map_err(anyhow::Error::msg)?);
     }

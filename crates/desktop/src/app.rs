@@ -339,11 +339,12 @@ impl App {
             }
         }
         let lua_sandbox = options.lua_sandbox || config.lua.sandbox;
+        let builtin = Palette::for_region(session.console().region());
         let palette = match config.video.palette.as_str() {
-            "" => Palette::default(),
+            "" => builtin,
             path => read_palette(Path::new(path)).unwrap_or_else(|err| {
                 eprintln!("nestor: {err}; the built-in palette is used");
-                Palette::default()
+                builtin
             }),
         };
         if !options.lua.is_empty() {
@@ -1256,7 +1257,7 @@ impl App {
     /// colours stay.
     fn set_palette(&mut self, path: Option<PathBuf>) {
         let Some(path) = path else {
-            self.palette = Palette::default();
+            self.palette = Palette::for_region(self.session.console().region());
             self.save_setting(|config| config.video.palette.clear());
             return self.show("built-in palette".into());
         };
@@ -1431,6 +1432,10 @@ impl App {
                 // game: both stop.
                 self.session.change_game(console, &rom.name);
                 self.session.set_cheats(load_cheats(&rom));
+                if self.config.video.palette.is_empty() {
+                    // The built-in colours are the new console's PPU's.
+                    self.palette = Palette::for_region(self.session.console().region());
+                }
                 self.rom = rom;
                 self.crashed = None;
                 self.set_paused(false);

@@ -495,11 +495,14 @@ impl Bus {
         })
     }
 
-    /// RAM and PRG-ROM, almost every read, on the fast path; the rest in [`Self::read_io`].
+    /// RAM and $8000-$FFFF, almost every read, on the fast path; the rest in [`Self::read_io`].
     #[inline]
     fn read_mem(&mut self, addr: u16) -> u8 {
-        if is_ram_or_rom(addr) {
-            self.read_ram_or_rom(addr)
+        if addr >= 0x8000 {
+            // The board may show RAM there, or see the read.
+            self.cart.cpu_read_prg(addr).unwrap_or(self.open_bus)
+        } else if addr < 0x2000 {
+            self.ram[usize::from(addr & 0x7FF)]
         } else {
             self.read_io(addr)
         }

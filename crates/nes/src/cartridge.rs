@@ -54,6 +54,9 @@ pub struct Cartridge {
     game_genie: Vec<GameGenie>,
     /// Bit n: a code's address is in the 8 KiB window $8000 + n * $2000.
     game_genie_windows: u8,
+    /// Bit n: a read of window n needs more than the bank table's PRG-ROM byte: a Game Genie
+    /// code, PRG-RAM there, or a board that sees the read.
+    special_windows: u8,
     /// The PPU shows a board that watches its bus every fetch as it happens, even one that
     /// only needs A12's changes: the reference for that shortcut (not part of a state).
     ppu_lockstep: bool,
@@ -69,8 +72,13 @@ pub struct Cartridge {
 /// space, 1 KiB of PPU space. Refreshed whenever the mapper's choice may have changed.
 #[derive(Clone, Default)]
 struct Banks {
-    /// PRG-ROM at $8000, $A000, $C000 and $E000.
-    prg_rom: [usize; 4],
+    /// What answers at $8000, $A000, $C000 and $E000: offsets into PRG-ROM, or into PRG-RAM
+    /// where `prg_ram_windows` says.
+    prg: [usize; 4],
+    /// Bit n: window n of $8000-$FFFF shows PRG-RAM (open bus if the cartridge has none).
+    prg_ram_windows: u8,
+    /// Bit n: the board sees the CPU's reads of window n ([`Board::prg_read`]).
+    prg_read_windows: u8,
     /// What answers at $6000-$7FFF.
     low: LowWindow,
     /// The PPU's $0000-$3FFF in 1 KiB windows, each the number of a KiB of `ppu_memory`:
@@ -87,7 +95,8 @@ struct Banks {
     sees_every_cycle: bool,
     /// Cycles with no PPU dot in them that the board must hear of as it happens can pass
     /// without the board: it sees no cycle, or it follows A12 and counts cycles only for its
-    /// A12 filter, which may hear of them later ([`Cartridge::m2_owed`]).
+    /// A12 filter, which may hear of them later ([`Cartridge::m2_owed`]); and $8000-$FFFF
+    /// shows only PRG-ROM, which the board does not see read.
     quiet_cycles: bool,
 }
 
@@ -120,11 +129,25 @@ impl WithBoard for Layout {
     type Output = Banks;
 
     fn with<B: Board>(self, board: &B) -> Banks {
-        let prg_window = |slot: usize| match board.map_cpu(0x8000 + slot as u16 * 0x2000) {
-            CpuTarget::PrgRom(off) => wrap(off, self.prg_rom),
-            _ => unreachable!("every mapper puts PRG-ROM at $8000-$FFFF"),
+        let mut prg_ram_windows = 0;
+        let mut prg = [0; 4];
+        for (slot, window) in prg.iter_mut().enumerate() {
+            *window = match board.map_cpu(0x8000 + slot as u16 * 0x2000) {
+                CpuTarget::PrgRom(off) => wrap(off, self.prg_rom),
+                target => {
+                    prg_ram_windows |= 1 << slot;
+                    match target {
+                        CpuTarget::PrgRam(off) if self.prg_ram > 0 => wrap(off, self.prg_ram),
+                        _ => 0,
+                    }
+                }
+            };
+        }
+        let prg_read_windows = if self.needs.prg_reads {
+            board.prg_read_windows()
+        } else {
+            0
         };
-        let prg_rom = std::array::from_fn(prg_window);
         let low = match board.map_cpu(0x6000) {
             CpuTarget::PrgRam(off) if self.prg_ram > 0 => LowWindow::Ram(wrap(off, self.prg_ram)),
             CpuTarget::PrgRom(off) => LowWindow::Rom(wrap(off, self.prg_rom)),
@@ -158,19 +181,24 @@ impl WithBoard for Layout {
         let ppu = ppu.map(|offset| offset / 0x400);
         let watches_ppu_bus = self.needs.ppu_bus && board.watches_ppu_bus();
         let follows_a12 = watches_ppu_bus && self.needs.ppu_a12_only && self.a12_changes;
+        // A read there may be of RAM or seen by the board: it takes the bus's full cycle.
+        let plain_prg = prg_ram_windows | prg_read_windows == 0;
         Banks {
-            prg_rom,
+            prg,
+            prg_ram_windows,
+            prg_read_windows,
             low,
             ppu,
             ppu_writable,
             watches_ppu_bus,
             follows_a12,
             sees_every_cycle: watches_ppu_bus || self.needs.cpu_clock,
-            quiet_cycles: if follows_a12 {
-                true
-            } else {
-                !(watches_ppu_bus || self.needs.cpu_clock)
-            },
+            quiet_cycles: plain_prg
+                && if follows_a12 {
+                    true
+                } else {
+                    !(watches_ppu_bus || self.needs.cpu_clock)
+                },
         }
     }
 }
@@ -193,6 +221,7 @@ impl Field for Cartridge {
             needs: _,
             game_genie: _,
             game_genie_windows: _,
+            special_windows: _,
             ppu_lockstep: _,
             m2_owed: _,
         } = self;
@@ -256,6 +285,7 @@ impl Cartridge {
             needs,
             game_genie: Vec::new(),
             game_genie_windows: 0,
+            special_windows: 0,
             ppu_lockstep: false,
             m2_owed: 0,
         };
@@ -286,6 +316,8 @@ impl Cartridge {
             needs: self.needs,
             a12_changes: !self.ppu_lockstep,
         });
+        self.special_windows =
+            self.game_genie_windows | self.banks.prg_ram_windows | self.banks.prg_read_windows;
     }
 
     /// Whether the PPU shows a board that watches its bus every fetch as it happens
@@ -312,7 +344,7 @@ impl Cartridge {
     #[inline]
     pub fn cpu_peek(&self, addr: u16) -> Option<u8> {
         match addr {
-            0x8000..=0xFFFF => Some(self.prg_rom_byte(addr)),
+            0x8000..=0xFFFF => self.prg_peek(addr),
             // Boards with registers there may divide the window finer than 8 KiB (X1-005's
             // 128 bytes of RAM at $7F00): ask them.
             0x6000..=0x7FFF if self.needs.low_registers => match self.mapper.map_cpu(addr) {
@@ -336,20 +368,58 @@ impl Cartridge {
         }
     }
 
-    /// The byte at CPU address `addr` ($8000-$FFFF): PRG-ROM's, or a Game Genie code's.
+    /// The byte at CPU address `addr` ($8000-$FFFF) where the window shows PRG-ROM: the ROM's,
+    /// or a Game Genie code's. The bus's quiet cycles read this way: they never come while a
+    /// window shows RAM or the board sees reads (see [`Banks::quiet_cycles`]).
     #[inline]
     pub fn prg_rom_byte(&self, addr: u16) -> u8 {
-        let bank = self.banks.prg_rom[usize::from(addr >> 13) & 3];
-        let byte = self.prg_rom[wrap(bank + usize::from(addr & 0x1FFF), self.prg_rom.len())];
+        let byte = self.prg_rom_at(addr);
         if self.game_genie_windows == 0 {
             return byte;
         }
         self.game_genie_byte(addr, byte)
     }
 
+    /// The PRG-ROM byte the bank table shows at `addr` ($8000-$FFFF).
+    #[inline]
+    fn prg_rom_at(&self, addr: u16) -> u8 {
+        let bank = self.banks.prg[usize::from(addr >> 13) & 3];
+        self.prg_rom[wrap(bank + usize::from(addr & 0x1FFF), self.prg_rom.len())]
+    }
+
+    /// A CPU read of $8000-$FFFF, which the board may see; `None` is open bus.
+    #[inline]
+    pub fn cpu_read_prg(&mut self, addr: u16) -> Option<u8> {
+        if self.special_windows == 0 {
+            return Some(self.prg_rom_at(addr));
+        }
+        self.special_prg_read(addr)
+    }
+
+    #[cold]
+    fn special_prg_read(&mut self, addr: u16) -> Option<u8> {
+        let val = self.prg_peek(addr);
+        if let Some(val) = val {
+            if self.banks.prg_read_windows & window_bit(addr) != 0 {
+                self.mapper.prg_read(addr, val);
+            }
+        }
+        val
+    }
+
+    /// [`Self::cpu_read_prg`] without side effects.
+    fn prg_peek(&self, addr: u16) -> Option<u8> {
+        if self.banks.prg_ram_windows & window_bit(addr) == 0 {
+            return Some(self.prg_rom_byte(addr));
+        }
+        let bank = self.banks.prg[usize::from(addr >> 13) & 3];
+        let ram = &self.prg_ram;
+        (!ram.is_empty()).then(|| ram[wrap(bank + usize::from(addr & 0x1FFF), ram.len())])
+    }
+
     #[cold]
     fn game_genie_byte(&self, addr: u16, byte: u8) -> u8 {
-        if self.game_genie_windows & 1 << ((addr >> 13) & 3) == 0 {
+        if self.game_genie_windows & window_bit(addr) == 0 {
             return byte;
         }
         self.game_genie
@@ -363,7 +433,8 @@ impl Cartridge {
             return false;
         }
         self.game_genie.push(code);
-        self.game_genie_windows |= 1 << ((code.addr >> 13) & 3);
+        self.game_genie_windows |= window_bit(code.addr);
+        self.refresh_banks();
         true
     }
 
@@ -374,7 +445,8 @@ impl Cartridge {
         self.game_genie_windows = self
             .game_genie
             .iter()
-            .fold(0, |windows, c| windows | 1 << ((c.addr >> 13) & 3));
+            .fold(0, |windows, c| windows | window_bit(c.addr));
+        self.refresh_banks();
         self.game_genie.len() != before
     }
 
@@ -385,6 +457,12 @@ impl Cartridge {
 
     /// CPU write of $4020-$FFFF. `cpu_cycle` lets serial mappers see back-to-back writes.
     pub fn cpu_write(&mut self, addr: u16, val: u8, cpu_cycle: u64) {
+        let ram_window = addr >= 0x8000 && self.banks.prg_ram_windows & window_bit(addr) != 0;
+        if ram_window && !self.prg_ram.is_empty() && self.mapper.prg_ram_writable(addr) {
+            let bank = self.banks.prg[usize::from(addr >> 13) & 3];
+            let len = self.prg_ram.len();
+            self.prg_ram[wrap(bank + usize::from(addr & 0x1FFF), len)] = val;
+        }
         if addr >= 0x8000 {
             let val = if self.mapper.bus_conflicts() {
                 val & self.prg_rom_byte(addr)
@@ -669,6 +747,11 @@ const OPEN_BUS: [u8; 0x400] = {
     bytes
 };
 
+/// The bit of the 8 KiB window of $8000-$FFFF that holds `addr`.
+fn window_bit(addr: u16) -> u8 {
+    1 << ((addr >> 13) & 3)
+}
+
 /// `size` rounded up to whole KiB, the PPU's window.
 fn whole_kib(size: usize) -> usize {
     size.next_multiple_of(0x400)
@@ -688,16 +771,13 @@ pub(crate) fn wrap(offset: usize, len: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::header::PRG_BANK;
+    use crate::header::{TestImage, PRG_BANK};
 
+    /// An iNES 1.0 image: mapper number and flags in `flags6`.
     fn image(prg_banks: u8, chr_banks: u8, flags6: u8) -> Vec<u8> {
-        let mut v = vec![b'N', b'E', b'S', 0x1A, prg_banks, chr_banks, flags6, 0];
-        v.resize(16, 0);
-        v.resize(
-            16 + usize::from(prg_banks) * PRG_BANK + usize::from(chr_banks) * CHR_BANK,
-            0,
-        );
-        v
+        TestImage::new((flags6 >> 4).into(), prg_banks, chr_banks)
+            .flags(flags6 & 0x0F)
+            .image()
     }
 
     #[test]
@@ -782,10 +862,9 @@ mod tests {
     /// An NES 2.0 image: mapper, submapper, 16 KiB PRG banks, 8 KiB CHR-ROM banks (filled
     /// with their bank number), CHR-RAM byte.
     fn nes2(mapper: u16, submapper: u8, prg: u8, chr: u8, chr_ram: u8) -> Vec<u8> {
-        let mut img = image(prg, chr, (mapper as u8) << 4);
-        img[7] = mapper as u8 & 0xF0 | 0x08;
-        img[8] = submapper << 4;
-        img[11] = chr_ram;
+        let mut img = TestImage::nes2(mapper, submapper, prg, chr)
+            .with(11, chr_ram)
+            .image();
         let chr_start = 16 + usize::from(prg) * PRG_BANK;
         for (bank, bytes) in img[chr_start..].chunks_mut(CHR_BANK).enumerate() {
             bytes.fill(bank as u8);

@@ -53,56 +53,19 @@ impl fmt::Display for RomError {
 impl std::error::Error for RomError {}
 
 /// The common name of the board or chip behind a well-known iNES mapper number, for messages:
-/// a user whose game does not load can look the board up.
+/// a user whose game does not load can look the board up. The supported boards' names come
+/// from the board list.
 fn board_name(mapper: u16) -> Option<&'static str> {
-    Some(match mapper {
-        0 => "NROM",
-        1 => "MMC1",
-        2 => "UxROM",
-        3 => "CNROM",
-        4 => "MMC3",
-        5 => "MMC5",
-        7 => "AxROM",
-        9 => "MMC2",
-        10 => "MMC4",
-        11 => "Color Dreams",
-        13 => "CPROM",
-        16 | 159 => "Bandai FCG",
-        18 => "Jaleco SS88006",
-        19 => "Namco 163",
-        20 => "Famicom Disk System",
-        21 | 22 | 23 | 25 => "VRC2/VRC4",
-        24 | 26 => "VRC6",
-        28 => "Action 53",
-        30 => "UNROM 512",
-        32 => "Irem G-101",
-        33 => "Taito TC0190",
-        34 => "BNROM",
-        48 => "Taito TC0690",
-        64 => "Tengen RAMBO-1",
-        65 => "Irem H3001",
-        66 => "GxROM",
-        67 => "Sunsoft-3",
-        68 => "Sunsoft-4",
-        69 => "Sunsoft FME-7",
-        71 => "Camerica",
-        73 => "VRC3",
-        75 => "VRC1",
-        76 | 88 | 95 | 154 | 206 => "Namco 108",
-        78 => "Irem 74HC161",
-        79 => "NINA-03/06",
-        80 => "Taito X1-005",
-        82 => "Taito X1-017",
-        85 => "VRC7",
-        90 => "J.Y. Company",
-        105 => "NES-EVENT",
-        118 => "TxSROM",
-        119 => "TQROM",
-        185 => "CNROM with CHR protection",
-        210 => "Namco 175/340",
-        228 => "Action 52",
-        232 => "Camerica Quattro",
-        _ => return None,
+    crate::mapper::board_name(mapper).or(match mapper {
+        20 => Some("Famicom Disk System"),
+        73 => Some("VRC3"),
+        75 => Some("VRC1"),
+        79 => Some("NINA-03/06"),
+        90 => Some("J.Y. Company"),
+        105 => Some("NES-EVENT"),
+        228 => Some("Action 52"),
+        232 => Some("Camerica Quattro"),
+        _ => None,
     })
 }
 
@@ -149,7 +112,7 @@ impl Header {
         let h = &bytes[..16];
         let nes2 = h[7] & 0x0C == 0x08;
         let mut mapper = u16::from(h[6] >> 4);
-        let (prg_rom_size, chr_rom_size, mut submapper);
+        let (prg_rom_size, chr_rom_size, submapper);
         let (mut prg_ram_size, mut prg_nvram_size) = (0, 0);
         let chr_ram_size;
         if nes2 {
@@ -170,32 +133,14 @@ impl Header {
             submapper = 0;
             prg_rom_size = usize::from(h[4]) * PRG_BANK;
             chr_rom_size = usize::from(h[5]) * CHR_BANK;
-            // The boards' CHR-RAM, which iNES 1.0 cannot state: CPROM has 16 KiB, UNROM 512
-            // and GTROM 32 KiB, TQROM 8 KiB beside its CHR-ROM.
-            chr_ram_size = match mapper {
-                13 if chr_rom_size == 0 => 2 * CHR_BANK,
-                30 | 111 if chr_rom_size == 0 => 4 * CHR_BANK,
-                _ if chr_rom_size == 0 => CHR_BANK,
-                119 => CHR_BANK,
-                _ => 0,
-            };
+            // iNES 1.0 cannot state CHR-RAM: 8 KiB without CHR-ROM, unless the board says
+            // otherwise (`Board::read_header`).
+            chr_ram_size = if chr_rom_size == 0 { CHR_BANK } else { 0 };
         }
         if prg_rom_size == 0 {
             return Err(RomError::NoPrg);
         }
-        let mut four_screen = h[6] & 0x08 != 0;
-        if mapper == 78 && !nes2 {
-            // iNES 1.0 marks Holy Diver's H/V board (78.3) with the four-screen bit; without
-            // it the image is Cosmo Carrier's one-screen board (78.1).
-            submapper = if four_screen { 3 } else { 1 };
-            four_screen = false;
-        }
-        let mut one_screen = false;
-        if mapper == 30 && four_screen && h[6] & 0x01 == 0 {
-            one_screen = true;
-            four_screen = false;
-        }
-        Ok(Header {
+        let mut header = Header {
             mapper,
             submapper,
             nes2,
@@ -207,14 +152,16 @@ impl Header {
             battery: h[6] & 0x02 != 0,
             trainer: h[6] & 0x04 != 0,
             vertical_mirroring: h[6] & 0x01 != 0,
-            four_screen,
-            one_screen,
+            four_screen: h[6] & 0x08 != 0,
+            one_screen: false,
             region: if nes2 {
                 Region::from_nes2_timing(h[12])
             } else {
                 None
             },
-        })
+        };
+        crate::mapper::read_header(&mut header);
+        Ok(header)
     }
 }
 
@@ -235,5 +182,58 @@ fn shift_size(n: u8) -> usize {
         0
     } else {
         64 << n
+    }
+}
+
+/// A ROM image for tests: an iNES header, then zeroed ROMs of the sizes it declares.
+#[cfg(test)]
+#[derive(Clone)]
+pub(crate) struct TestImage {
+    header: [u8; 16],
+}
+
+#[cfg(test)]
+impl TestImage {
+    /// iNES 1.0, `prg` 16 KiB banks of PRG-ROM, `chr` 8 KiB banks of CHR-ROM.
+    pub fn new(mapper: u16, prg: u8, chr: u8) -> TestImage {
+        let mut header = [0; 16];
+        header[..4].copy_from_slice(b"NES\x1a");
+        header[4] = prg;
+        header[5] = chr;
+        header[6] = (mapper as u8) << 4;
+        header[7] = mapper as u8 & 0xF0;
+        TestImage { header }
+    }
+
+    /// NES 2.0 with `submapper`, no RAM declared yet.
+    pub fn nes2(mapper: u16, submapper: u8, prg: u8, chr: u8) -> TestImage {
+        let mut image = TestImage::new(mapper, prg, chr);
+        image.header[7] |= 0x08;
+        image.header[8] = submapper << 4 | (mapper >> 8) as u8;
+        image
+    }
+
+    /// Header byte `index` set to `val` (flags 6 bits, RAM sizes...).
+    pub fn with(mut self, index: usize, val: u8) -> TestImage {
+        self.header[index] = val;
+        self
+    }
+
+    /// Byte 6's low nibble: mirroring, battery, trainer, four-screen.
+    pub fn flags(self, bits: u8) -> TestImage {
+        let byte = self.header[6] & 0xF0 | bits;
+        self.with(6, byte)
+    }
+
+    pub fn header(&self) -> Header {
+        Header::parse(&self.header).expect("a valid test header")
+    }
+
+    /// The header and the ROMs it declares, zeroed (even a header the parser refuses).
+    pub fn image(&self) -> Vec<u8> {
+        let [prg, chr] = [4, 5].map(|i| usize::from(self.header[i]));
+        let mut image = self.header.to_vec();
+        image.resize(16 + prg * PRG_BANK + chr * CHR_BANK, 0);
+        image
     }
 }

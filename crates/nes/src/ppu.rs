@@ -107,13 +107,15 @@ pub struct Ppu {
     pub oam: [u8; 256],
     /// Palette RAM: 6-bit entries; $3F10/$14/$18/$1C are mirrors of $3F00/$04/$08/$0C.
     pub palette: [u8; 32],
-    /// 9-bit pixels: palette index (bits 0-5) and emphasis (bits 6-8). On a line drawn dot by
+    /// 9-bit pixels: palette index (bits 0-5) and emphasis (bits 6-8: red, green, blue, on every
+    /// region's PPU). On a line drawn dot by
     /// dot, the last three pixels chosen are still plain palette entries, on their way through
     /// the output stage.
     pub frame_buffer: Vec<u16>,
 
     pub ppu_ctrl: u8,
-    /// PPUMASK as the rendering pipeline sees it (red and green emphasis as written).
+    /// PPUMASK as the rendering pipeline sees it (red and green emphasis as written), its
+    /// emphasis bits in the 2C02's order ([`Region::mask_in_2c02_order`]).
     pub ppu_mask: u8,
     /// A PPUMASK write on its way in: the value and the dots left before the pipeline has it.
     mask_pending: Option<(u8, u8)>,
@@ -1255,6 +1257,7 @@ impl Ppu {
                 self.t = (self.t & !0x0C00) | (u16::from(val & 3) << 10);
             }
             1 => {
+                let val = self.region.mask_in_2c02_order(val);
                 // Writes come at least a CPU cycle apart: the last one has landed by now. Red
                 // and green emphasis reach the output stage at once, the other bits a dot later.
                 let at_once = mask::EMPHASIS_RED | mask::EMPHASIS_GREEN;

@@ -10,9 +10,12 @@
 //! | pre-render line's last dot skipped on odd frames | yes | no | no |
 //! | frame rate | 60.0988 Hz | 50.0070 Hz | 50.0070 Hz |
 //! | APU noise and DMC periods, frame counter | NTSC | PAL | NTSC |
+//! | PPUMASK bit 5 / bit 6 emphasise | red / green | green / red | green / red |
+//! | colour output | NTSC | PAL: hues 15 degrees on | PAL: hues 15 degrees on |
 //!
 //! (nesdev wiki, "Cycle reference chart" and "Clock rate"; the Dendy runs Famicom games'
-//! cycle-timed code unchanged, so its CPU and APU count as an NTSC one's.)
+//! cycle-timed code unchanged, so its CPU and APU count as an NTSC one's; "Colour emphasis"
+//! and "PAL video" for the 2C07's and the 6538's colours.)
 
 use std::fmt;
 
@@ -121,6 +124,21 @@ impl Region {
     pub fn pal_apu(self) -> bool {
         self == Region::Pal
     }
+
+    /// Whether the PPU makes PAL video: the 2C07 and the 6538 both.
+    pub fn pal_video(self) -> bool {
+        self != Region::Ntsc
+    }
+
+    /// A PPUMASK value with its emphasis bits in the 2C02's order (bit 5 red, 6 green, 7 blue),
+    /// the order of the frame buffer's pixels: the PAL PPUs swap red and green.
+    pub fn mask_in_2c02_order(self, mask: u8) -> u8 {
+        if self.pal_video() {
+            mask & !0x60 | (mask & 0x20) << 1 | (mask & 0x40) >> 1
+        } else {
+            mask
+        }
+    }
 }
 
 impl fmt::Display for Region {
@@ -162,6 +180,32 @@ mod tests {
             "e.nes",
         ] {
             assert_eq!(Region::from_file_name(name), None, "{name}");
+        }
+    }
+
+    /// PPUMASK bit 5 emphasises red on NTSC and green on PAL and Dendy: a console of each,
+    /// showing the backdrop with rendering off, sends pixels with the red or the green bit.
+    #[test]
+    fn pal_ppus_swap_red_and_green_emphasis() {
+        use crate::header::TestImage;
+        use crate::{Cartridge, Console};
+        for (region, bit5, bit6) in [
+            (Region::Ntsc, 1, 2),
+            (Region::Pal, 2, 1),
+            (Region::Dendy, 2, 1),
+        ] {
+            let cart = Cartridge::from_ines(&TestImage::new(0, 1, 1).image()).unwrap();
+            let mut console = Console::with_region(cart, region);
+            let mut emphasis = |mask: u8| {
+                console.bus.write_untimed(0x2001, mask);
+                console.run_frame();
+                console.run_frame();
+                console.frame_buffer()[120 * 256 + 128] >> 6
+            };
+            assert_eq!(emphasis(0x20), bit5, "{region}: bit 5");
+            assert_eq!(emphasis(0x40), bit6, "{region}: bit 6");
+            assert_eq!(emphasis(0x80), 4, "{region}: bit 7 is blue");
+            assert_eq!(emphasis(0xE0), 7, "{region}: all three");
         }
     }
 

@@ -115,11 +115,10 @@ impl Board for Action53 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::header::TestImage;
 
     fn board() -> Action53 {
-        let mut h = vec![b'N', b'E', b'S', 0x1A, 32, 0, 0xC0, 0x10];
-        h.resize(16, 0);
-        Action53::new(&Header::parse(&h).unwrap()).unwrap()
+        Action53::new(&TestImage::new(28, 32, 0).header()).unwrap()
     }
 
     fn write(m: &mut Action53, reg: u8, val: u8) {

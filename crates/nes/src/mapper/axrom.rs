@@ -22,6 +22,8 @@ impl Field for Axrom {
 }
 
 impl Board for Axrom {
+    const VARIANTS: &'static [(u16, u8)] = &[(7, 0), (7, 2)];
+
     fn new(header: &Header) -> Result<Axrom, RomError> {
         Ok(Axrom {
             reg: 0,

@@ -61,11 +61,11 @@ impl Board for Bandai152 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::header::TestImage;
 
     fn board(mapper: u8) -> Bandai152 {
-        let mut h = vec![b'N', b'E', b'S', 0x1A, 16, 16, mapper << 4 | 1, mapper & 0xF0];
-        h.resize(16, 0);
-        Bandai152::new(&Header::parse(&h).unwrap()).unwrap()
+        let image = TestImage::new(mapper.into(), 16, 16).flags(1);
+        Bandai152::new(&image.header()).unwrap()
     }
 
     #[test]

@@ -77,6 +77,8 @@ impl BandaiFcg {
 }
 
 impl Board for BandaiFcg {
+    const VARIANTS: &'static [(u16, u8)] = &[(16, 0), (16, 4), (16, 5), (159, 0)];
+
     fn new(header: &Header) -> Result<BandaiFcg, RomError> {
         let (fcg, lz93d50) = match (header.mapper, header.submapper) {
             (16, 0) => (true, true),
@@ -146,12 +148,10 @@ impl Board for BandaiFcg {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::header::TestImage;
 
     fn board(mapper: u8, submapper: u8) -> Result<BandaiFcg, RomError> {
-        let mut h = vec![b'N', b'E', b'S', 0x1A, 16, 32, mapper << 4, mapper & 0xF0 | 0x08];
-        h.push(submapper << 4);
-        h.resize(16, 0);
-        BandaiFcg::new(&Header::parse(&h).unwrap())
+        BandaiFcg::new(&TestImage::nes2(mapper.into(), submapper, 16, 32).header())
     }
 
     #[test]

@@ -29,6 +29,8 @@ impl Field for Bnrom {
 }
 
 impl Board for Bnrom {
+    const VARIANTS: &'static [(u16, u8)] = &[(34, 0), (34, 1), (34, 2)];
+
     fn new(header: &Header) -> Result<Bnrom, RomError> {
         let nina001 = match header.submapper {
             1 => true,
@@ -101,15 +103,14 @@ impl Board for Bnrom {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::header::TestImage;
 
     fn board(chr_banks: u8, nes2_submapper: Option<u8>) -> Bnrom {
-        let mut h = vec![b'N', b'E', b'S', 0x1A, 8, chr_banks, 0x20, 0x20];
-        if let Some(submapper) = nes2_submapper {
-            h[7] |= 0x08;
-            h.push(submapper << 4);
-        }
-        h.resize(16, 0);
-        Bnrom::new(&Header::parse(&h).unwrap()).unwrap()
+        let image = match nes2_submapper {
+            Some(submapper) => TestImage::nes2(34, submapper, 8, chr_banks),
+            None => TestImage::new(34, 8, chr_banks),
+        };
+        Bnrom::new(&image.header()).unwrap()
     }
 
     #[test]
@@ -119,10 +120,8 @@ mod tests {
         assert!(board(2, None).nina001, "16 KiB CHR-ROM: NINA-001");
         assert!(board(0, Some(1)).nina001);
         assert!(!board(2, Some(2)).nina001);
-        let mut h = vec![b'N', b'E', b'S', 0x1A, 8, 0, 0x20, 0x28, 0x30];
-        h.resize(16, 0);
         assert_eq!(
-            Bnrom::new(&Header::parse(&h).unwrap()).err(),
+            Bnrom::new(&TestImage::nes2(34, 3, 8, 0).header()).err(),
             Some(RomError::UnsupportedMapper {
                 mapper: 34,
                 submapper: 3

@@ -30,6 +30,8 @@ impl Field for Camerica {
 }
 
 impl Board for Camerica {
+    const VARIANTS: &'static [(u16, u8)] = &[(71, 0), (71, 1)];
+
     fn new(header: &Header) -> Result<Camerica, RomError> {
         let mirroring_register = match header.submapper {
             0 => Some(0x9000),
@@ -66,11 +68,10 @@ impl Board for Camerica {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::header::TestImage;
 
     fn board(submapper: u8) -> Result<Camerica, RomError> {
-        let mut h = vec![b'N', b'E', b'S', 0x1A, 8, 0, 0x71, 0x48, submapper << 4];
-        h.resize(16, 0);
-        Camerica::new(&Header::parse(&h).unwrap())
+        Camerica::new(&TestImage::nes2(71, submapper, 8, 0).flags(1).header())
     }
 
     #[test]

@@ -47,6 +47,8 @@ fn chr_enabled_by_guess(latch: u8) -> bool {
 }
 
 impl Board for Cnrom {
+    const VARIANTS: &'static [(u16, u8)] = &[(3, 0), (3, 2), (185, 0), (185, 4), (185, 5), (185, 6), (185, 7)];
+
     fn new(header: &Header) -> Result<Cnrom, RomError> {
         let protection = (header.mapper == 185).then(|| match header.submapper {
             sub @ 4..=7 => Protection::ChipSelect(sub - 4),
@@ -94,12 +96,10 @@ impl Board for Cnrom {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::header::TestImage;
 
     fn board(mapper: u8, submapper: u8) -> Cnrom {
-        let mut h = vec![b'N', b'E', b'S', 0x1A, 2, 1, mapper << 4, mapper & 0xF0 | 0x08];
-        h.push(submapper << 4);
-        h.resize(16, 0);
-        Cnrom::new(&Header::parse(&h).unwrap()).unwrap()
+        Cnrom::new(&TestImage::nes2(mapper.into(), submapper, 2, 1).header()).unwrap()
     }
 
     #[test]

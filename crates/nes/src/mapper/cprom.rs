@@ -22,6 +22,13 @@ impl Field for Cprom {
 }
 
 impl Board for Cprom {
+    fn read_header(header: &mut Header) {
+        // 16 KiB of CHR-RAM, which iNES 1.0 cannot state.
+        if !header.nes2 && header.chr_rom_size == 0 {
+            header.chr_ram_size = 2 * 0x2000;
+        }
+    }
+
     fn new(header: &Header) -> Result<Cprom, RomError> {
         Ok(Cprom {
             chr_bank: 0,
@@ -57,12 +64,11 @@ impl Board for Cprom {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::header::TestImage;
 
     #[test]
     fn latch_switches_the_upper_4k_only() {
-        let mut h = vec![b'N', b'E', b'S', 0x1A, 2, 0, 0xD0];
-        h.resize(16, 0);
-        let header = Header::parse(&h).unwrap();
+        let header = TestImage::new(13, 2, 0).header();
         assert_eq!(header.chr_ram_size, 16 * 1024, "iNES 1.0: CPROM's 16 KiB");
         let mut m = Cprom::new(&header).unwrap();
         m.write_register(0x8000, 2, 0);

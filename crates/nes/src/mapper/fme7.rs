@@ -399,11 +399,10 @@ impl Sunsoft5b {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::header::TestImage;
 
     fn board() -> Fme7 {
-        let mut h = vec![b'N', b'E', b'S', 0x1A, 8, 8, 0x50, 0x40];
-        h.resize(16, 0);
-        Fme7::new(&Header::parse(&h).unwrap()).unwrap()
+        Fme7::new(&TestImage::new(69, 8, 8).header()).unwrap()
     }
 
     fn command(m: &mut Fme7, command: u8, val: u8) {

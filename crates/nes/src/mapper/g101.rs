@@ -31,6 +31,8 @@ impl Field for G101 {
 }
 
 impl Board for G101 {
+    const VARIANTS: &'static [(u16, u8)] = &[(32, 0), (32, 1)];
+
     fn new(header: &Header) -> Result<G101, RomError> {
         if header.submapper > 1 {
             return unknown_submapper(header);
@@ -75,11 +77,10 @@ impl Board for G101 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::header::TestImage;
 
     fn board(submapper: u8) -> G101 {
-        let mut h = vec![b'N', b'E', b'S', 0x1A, 8, 16, 0x00, 0x28, submapper << 4];
-        h.resize(16, 0);
-        G101::new(&Header::parse(&h).unwrap()).unwrap()
+        G101::new(&TestImage::nes2(32, submapper, 8, 16).header()).unwrap()
     }
 
     #[test]

@@ -25,6 +25,13 @@ impl Field for Gtrom {
 }
 
 impl Board for Gtrom {
+    fn read_header(header: &mut Header) {
+        // 32 KiB of CHR-RAM, which iNES 1.0 cannot state.
+        if !header.nes2 && header.chr_rom_size == 0 {
+            header.chr_ram_size = 4 * 0x2000;
+        }
+    }
+
     fn new(header: &Header) -> Result<Gtrom, RomError> {
         // The nametables need the board's RAM beyond the patterns.
         if header.chr_rom_size > 0 || header.chr_ram_size < NAMETABLES + 0x2000 {
@@ -72,11 +79,10 @@ impl Board for Gtrom {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::header::TestImage;
 
     fn board(chr_ram_shift: u8) -> Result<Gtrom, RomError> {
-        let mut h = vec![b'N', b'E', b'S', 0x1A, 32, 0, 0xF0, 0x68, 0, 0, 0, chr_ram_shift];
-        h.resize(16, 0);
-        Gtrom::new(&Header::parse(&h).unwrap())
+        Gtrom::new(&TestImage::nes2(111, 0, 32, 0).with(11, chr_ram_shift).header())
     }
 
     #[test]

@@ -125,11 +125,10 @@ impl Board for Gxrom {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::header::TestImage;
 
     fn board(mapper: u8) -> Gxrom {
-        let mut h = vec![b'N', b'E', b'S', 0x1A, 8, 16, mapper << 4, mapper & 0xF0];
-        h.resize(16, 0);
-        Gxrom::new(&Header::parse(&h).unwrap()).unwrap()
+        Gxrom::new(&TestImage::new(mapper.into(), 8, 16).header()).unwrap()
     }
 
     /// The PRG bank and the two 4 KiB CHR banks after writing `val` to `addr`.

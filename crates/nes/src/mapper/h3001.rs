@@ -117,11 +117,10 @@ impl Board for H3001 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::header::TestImage;
 
     fn board() -> H3001 {
-        let mut h = vec![b'N', b'E', b'S', 0x1A, 16, 16, 0x10, 0x40];
-        h.resize(16, 0);
-        H3001::new(&Header::parse(&h).unwrap()).unwrap()
+        H3001::new(&TestImage::new(65, 16, 16).header()).unwrap()
     }
 
     #[test]

@@ -30,6 +30,17 @@ impl Field for Irem78 {
 }
 
 impl Board for Irem78 {
+    fn read_header(header: &mut Header) {
+        // iNES 1.0 marks Holy Diver's H/V board (78.3) with the four-screen bit; without it
+        // the image is Cosmo Carrier's one-screen board (78.1).
+        if !header.nes2 {
+            header.submapper = if header.four_screen { 3 } else { 1 };
+            header.four_screen = false;
+        }
+    }
+
+    const VARIANTS: &'static [(u16, u8)] = &[(78, 1), (78, 3)];
+
     fn new(header: &Header) -> Result<Irem78, RomError> {
         let if12 = match header.submapper {
             1 => false,
@@ -78,12 +89,10 @@ impl Board for Irem78 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::header::TestImage;
 
-    fn board(header_tail: &[u8]) -> Result<Irem78, RomError> {
-        let mut h = vec![b'N', b'E', b'S', 0x1A, 8, 8];
-        h.extend_from_slice(header_tail);
-        h.resize(16, 0);
-        Irem78::new(&Header::parse(&h).unwrap())
+    fn board(image: TestImage) -> Result<Irem78, RomError> {
+        Irem78::new(&image.header())
     }
 
     fn mirrorings(mut board: Irem78) -> [Mirroring; 2] {
@@ -97,21 +106,21 @@ mod tests {
     fn bit_3_is_wired_per_submapper() {
         use Mirroring::*;
         // NES 2.0: mapper 78 ($4E), submapper in byte 8.
-        let if12 = board(&[0xE0, 0x48, 0x30]).unwrap();
+        let if12 = board(TestImage::nes2(78, 3, 8, 8)).unwrap();
         assert_eq!(mirrorings(if12), [Horizontal, Vertical]);
-        let jf16 = board(&[0xE0, 0x48, 0x10]).unwrap();
+        let jf16 = board(TestImage::nes2(78, 1, 8, 8)).unwrap();
         assert_eq!(mirrorings(jf16), [SingleLow, SingleHigh]);
         // iNES 1.0: the four-screen bit marks Holy Diver.
         assert_eq!(
-            mirrorings(board(&[0xE8, 0x40]).unwrap()),
+            mirrorings(board(TestImage::new(78, 8, 8).flags(8)).unwrap()),
             [Horizontal, Vertical]
         );
         assert_eq!(
-            mirrorings(board(&[0xE0, 0x40]).unwrap()),
+            mirrorings(board(TestImage::new(78, 8, 8)).unwrap()),
             [SingleLow, SingleHigh]
         );
         assert_eq!(
-            board(&[0xE0, 0x48, 0x20]).err(),
+            board(TestImage::nes2(78, 2, 8, 8)).err(),
             Some(RomError::UnsupportedMapper {
                 mapper: 78,
                 submapper: 2

@@ -111,6 +111,8 @@ impl Mmc1 {
 }
 
 impl Board for Mmc1 {
+    const VARIANTS: &'static [(u16, u8)] = &[(1, 0), (1, 5)];
+
     fn new(header: &Header) -> Result<Mmc1, RomError> {
         let prg_ram_size = header.prg_ram_size + header.prg_nvram_size;
         let prg_banks = (header.prg_rom_size / BANK_16K).max(1);
@@ -225,6 +227,7 @@ impl Board for Mmc1 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::header::TestImage;
 
     /// A full five-write register load, two cycles apart.
     fn load(m: &mut Mmc1, addr: u16, value: u8, cycle: &mut u64) {
@@ -237,26 +240,10 @@ mod tests {
     /// An NES 2.0 MMC1 board: PRG-ROM and PRG-RAM in KiB, CHR-ROM in 8 KiB banks (0: CHR-RAM).
     fn board(prg_kib: usize, chr_rom_banks: u8, prg_ram_kib: usize, submapper: u8) -> Mmc1 {
         let ram_shift = |kib: usize| (kib * 1024 / 64).trailing_zeros() as u8;
-        let mut h = vec![
-            b'N',
-            b'E',
-            b'S',
-            0x1A,
-            (prg_kib / 16) as u8,
-            chr_rom_banks,
-            0x10,
-            0x08,
-        ];
-        h.push(submapper << 4);
-        h.push(0);
-        h.push(if prg_ram_kib > 0 {
-            ram_shift(prg_ram_kib)
-        } else {
-            0
-        });
-        h.push(if chr_rom_banks == 0 { 7 } else { 0 });
-        h.resize(16, 0);
-        Mmc1::new(&Header::parse(&h).unwrap()).unwrap()
+        let image = TestImage::nes2(1, submapper, (prg_kib / 16) as u8, chr_rom_banks)
+            .with(10, if prg_ram_kib > 0 { ram_shift(prg_ram_kib) } else { 0 })
+            .with(11, if chr_rom_banks == 0 { 7 } else { 0 });
+        Mmc1::new(&image.header()).unwrap()
     }
 
     fn rom_bank(m: &Mmc1, addr: u16) -> usize {

@@ -122,11 +122,10 @@ impl Board for Mmc2 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::header::TestImage;
 
     fn board(mapper: u8) -> Mmc2 {
-        let mut h = vec![b'N', b'E', b'S', 0x1A, 8, 8, mapper << 4];
-        h.resize(16, 0);
-        let mut m = Mmc2::new(&Header::parse(&h).unwrap()).unwrap();
+        let mut m = Mmc2::new(&TestImage::new(mapper.into(), 8, 8).header()).unwrap();
         for (reg, bank) in [(0xB000, 1), (0xC000, 2), (0xD000, 3), (0xE000, 4)] {
             m.write_register(reg, bank, 0);
         }

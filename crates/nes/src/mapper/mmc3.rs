@@ -136,6 +136,7 @@ impl ScanlineCounter {
         ppu_reads: false,
         ppu_registers: false,
         audio: false,
+        prg_reads: false,
     };
 
     pub(super) fn irq(&self) -> bool {
@@ -188,6 +189,15 @@ impl ScanlineCounter {
 }
 
 impl Board for Mmc3 {
+    fn read_header(header: &mut Header) {
+        // TQROM's 8 KiB of CHR-RAM beside its CHR-ROM, which iNES 1.0 cannot state.
+        if !header.nes2 && header.mapper == 119 {
+            header.chr_ram_size = 0x2000;
+        }
+    }
+
+    const VARIANTS: &'static [(u16, u8)] = &[(4, 0), (4, 4), (118, 0), (119, 0)];
+
     fn new(header: &Header) -> Result<Mmc3, RomError> {
         Ok(Mmc3 {
             bank_select: 0,
@@ -293,12 +303,11 @@ impl Board for Mmc3 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::header::TestImage;
 
     #[test]
     fn txsrom_nametables_follow_chr_bank_bit_7() {
-        let mut h = vec![b'N', b'E', b'S', 0x1A, 8, 8, 0x60, 0x70];
-        h.resize(16, 0);
-        let mut m = Mmc3::new(&Header::parse(&h).unwrap()).unwrap();
+        let mut m = Mmc3::new(&TestImage::new(118, 8, 8).header()).unwrap();
         let pages = |m: &Mmc3| [0, 1, 2, 3].map(|table| m.nametable_page(table));
         m.write_register(0x8000, 0, 0);
         m.write_register(0x8001, 0x80, 0); // R0: $2000-$27FF on page 1
@@ -316,9 +325,7 @@ mod tests {
     }
 
     fn mmc3(submapper: u8) -> Mmc3 {
-        let mut h = vec![b'N', b'E', b'S', 0x1A, 8, 16, 0x40, 0x08, submapper << 4];
-        h.resize(16, 0);
-        Mmc3::new(&Header::parse(&h).unwrap()).unwrap()
+        Mmc3::new(&TestImage::nes2(4, submapper, 8, 16).header()).unwrap()
     }
 
     /// A scanline's worth of A12 activity: low long enough, then a rise.

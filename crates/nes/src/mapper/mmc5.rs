@@ -2,7 +2,8 @@
 //! at $5C00-$5FFF.
 //!
 //! - PRG: four modes ($5100) of 32, 16 or 8 KiB windows from $5114-$5117, an 8 KiB PRG-RAM bank
-//!   at $6000 ($5113), writable only with $5102 = 2 and $5103 = 1.
+//!   at $6000 ($5113). Bit 7 of $5114-$5116 clear puts PRG-RAM in their windows of
+//!   $8000-$DFFF instead of ROM. PRG-RAM is writable only with $5102 = 2 and $5103 = 1.
 //! - CHR: four modes ($5101) of 8, 4, 2 or 1 KiB banks, in two sets: $5120-$5127 for sprites
 //!   and $5128-$512B for the background, told apart only with 8x16 sprites (the MMC5 reads
 //!   the sprite size from the CPU's writes to PPUCTRL); $5130 gives the banks' upper bits.
@@ -19,11 +20,14 @@
 //!   pattern) from the sprites'.
 //! - The multiplier ($5205 x $5206).
 //! - Audio: two pulses like the 2A03's (without sweep, length and envelope at a fixed 240 Hz)
-//!   and 8-bit PCM written to $5011, as loud as the 2A03's pulses and DMC for the same values
-//!   and of the opposite polarity (nesdev wiki, "MMC5 audio").
+//!   and 8-bit PCM, as loud as the 2A03's pulses and DMC for the same values and of the
+//!   opposite polarity (nesdev wiki, "MMC5 audio"). The PCM level comes from writes to $5011,
+//!   or in read mode ($5010 bit 0) from every CPU read of $8000-$BFFF; a 0 leaves the level
+//!   and trips the PCM IRQ instead (enabled by $5010 bit 7, seen and acknowledged by reading
+//!   $5010).
 //!
-//! Not emulated: PRG-RAM banked into $8000-$DFFF (those windows always show PRG-ROM), the PCM
-//! channel's read mode and its IRQ.
+//! Not emulated: the two-chip PRG-RAM wiring of 16 KiB boards (bank bit 2 picking the chip);
+//! the RAM banks wrap on the RAM's size.
 
 use super::{outputs_moved, Board, CpuTarget, Mirroring, Needs, PpuRead};
 use crate::apu::envelope::Envelope;
@@ -177,27 +181,36 @@ impl Board for Mmc5 {
             ppu_reads: true,
             ppu_registers: true,
             audio: true,
+            prg_reads: true,
         }
     }
 
     fn map_cpu(&self, addr: u16) -> CpuTarget {
         let offset = usize::from(addr & 0x1FFF);
         let slot = usize::from(addr >> 13) & 3;
-        let bank = |reg: usize| usize::from(self.prg[reg] & 0x7F);
-        let bank = match addr {
-            0x6000..=0x7FFF => {
-                return CpuTarget::PrgRam(usize::from(self.prg[0] & 7) * BANK_8K + offset)
-            }
-            0x8000..=0xFFFF => match self.prg_mode {
-                0 => bank(4) & !3 | slot,
-                1 if addr < 0xC000 => bank(2) & !1 | slot & 1,
-                1 => bank(4) & !1 | slot & 1,
-                2 if addr < 0xC000 => bank(2) & !1 | slot & 1,
-                _ => bank(slot + 1),
-            },
+        let ram = |bank: u8| CpuTarget::PrgRam(usize::from(bank & 7) * BANK_8K + offset);
+        match addr {
+            0x6000..=0x7FFF => return ram(self.prg[0]),
+            0x8000..=0xFFFF => {}
             _ => return CpuTarget::None,
+        }
+        // The register ($5113 + reg) that banks the window, and the bank bits the window's
+        // place gives instead (in 32 and 16 KiB windows).
+        let (reg, place_bits) = match (self.prg_mode, slot) {
+            (0, _) => (4, 3),
+            (1 | 2, 0 | 1) => (2, 1),
+            (1, _) => (4, 1),
+            (2, 2) | (3, _) => (slot + 1, 0),
+            _ => (4, 0),
         };
-        CpuTarget::PrgRom(bank * BANK_8K + offset)
+        let val = self.prg[reg];
+        let bank = val & !place_bits | slot as u8 & place_bits;
+        // $5117 always selects ROM.
+        if reg == 4 || val & 0x80 != 0 {
+            CpuTarget::PrgRom(usize::from(bank & 0x7F) * BANK_8K + offset)
+        } else {
+            ram(bank)
+        }
     }
 
     fn map_chr(&self, addr: u16) -> usize {
@@ -270,7 +283,7 @@ impl Board for Mmc5 {
     fn peek_low(&self, addr: u16) -> Option<u8> {
         let product = u16::from(self.multiplicand) * u16::from(self.multiplier);
         match addr {
-            0x5010 => Some(u8::from(self.audio.pcm_irq && self.audio.pcm_irq_enabled) << 7),
+            0x5010 => Some(u8::from(self.audio.pcm_irq_line()) << 7),
             0x5015 => Some(self.audio.status()),
             0x5204 => Some(u8::from(self.irq_pending) << 7 | u8::from(self.in_frame) << 6),
             0x5205 => Some(product as u8),
@@ -302,8 +315,21 @@ impl Board for Mmc5 {
         self.audio.level()
     }
 
+    fn prg_read_windows(&self) -> u8 {
+        // $8000-$BFFF, in read mode.
+        if self.audio.pcm_read_mode {
+            0b0011
+        } else {
+            0
+        }
+    }
+
+    fn prg_read(&mut self, _addr: u16, val: u8) {
+        self.audio.pcm_input(val);
+    }
+
     fn irq(&self) -> bool {
-        self.irq_pending && self.irq_enabled
+        self.irq_pending && self.irq_enabled || self.audio.pcm_irq_line()
     }
 
     fn ppu_register_written(&mut self, addr: u16, val: u8) {
@@ -577,8 +603,7 @@ impl Audio {
                 self.pcm_read_mode = val & 1 != 0;
                 self.pcm_irq_enabled = val & 0x80 != 0;
             }
-            // Writing 0 leaves the level as it is.
-            0x5011 if !self.pcm_read_mode && val != 0 => self.pcm = val,
+            0x5011 if !self.pcm_read_mode => self.pcm_input(val),
             0x5015 => {
                 for (i, pulse) in self.pulses.iter_mut().enumerate() {
                     pulse.length.set_enabled(val >> i & 1 != 0);
@@ -586,6 +611,19 @@ impl Audio {
             }
             _ => {}
         }
+    }
+
+    /// A byte for the PCM level, written or read: 0 leaves the level and trips the IRQ, any
+    /// other sets the level and clears the trip.
+    fn pcm_input(&mut self, val: u8) {
+        self.pcm_irq = val == 0;
+        if val != 0 {
+            self.pcm = val;
+        }
+    }
+
+    fn pcm_irq_line(&self) -> bool {
+        self.pcm_irq && self.pcm_irq_enabled
     }
 
     fn status(&self) -> u8 {
@@ -631,16 +669,22 @@ impl Audio {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::header::Header;
+    use crate::header::TestImage;
+    use crate::Cartridge;
 
     fn board() -> Mmc5 {
-        let header = Header::parse(&{
-            let mut image = vec![b'N', b'E', b'S', 0x1A, 32, 64, 0x50, 0];
-            image.resize(16, 0);
-            image
-        })
-        .unwrap();
-        Mmc5::new(&header).unwrap()
+        Mmc5::new(&TestImage::new(5, 32, 64).header()).unwrap()
+    }
+
+    /// An MMC5 cartridge with 64 KiB of PRG-RAM, each 8 KiB of PRG-ROM holding its bank
+    /// number in every byte but a 0 at $xx00.
+    fn cartridge() -> Cartridge {
+        let mut image = TestImage::nes2(5, 0, 32, 1).with(10, 0x0A).image();
+        for (bank, bytes) in image[16..16 + 512 * 1024].chunks_mut(BANK_8K).enumerate() {
+            bytes.fill(bank as u8);
+            bytes.iter_mut().step_by(0x100).for_each(|b| *b = 0);
+        }
+        Cartridge::from_ines(&image).unwrap()
     }
 
     /// One line of the PPU's reads with rendering on, from its first (at nametable address
@@ -710,6 +754,111 @@ mod tests {
         m.write_low(0x5102, 2);
         m.write_low(0x5103, 1);
         assert!(m.prg_ram_writable(0x6000));
+    }
+
+    #[test]
+    fn prg_ram_in_the_rom_windows() {
+        let mut cart = cartridge();
+        // 8 KiB mode: $5114-$5116 with bit 7 clear show RAM banks at $8000-$DFFF.
+        cart.cpu_write(0x5114, 0x03, 0);
+        cart.cpu_write(0x5115, 0x85, 0);
+        cart.cpu_write(0x5116, 0x07, 0);
+        cart.cpu_write(0x5117, 0x06, 0); // bit 7 ignored: ROM
+        cart.cpu_write(0x8001, 0x11, 0);
+        assert_eq!(cart.cpu_read_prg(0x8001), Some(0), "write-protected");
+        cart.cpu_write(0x5102, 2, 0);
+        cart.cpu_write(0x5103, 1, 0);
+        cart.cpu_write(0x8001, 0x11, 0);
+        cart.cpu_write(0xC001, 0x77, 0);
+        cart.cpu_write(0xA001, 0x22, 0);
+        assert_eq!(
+            [0x8001, 0xA001, 0xC001, 0xE001].map(|a| cart.cpu_read_prg(a)),
+            [Some(0x11), Some(5), Some(0x77), Some(6)]
+        );
+        // The same RAM at $6000 through $5113.
+        cart.cpu_write(0x5113, 0x03, 0);
+        assert_eq!(cart.cpu_read(0x6001), Some(0x11));
+        // 16 KiB mode: $5115 with bit 0 replaced by the window's place.
+        cart.cpu_write(0x5100, 1, 0);
+        cart.cpu_write(0x5115, 0x07, 0);
+        assert_eq!(cart.cpu_read_prg(0x8001), Some(0), "RAM bank 6");
+        assert_eq!(cart.cpu_read_prg(0xA001), Some(0x77), "RAM bank 7");
+        assert_eq!(cart.cpu_peek(0xA001), Some(0x77));
+        // Protection back on: RAM keeps its byte.
+        cart.cpu_write(0x5103, 0, 0);
+        cart.cpu_write(0xA001, 0x55, 0);
+        assert_eq!(cart.cpu_read_prg(0xA001), Some(0x77));
+    }
+
+    #[test]
+    fn pcm_read_mode_takes_reads_of_8000_to_bfff() {
+        let mut cart = cartridge();
+        cart.cpu_write(0x5114, 0x82, 0);
+        cart.cpu_write(0x5115, 0x83, 0);
+        let level = |cart: &mut Cartridge| {
+            cart.cpu_clock();
+            cart.audio()
+        };
+        // Write mode: reads leave the level.
+        cart.cpu_read_prg(0x8001);
+        assert_eq!(level(&mut cart), 0.0);
+        cart.cpu_write(0x5010, 0x81, 0); // read mode, IRQ on
+        cart.cpu_write(0x5011, 0x40, 0);
+        assert_eq!(level(&mut cart), 0.0, "writes ignored in read mode");
+        assert_eq!(cart.cpu_read_prg(0x8001), Some(2));
+        let two = level(&mut cart);
+        assert!(two < 0.0, "the byte read is the level");
+        cart.cpu_read_prg(0xC001);
+        cart.cpu_read_prg(0xE001);
+        assert_eq!(level(&mut cart), two, "only $8000-$BFFF");
+        cart.cpu_read_prg(0xA001);
+        assert!(level(&mut cart) < two, "3 is louder");
+        assert!(!cart.irq());
+        // A 0 read keeps the level and trips the IRQ; reading $5010 sees and acknowledges it.
+        cart.cpu_read_prg(0xA000);
+        assert!(cart.irq());
+        assert!(level(&mut cart) < two);
+        assert_eq!(cart.cpu_peek(0x5010), Some(0x80));
+        assert_eq!(cart.cpu_read(0x5010), Some(0x80));
+        assert!(!cart.irq());
+        assert_eq!(cart.cpu_read(0x5010), Some(0));
+        // A non-zero byte clears the trip; with the IRQ disabled a 0 trips it unseen.
+        cart.cpu_read_prg(0xA000);
+        cart.cpu_read_prg(0xA001);
+        assert!(!cart.irq());
+        cart.cpu_write(0x5010, 0x01, 0);
+        cart.cpu_read_prg(0xA000);
+        assert!(!cart.irq());
+        assert_eq!(cart.cpu_read(0x5010), Some(0));
+        // Peeks are not reads.
+        cart.cpu_write(0x5010, 0x81, 0);
+        cart.cpu_peek(0x8000);
+        assert!(!cart.irq());
+    }
+
+    /// Through the console's bus: in read mode, the CPU's read of a 0 at $8000 (PRG-RAM bank 0
+    /// there at power-on) raises the IRQ, which the handler takes and acknowledges at $5010.
+    #[test]
+    fn a_zero_read_interrupts_the_cpu() {
+        for (mode, taken) in [(0x81, 1), (0x80, 0)] {
+            let mut image = TestImage::nes2(5, 0, 2, 0).with(10, 0x07).image();
+            let code = [
+                0xA9, 0x00, 0x85, 0x00, 0x85, 0x01, // LDA #0; STA $00; STA $01
+                0xA9, 0x40, 0x8D, 0x17, 0x40, // LDA #$40; STA $4017: no APU frame IRQ
+                0xA9, mode, 0x8D, 0x10, 0x50, // LDA #mode; STA $5010
+                0xAD, 0x00, 0x80, // LDA $8000
+                0x58, 0x4C, 0x14, 0xE0, // CLI; JMP $E014
+                0xA9, 0x01, 0x85, 0x00, // IRQ: LDA #1; STA $00
+                0xAD, 0x10, 0x50, 0x85, 0x01, 0x40, // LDA $5010; STA $01; RTI
+            ];
+            let last_bank = 16 + 0x6000;
+            image[last_bank..last_bank + code.len()].copy_from_slice(&code);
+            image[last_bank + 0x1FFC..].copy_from_slice(&[0x00, 0xE0, 0x17, 0xE0]);
+            let mut console = crate::Console::from_ines(&image).unwrap();
+            console.run_frame();
+            assert_eq!(console.bus.peek(0), taken, "$5010 = {mode:02X}");
+            assert_eq!(console.bus.peek(1), taken << 7, "$5010 = {mode:02X}");
+        }
     }
 
     #[test]

@@ -181,6 +181,10 @@ pub struct Needs {
     /// Has a sound output that the console mixes with the 2A03's ([`Board::audio`]). Goes with
     /// `cpu_clock`: the board's [`Board::cpu_clock`] returns whether its level moved.
     pub audio: bool,
+    /// Sees the CPU's reads of $8000-$FFFF ([`Board::prg_read`]) in the windows
+    /// [`Board::prg_read_windows`] names, as MMC5's PCM channel takes its bytes. Goes with
+    /// `cpu_clock`: no read then passes the board in bulk.
+    pub prg_reads: bool,
 }
 
 /// What answers a PPU read on a board with [`Needs::ppu_reads`].
@@ -197,6 +201,14 @@ pub enum PpuRead {
 /// One board's registers and wiring. The defaults are those of a discrete board: PRG-ROM and
 /// PRG-RAM at fixed places, CHR unbanked, no clock, no IRQ.
 pub trait Board: Sized {
+    /// The (mapper, submapper) pairs the board tells apart, if it tells any: else submapper
+    /// 0 of each of its numbers in the list. Tests run a program on each.
+    const VARIANTS: &'static [(u16, u8)] = &[];
+
+    /// The header as the board reads it, before [`Self::new`]: what iNES 1.0 cannot state
+    /// (CHR-RAM, submappers), or bits the board gives a meaning of its own.
+    fn read_header(_header: &mut Header) {}
+
     /// The board at power-on; an error for a submapper it does not know.
     fn new(header: &Header) -> Result<Self, RomError>;
 
@@ -205,7 +217,8 @@ pub trait Board: Sized {
         Needs::default()
     }
 
-    /// Where a CPU access in $6000-$FFFF lands; every board puts PRG-ROM at $8000-$FFFF.
+    /// Where a CPU access in $6000-$FFFF lands; every board puts PRG-ROM at $8000-$FFFF, in
+    /// whole 8 KiB windows of ROM or RAM.
     fn map_cpu(&self, addr: u16) -> CpuTarget {
         match addr {
             0x8000..=0xFFFF => CpuTarget::PrgRom(usize::from(addr - 0x8000)),
@@ -305,6 +318,15 @@ pub trait Board: Sized {
         false
     }
 
+    /// Bit n: the board sees reads of the 8 KiB window at $8000 + n * $2000 now, if
+    /// [`Needs::prg_reads`].
+    fn prg_read_windows(&self) -> u8 {
+        0
+    }
+
+    /// The CPU read `val` at `addr` in a window of [`Self::prg_read_windows`].
+    fn prg_read(&mut self, _addr: u16, _val: u8) {}
+
     /// The /IRQ output (true = asserted), if [`Needs::irq`].
     fn irq(&self) -> bool {
         false
@@ -331,10 +353,11 @@ pub trait WithBoard {
     fn with<B: Board>(self, board: &B) -> Self::Output;
 }
 
-/// The one list of boards: `file::Type: iNES mapper numbers;`. The modules, the loader, save
-/// states and the dispatch in [`Mapper`] all come from it.
+/// The one list of boards: `file::Type: iNES mapper number "common name" | ...;`. The modules,
+/// the loader, save states, the dispatch in [`Mapper`] and the names in messages all come from
+/// it.
 macro_rules! boards {
-    ($($module:ident::$board:ident: $($number:literal)|+;)+) => {
+    ($($module:ident::$board:ident: $($number:literal $name:literal)|+;)+) => {
         $(
             mod $module;
             pub use $module::$board;
@@ -343,6 +366,36 @@ macro_rules! boards {
         /// Whether some board answers to iNES mapper number `mapper`.
         pub fn supported(mapper: u16) -> bool {
             matches!(mapper, $($($number)|+)|+)
+        }
+
+        /// The header as the board of its mapper number reads it ([`Board::read_header`]).
+        pub(crate) fn read_header(header: &mut Header) {
+            match header.mapper {
+                $($($number)|+ => $board::read_header(header),)+
+                _ => {}
+            }
+        }
+
+        /// The common name of the board behind iNES mapper number `mapper`, if it is in the list.
+        pub fn board_name(mapper: u16) -> Option<&'static str> {
+            match mapper {
+                $($($number => Some($name),)+)+
+                _ => None,
+            }
+        }
+
+        /// Every (mapper, submapper) pair some board tells apart ([`Board::VARIANTS`]), in the
+        /// list's order.
+        pub fn variants() -> Vec<(u16, u8)> {
+            let mut all = Vec::new();
+            $(
+                if $board::VARIANTS.is_empty() {
+                    all.extend([$($number),+].map(|number| (number, 0)));
+                } else {
+                    all.extend_from_slice($board::VARIANTS);
+                }
+            )+
+            all
         }
 
         /// The cartridge's board, one variant per type in the list. A plain tag byte (no
@@ -442,6 +495,12 @@ macro_rules! boards {
             fn ppu_write(&mut self, addr: u16, val: u8) -> bool {
                 match self { $(Mapper::$board(m) => m.ppu_write(addr, val),)+ }
             }
+            fn prg_read_windows(&self) -> u8 {
+                match self { $(Mapper::$board(m) => m.prg_read_windows(),)+ }
+            }
+            fn prg_read(&mut self, addr: u16, val: u8) {
+                match self { $(Mapper::$board(m) => m.prg_read(addr, val),)+ }
+            }
             fn irq(&self) -> bool {
                 match self { $(Mapper::$board(m) => m.irq(),)+ }
             }
@@ -457,37 +516,69 @@ macro_rules! boards {
 }
 
 boards! {
-    nrom::Nrom: 0;
-    mmc1::Mmc1: 1;
-    uxrom::Uxrom: 2 | 180;
-    cnrom::Cnrom: 3 | 185;
-    mmc3::Mmc3: 4 | 118 | 119;
-    mmc5::Mmc5: 5;
-    axrom::Axrom: 7;
-    mmc2::Mmc2: 9 | 10;
-    gxrom::Gxrom: 11 | 66 | 87 | 140 | 184;
-    cprom::Cprom: 13;
-    bandai_fcg::BandaiFcg: 16 | 159;
-    ss88006::Ss88006: 18;
-    namco163::Namco163: 19 | 210;
-    vrc4::Vrc4: 21 | 22 | 23 | 25;
-    vrc6::Vrc6: 24 | 26;
-    action53::Action53: 28;
-    unrom512::Unrom512: 30;
-    g101::G101: 32;
-    tc0190::Tc0190: 33 | 48;
-    bnrom::Bnrom: 34;
-    rambo1::Rambo1: 64 | 158;
-    h3001::H3001: 65;
-    sunsoft3::Sunsoft3: 67;
-    sunsoft4::Sunsoft4: 68;
-    fme7::Fme7: 69;
-    bandai152::Bandai152: 70 | 152;
-    camerica::Camerica: 71;
-    namco108::Namco108: 76 | 88 | 95 | 154 | 206;
-    irem78::Irem78: 78;
-    x1005::X1005: 80;
-    x1017::X1017: 82;
-    vrc7::Vrc7: 85;
-    gtrom::Gtrom: 111;
+    nrom::Nrom: 0 "NROM";
+    mmc1::Mmc1: 1 "MMC1";
+    uxrom::Uxrom: 2 "UxROM" | 180 "UNROM with a 74HC08";
+    cnrom::Cnrom: 3 "CNROM" | 185 "CNROM with CHR protection";
+    mmc3::Mmc3: 4 "MMC3" | 118 "TxSROM" | 119 "TQROM";
+    mmc5::Mmc5: 5 "MMC5";
+    axrom::Axrom: 7 "AxROM";
+    mmc2::Mmc2: 9 "MMC2" | 10 "MMC4";
+    gxrom::Gxrom: 11 "Color Dreams" | 66 "GxROM" | 87 "Jaleco J87" | 140 "Jaleco JF-11/JF-14"
+        | 184 "Sunsoft-1";
+    cprom::Cprom: 13 "CPROM";
+    bandai_fcg::BandaiFcg: 16 "Bandai FCG" | 159 "Bandai LZ93D50";
+    ss88006::Ss88006: 18 "Jaleco SS88006";
+    namco163::Namco163: 19 "Namco 163" | 210 "Namco 175/340";
+    vrc4::Vrc4: 21 "VRC4" | 22 "VRC2" | 23 "VRC2/VRC4" | 25 "VRC2/VRC4";
+    vrc6::Vrc6: 24 "VRC6" | 26 "VRC6";
+    action53::Action53: 28 "Action 53";
+    unrom512::Unrom512: 30 "UNROM 512";
+    g101::G101: 32 "Irem G-101";
+    tc0190::Tc0190: 33 "Taito TC0190" | 48 "Taito TC0690";
+    bnrom::Bnrom: 34 "BNROM/NINA-001";
+    rambo1::Rambo1: 64 "Tengen RAMBO-1" | 158 "Tengen 800037";
+    h3001::H3001: 65 "Irem H3001";
+    sunsoft3::Sunsoft3: 67 "Sunsoft-3";
+    sunsoft4::Sunsoft4: 68 "Sunsoft-4";
+    fme7::Fme7: 69 "Sunsoft FME-7";
+    bandai152::Bandai152: 70 "Bandai 74161" | 152 "Bandai 74161";
+    camerica::Camerica: 71 "Camerica";
+    namco108::Namco108: 76 "Namco 108" | 88 "Namco 108" | 95 "Namco 108" | 154 "Namco 108"
+        | 206 "Namco 108";
+    irem78::Irem78: 78 "Irem 74HC161";
+    x1005::X1005: 80 "Taito X1-005";
+    x1017::X1017: 82 "Taito X1-017";
+    vrc7::Vrc7: 85 "VRC7";
+    gtrom::Gtrom: 111 "GTROM";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::header::TestImage;
+
+    /// Every variant a board lists is one it accepts, and every number of the list is among
+    /// the variants, with a name.
+    #[test]
+    fn every_variant_is_a_board() {
+        let variants = variants();
+        for &(mapper, submapper) in &variants {
+            let header = TestImage::nes2(mapper, submapper, 8, 0)
+                .with(11, 0x09)
+                .header();
+            assert!(Mapper::new(&header).is_ok(), "{mapper}.{submapper}");
+            assert!(
+                supported(mapper) && board_name(mapper).is_some(),
+                "{mapper}"
+            );
+        }
+        for mapper in 0..4096 {
+            assert_eq!(
+                supported(mapper),
+                variants.iter().any(|&(m, _)| m == mapper),
+                "{mapper}"
+            );
+        }
+    }
 }

@@ -120,11 +120,10 @@ impl Board for Namco108 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::header::TestImage;
 
     fn board(mapper: u8) -> Namco108 {
-        let mut h = vec![b'N', b'E', b'S', 0x1A, 8, 16, mapper << 4, mapper & 0xF0];
-        h.resize(16, 0);
-        let mut m = Namco108::new(&Header::parse(&h).unwrap()).unwrap();
+        let mut m = Namco108::new(&TestImage::new(mapper.into(), 8, 16).header()).unwrap();
         for (reg, bank) in [0x22, 0x25, 0x08, 0x09, 0x0A, 0x0B, 3, 4].into_iter().enumerate() {
             m.write_register(0x8000, reg as u8, 0);
             m.write_register(0x8001, bank, 0);

@@ -77,6 +77,8 @@ impl Field for Namco163 {
 }
 
 impl Board for Namco163 {
+    const VARIANTS: &'static [(u16, u8)] = &[(19, 0), (19, 1), (19, 2), (19, 3), (19, 4), (19, 5), (210, 0), (210, 1), (210, 2)];
+
     fn new(header: &Header) -> Result<Namco163, RomError> {
         let chip = match (header.mapper, header.submapper) {
             (19, 0 | 4) => Chip::Namco163 { db: Some(16.5) },
@@ -386,14 +388,10 @@ impl Sound {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::header::TestImage;
 
     fn board(mapper: u16, submapper: u8) -> Namco163 {
-        let mut h = vec![b'N', b'E', b'S', 0x1A, 16, 32];
-        h.push((mapper as u8) << 4);
-        h.push(mapper as u8 & 0xF0 | 0x08);
-        h.push(submapper << 4);
-        h.resize(16, 0);
-        Namco163::new(&Header::parse(&h).unwrap()).unwrap()
+        Namco163::new(&TestImage::nes2(mapper, submapper, 16, 32).header()).unwrap()
     }
 
     fn bank(m: &Namco163, addr: u16) -> usize {

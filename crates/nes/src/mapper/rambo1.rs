@@ -218,11 +218,10 @@ impl Rambo1 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::header::TestImage;
 
     fn board(mapper: u8) -> Rambo1 {
-        let mut h = vec![b'N', b'E', b'S', 0x1A, 8, 16, mapper << 4, mapper & 0xF0];
-        h.resize(16, 0);
-        Rambo1::new(&Header::parse(&h).unwrap()).unwrap()
+        Rambo1::new(&TestImage::new(mapper.into(), 8, 16).header()).unwrap()
     }
 
     fn set(m: &mut Rambo1, reg: u8, val: u8) {

@@ -158,11 +158,10 @@ impl Board for Ss88006 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::header::TestImage;
 
     fn board() -> Ss88006 {
-        let mut h = vec![b'N', b'E', b'S', 0x1A, 16, 16, 0x20, 0x10];
-        h.resize(16, 0);
-        Ss88006::new(&Header::parse(&h).unwrap()).unwrap()
+        Ss88006::new(&TestImage::new(18, 16, 16).header()).unwrap()
     }
 
     #[test]

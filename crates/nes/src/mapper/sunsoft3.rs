@@ -116,11 +116,10 @@ impl Board for Sunsoft3 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::header::TestImage;
 
     fn board() -> Sunsoft3 {
-        let mut h = vec![b'N', b'E', b'S', 0x1A, 8, 16, 0x30, 0x40];
-        h.resize(16, 0);
-        Sunsoft3::new(&Header::parse(&h).unwrap()).unwrap()
+        Sunsoft3::new(&TestImage::new(67, 8, 16).header()).unwrap()
     }
 
     #[test]

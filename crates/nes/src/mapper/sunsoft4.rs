@@ -89,11 +89,10 @@ impl Board for Sunsoft4 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::header::TestImage;
 
     fn board() -> Sunsoft4 {
-        let mut h = vec![b'N', b'E', b'S', 0x1A, 8, 32, 0x40, 0x48];
-        h.resize(16, 0);
-        Sunsoft4::new(&Header::parse(&h).unwrap()).unwrap()
+        Sunsoft4::new(&TestImage::nes2(68, 0, 8, 32).header()).unwrap()
     }
 
     #[test]

@@ -131,11 +131,10 @@ impl Board for Tc0190 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::header::TestImage;
 
     fn board(mapper: u8) -> Tc0190 {
-        let mut h = vec![b'N', b'E', b'S', 0x1A, 8, 16, mapper << 4, mapper & 0xF0];
-        h.resize(16, 0);
-        Tc0190::new(&Header::parse(&h).unwrap()).unwrap()
+        Tc0190::new(&TestImage::new(mapper.into(), 8, 16).header()).unwrap()
     }
 
     #[test]

@@ -34,6 +34,21 @@ impl Field for Unrom512 {
 }
 
 impl Board for Unrom512 {
+    fn read_header(header: &mut Header) {
+        // 32 KiB of CHR-RAM, which iNES 1.0 cannot state.
+        if !header.nes2 && header.chr_rom_size == 0 {
+            header.chr_ram_size = 4 * 0x2000;
+        }
+        // The four-screen bit without the vertical one: the one-screen pad ("UNROM 512",
+        // nametable configuration).
+        if header.four_screen && !header.vertical_mirroring {
+            header.one_screen = true;
+            header.four_screen = false;
+        }
+    }
+
+    const VARIANTS: &'static [(u16, u8)] = &[(30, 0), (30, 1), (30, 2)];
+
     fn new(header: &Header) -> Result<Unrom512, RomError> {
         let bus_conflicts = match header.submapper {
             0 => !header.battery,
@@ -77,11 +92,10 @@ impl Board for Unrom512 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::header::TestImage;
 
     fn header(flags6: u8, submapper: u8) -> Header {
-        let mut h = vec![b'N', b'E', b'S', 0x1A, 32, 0, flags6 | 0xE0, 0x18, submapper << 4];
-        h.resize(16, 0);
-        Header::parse(&h).unwrap()
+        TestImage::nes2(30, submapper, 32, 0).flags(flags6).header()
     }
 
     #[test]

@@ -34,6 +34,8 @@ impl Field for Uxrom {
 }
 
 impl Board for Uxrom {
+    const VARIANTS: &'static [(u16, u8)] = &[(2, 0), (2, 2), (180, 0)];
+
     fn new(header: &Header) -> Result<Uxrom, RomError> {
         Ok(Uxrom {
             prg_bank: 0,

@@ -150,6 +150,8 @@ impl VrcIrq {
 }
 
 impl Board for Vrc4 {
+    const VARIANTS: &'static [(u16, u8)] = &[(21, 0), (21, 1), (21, 2), (22, 0), (23, 0), (23, 1), (23, 2), (23, 3), (25, 0), (25, 1), (25, 2), (25, 3)];
+
     fn new(header: &Header) -> Result<Vrc4, RomError> {
         // (chip's A0, chip's A1, VRC2) per mapper and submapper.
         let (a0, a1, vrc2) = match (header.mapper, header.submapper) {
@@ -241,12 +243,10 @@ impl Board for Vrc4 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::header::TestImage;
 
     fn board(mapper: u8, submapper: u8) -> Result<Vrc4, RomError> {
-        let mut h = vec![b'N', b'E', b'S', 0x1A, 16, 32, mapper << 4, mapper & 0xF0 | 0x08];
-        h.push(submapper << 4);
-        h.resize(16, 0);
-        Vrc4::new(&Header::parse(&h).unwrap())
+        Vrc4::new(&TestImage::nes2(mapper.into(), submapper, 16, 32).header())
     }
 
     /// Writes CHR bank 1 ($0400) as the board's two registers for it: chip register 2 and 3 of

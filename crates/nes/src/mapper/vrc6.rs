@@ -386,11 +386,10 @@ impl Audio {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::header::TestImage;
 
     fn board(mapper: u8) -> Vrc6 {
-        let mut image = vec![b'N', b'E', b'S', 0x1A, 16, 32, mapper << 4, mapper & 0xF0];
-        image.resize(16, 0);
-        Vrc6::new(&Header::parse(&image).unwrap()).unwrap()
+        Vrc6::new(&TestImage::new(mapper.into(), 16, 32).header()).unwrap()
     }
 
     #[test]

@@ -55,6 +55,8 @@ impl Field for Vrc7 {
 }
 
 impl Board for Vrc7 {
+    const VARIANTS: &'static [(u16, u8)] = &[(85, 0), (85, 1), (85, 2)];
+
     fn new(header: &Header) -> Result<Vrc7, RomError> {
         let line = match header.submapper {
             0 => 0x18,
@@ -568,11 +570,10 @@ impl Opll {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::header::TestImage;
 
     fn board(submapper: u8) -> Vrc7 {
-        let mut h = vec![b'N', b'E', b'S', 0x1A, 16, 32, 0x50, 0x58, submapper << 4];
-        h.resize(16, 0);
-        Vrc7::new(&Header::parse(&h).unwrap()).unwrap()
+        Vrc7::new(&TestImage::nes2(85, submapper, 16, 32).header()).unwrap()
     }
 
     fn bank(m: &Vrc7, addr: u16) -> usize {

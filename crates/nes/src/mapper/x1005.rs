@@ -91,12 +91,11 @@ impl Board for X1005 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::header::TestImage;
 
     #[test]
     fn registers_below_8000_and_the_keyed_ram() {
-        let mut h = vec![b'N', b'E', b'S', 0x1A, 8, 16, 0x02, 0x50];
-        h.resize(16, 0);
-        let mut m = X1005::new(&Header::parse(&h).unwrap()).unwrap();
+        let mut m = X1005::new(&TestImage::new(80, 8, 16).flags(2).header()).unwrap();
         m.write_low(0x7EFB, 3);
         m.write_low(0x7EFE, 9);
         m.write_low(0x7EF1, 0x07);

@@ -96,12 +96,11 @@ impl Board for X1017 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::header::TestImage;
 
     #[test]
     fn banks_inversion_and_keyed_ram() {
-        let mut h = vec![b'N', b'E', b'S', 0x1A, 16, 16, 0x22, 0x50];
-        h.resize(16, 0);
-        let mut m = X1017::new(&Header::parse(&h).unwrap()).unwrap();
+        let mut m = X1017::new(&TestImage::new(82, 16, 16).flags(2).header()).unwrap();
         m.write_low(0x7EFB, 5 << 2);
         assert_eq!(m.map_cpu(0xA000), CpuTarget::PrgRom(5 * 0x2000));
         assert_eq!(m.map_cpu(0xE000), CpuTarget::PrgRom(31 * 0x2000));

@@ -5,8 +5,11 @@
 //! clock (hue column y). The three emphasis bits of PPUMASK attenuate the signal during the
 //! halves of the colour cycle that belong to red, green and blue. The built-in palette samples
 //! that wave at the twelve phases and decodes it the way a TV does (YUV, then RGB), for all 512
-//! combinations of colour and emphasis.
+//! combinations of colour and emphasis. The PAL PPUs (2C07, 6538) make the same wave, decoded
+//! by a PAL TV 15 degrees further on in hue (nesdev wiki, "PAL video": blues move toward green,
+//! greens toward red, reds toward blue).
 
+use crate::region::Region;
 use std::fmt;
 
 /// Terminated output voltages from the nesdev wiki's "NTSC video" measurements, per luma row:
@@ -23,6 +26,9 @@ const EMPHASIS_HUES: [u16; 3] = [0xC, 0x4, 0x8];
 /// Emphasis as a plain RGB attenuation, for 64-entry palette files: the ratio of the attenuated
 /// to the normal voltage (about 0.816 on every level).
 const CHANNEL_ATTENUATION: f32 = 0.816;
+
+/// How far a PAL TV's hues sit from an NTSC TV's, in degrees (toward -U from +V).
+const PAL_HUE_SHIFT: f32 = -15.0;
 
 /// Number of palette entries: 64 colours times 8 emphasis combinations.
 pub const ENTRIES: usize = 512;
@@ -56,15 +62,25 @@ impl std::error::Error for PaletteError {}
 impl Default for Palette {
     /// The built-in 2C02 palette, decoded from the composite signal model.
     fn default() -> Self {
-        let mut rgb = Box::new([[0; 3]; ENTRIES]);
-        for (pixel, entry) in (0u16..).zip(rgb.iter_mut()) {
-            *entry = decode_composite(pixel);
-        }
-        Palette { rgb }
+        Palette::for_region(Region::Ntsc)
     }
 }
 
 impl Palette {
+    /// The built-in palette of `region`'s PPU: the 2C02's, or the PAL PPUs' with its hue shift.
+    pub fn for_region(region: Region) -> Palette {
+        let hue_shift = if region.pal_video() {
+            PAL_HUE_SHIFT.to_radians()
+        } else {
+            0.0
+        };
+        let mut rgb = Box::new([[0; 3]; ENTRIES]);
+        for (pixel, entry) in (0u16..).zip(rgb.iter_mut()) {
+            *entry = decode_composite(pixel, hue_shift);
+        }
+        Palette { rgb }
+    }
+
     /// Parses a .pal file: 64 RGB triples (emphasis then attenuates the other channels) or 512
     /// triples (one per colour and emphasis combination, in pixel-value order).
     pub fn from_pal_bytes(bytes: &[u8]) -> Result<Palette, PaletteError> {
@@ -178,12 +194,12 @@ pub fn yuv_to_rgb(y: f32, u: f32, v: f32) -> [u8; 3] {
 }
 
 /// Decodes one colour as a TV would: luma is the average level over a colour cycle; chroma is
-/// demodulated against the colour burst.
-fn decode_composite(pixel: u16) -> [u8; 3] {
+/// demodulated against the colour burst, `hue_shift` radians on from NTSC's.
+fn decode_composite(pixel: u16, hue_shift: f32) -> [u8; 3] {
     let (mut y, mut u, mut v) = (0.0f32, 0.0f32, 0.0f32);
     for phase in 0..12u16 {
         let level = composite_level(pixel, phase);
-        let angle = phase_angle(phase);
+        let angle = phase_angle(phase) + hue_shift;
         y += level / 12.0;
         u += level * angle.cos() / 6.0;
         v += level * angle.sin() / 6.0;
@@ -228,6 +244,30 @@ mod tests {
             r < 255 && r.abs_diff(g) < 3 && g.abs_diff(b) < 3,
             "{:?}",
             [r, g, b]
+        );
+    }
+
+    /// The PAL palette: same greys, hues turned 15 degrees (blue toward green, red toward
+    /// blue), and PAL for the Dendy too.
+    #[test]
+    fn pal_ppus_turn_the_hues() {
+        let (ntsc, pal) = (Palette::default(), Palette::for_region(Region::Pal));
+        assert!(pal == Palette::for_region(Region::Dendy));
+        for grey in [0x00, 0x0F, 0x10, 0x20, 0x2D] {
+            assert_eq!(pal.rgb(grey), ntsc.rgb(grey), "${grey:02X}");
+        }
+        // $12 (blue): more green in PAL. $16 (red): more blue.
+        assert!(pal.rgb(0x12)[1] > ntsc.rgb(0x12)[1]);
+        assert!(pal.rgb(0x16)[2] > ntsc.rgb(0x16)[2]);
+        // PAL's $12 sits between NTSC's $12 and its neighbour toward green, $11.
+        let hue = |[r, g, b]: [u8; 3]| {
+            let (r, g, b) = (f32::from(r), f32::from(g), f32::from(b));
+            (3f32.sqrt() * (g - b)).atan2(2.0 * r - g - b).to_degrees()
+        };
+        let (from, to, turned) = (hue(ntsc.rgb(0x12)), hue(ntsc.rgb(0x11)), hue(pal.rgb(0x12)));
+        assert!(
+            (from.min(to)..from.max(to)).contains(&turned),
+            "{from} {turned} {to}"
         );
     }
 

@@ -2299,6 +2299,9 @@ fn thumbnail_scenario() {
         shown.len()
     );
     s.close_menus(&window);
+    s.quit(&window);
+}
+
 /// Writes vaus-test's `control_type` and marker column (`indicator_x`, the knob's reading
 /// inverted), $19 and $1C, to OUT every frame.
 const VAUS_SCRIPT: &str = r#"

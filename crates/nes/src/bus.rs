@@ -607,7 +607,7 @@ impl CpuBus for Bus {
         self.read_cycle(addr)
     }
 
-    #[inline]
+    #[inline(always)]
     fn write(&mut self, addr: u16, val: u8) {
         self.write_cycle(addr, val);
     }

@@ -206,28 +206,33 @@ impl Cpu {
         val
     }
 
+    #[inline(always)]
     fn fetch16<B: CpuBus>(&mut self, bus: &mut B) -> u16 {
         let lo = self.fetch(bus);
         u16::from_le_bytes([lo, self.fetch(bus)])
     }
 
     /// A 16-bit pointer in zero page; the high byte wraps within the page.
+    #[inline(always)]
     fn read_zp16<B: CpuBus>(&mut self, bus: &mut B, ptr: u8) -> u16 {
         let lo = self.read(bus, u16::from(ptr));
         u16::from_le_bytes([lo, self.read(bus, u16::from(ptr.wrapping_add(1)))])
     }
 
+    #[inline(always)]
     fn push<B: CpuBus>(&mut self, bus: &mut B, val: u8) {
         self.write(bus, 0x100 | u16::from(self.s), val);
         self.s = self.s.wrapping_sub(1);
     }
 
+    #[inline(always)]
     fn pull<B: CpuBus>(&mut self, bus: &mut B) -> u8 {
         self.s = self.s.wrapping_add(1);
         self.read(bus, 0x100 | u16::from(self.s))
     }
 
     /// The cycle in which S is incremented before a pull: a read of the current stack slot.
+    #[inline(always)]
     fn stack_dummy_read<B: CpuBus>(&mut self, bus: &mut B) {
         self.read(bus, 0x100 | u16::from(self.s));
     }

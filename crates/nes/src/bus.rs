@@ -71,6 +71,12 @@ pub struct Bus {
     /// The fast paths are on: idle loops skipped (see `Console::run`), OAM DMAs in VBlank
     /// done at once. The host's choice, not part of a state: the machine runs the same.
     pub(crate) fast_forward: bool,
+    /// The /NMI and /IRQ lines (true = asserted) as the last full cycle of [`Bus::tick`] left
+    /// them: a quiet cycle only counts, so it cannot move them, and the CPU's sampling after
+    /// every cycle reads two bytes. Worked out again from the devices after anything else that
+    /// may move them ([`Bus::settle_lines`]); not part of a state.
+    nmi: bool,
+    irq: bool,
 }
 
 impl Field for Bus {
@@ -98,6 +104,8 @@ impl Field for Bus {
             pad_bits,
             impure: _,
             fast_forward: _,
+            nmi: _,
+            irq: _,
         } = self;
         // Not stored: the pads' strobe flags are, and the next put cycle passes the latch on.
         *strobe_high = true;
@@ -136,6 +144,7 @@ impl Field for Bus {
         // The board's sound is part of its registers; the mix holds its level.
         apu.restore_expansion(cart.audio());
         self.advance_divider(0);
+        self.settle_lines();
     }
 }
 
@@ -173,6 +182,8 @@ impl Bus {
             pad_bits: [0; 2],
             impure: true,
             fast_forward: true,
+            nmi: false,
+            irq: false,
         }
     }
 
@@ -196,7 +207,14 @@ impl Bus {
         let result = access(self);
         self.ppu.run_dots(self.dots - 2, &mut self.cart);
         self.advance_divider(1);
+        self.settle_lines();
         result
+    }
+
+    /// Reads the /NMI and /IRQ lines from the devices (see the `nmi` field).
+    pub(crate) fn settle_lines(&mut self) {
+        self.nmi = self.ppu.nmi_line();
+        self.irq = self.apu.irq_line() || self.cart.irq();
     }
 
     /// The console's region.
@@ -255,6 +273,7 @@ impl Bus {
         self.advance_divider(n);
         self.ppu.run_many_dots(dots, &mut self.cart);
         self.apu.run(n);
+        self.settle_lines();
     }
 
     /// The pads' strobe is low and the cartridge neither counts CPU cycles nor watches the
@@ -585,6 +604,7 @@ impl Bus {
     /// A write with its side effects (registers, mappers) but taking no CPU time.
     pub fn write_untimed(&mut self, addr: u16, val: u8) {
         self.write_mem(addr, val);
+        self.settle_lines();
     }
 }
 
@@ -605,7 +625,7 @@ struct OamDma {
 }
 
 impl CpuBus for Bus {
-    #[inline]
+    #[inline(always)]
     fn read(&mut self, addr: u16) -> u8 {
         // DMA can only halt the CPU on a read cycle.
         self.dma_halted = self.oam_dma.is_some() || self.apu.dmc_dma_request().is_some();
@@ -615,17 +635,17 @@ impl CpuBus for Bus {
         self.read_cycle(addr)
     }
 
-    #[inline]
+    #[inline(always)]
     fn write(&mut self, addr: u16, val: u8) {
         self.write_cycle(addr, val);
     }
 
     fn nmi_line(&self) -> bool {
-        self.ppu.nmi_line()
+        self.nmi
     }
 
     fn irq_line(&self) -> bool {
-        self.apu.irq_line() || self.cart.irq()
+        self.irq
     }
 
     fn dma_halted_last_read(&self) -> bool {

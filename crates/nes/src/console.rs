@@ -142,10 +142,12 @@ impl Console {
         self.bus.ppu.catch_up(&mut self.bus.cart);
         self.bus.ppu.reset();
         self.bus.apu.reset();
+        self.bus.settle_lines();
         self.cpu.reset(&mut self.bus);
     }
 
     /// Executes one instruction, or the IRQ/NMI sequence that replaces one (7 cycles).
+    #[inline]
     pub fn step(&mut self) {
         self.cpu.step(&mut self.bus);
     }

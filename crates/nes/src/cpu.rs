@@ -175,26 +175,28 @@ impl Cpu {
 
     // ---- cycles ----
 
+    #[inline(always)]
     fn read<B: CpuBus>(&mut self, bus: &mut B, addr: u16) -> u8 {
         let val = bus.read(addr);
         self.sample_interrupts(bus);
         val
     }
 
+    #[inline(always)]
     fn write<B: CpuBus>(&mut self, bus: &mut B, addr: u16, val: u8) {
         bus.write(addr, val);
         self.sample_interrupts(bus);
     }
 
     /// End of a cycle: the NMI edge detector and the IRQ level (masked by I) are sampled.
+    /// Branch-free (`&`, `|`): it runs after every cycle.
+    #[inline(always)]
     fn sample_interrupts<B: CpuBus>(&mut self, bus: &B) {
         let nmi = bus.nmi_line();
-        if nmi && !self.nmi_level {
-            self.nmi_pending = true;
-        }
+        self.nmi_pending |= nmi & !self.nmi_level;
         self.nmi_level = nmi;
         self.prev_poll = self.poll;
-        self.poll = self.nmi_pending || (self.p & I == 0 && bus.irq_line());
+        self.poll = self.nmi_pending | (self.p & I == 0) & bus.irq_line();
     }
 
     #[inline(always)]
@@ -204,28 +206,33 @@ impl Cpu {
         val
     }
 
+    #[inline(always)]
     fn fetch16<B: CpuBus>(&mut self, bus: &mut B) -> u16 {
         let lo = self.fetch(bus);
         u16::from_le_bytes([lo, self.fetch(bus)])
     }
 
     /// A 16-bit pointer in zero page; the high byte wraps within the page.
+    #[inline(always)]
     fn read_zp16<B: CpuBus>(&mut self, bus: &mut B, ptr: u8) -> u16 {
         let lo = self.read(bus, u16::from(ptr));
         u16::from_le_bytes([lo, self.read(bus, u16::from(ptr.wrapping_add(1)))])
     }
 
+    #[inline(always)]
     fn push<B: CpuBus>(&mut self, bus: &mut B, val: u8) {
         self.write(bus, 0x100 | u16::from(self.s), val);
         self.s = self.s.wrapping_sub(1);
     }
 
+    #[inline(always)]
     fn pull<B: CpuBus>(&mut self, bus: &mut B) -> u8 {
         self.s = self.s.wrapping_add(1);
         self.read(bus, 0x100 | u16::from(self.s))
     }
 
     /// The cycle in which S is incremented before a pull: a read of the current stack slot.
+    #[inline(always)]
     fn stack_dummy_read<B: CpuBus>(&mut self, bus: &mut B) {
         self.read(bus, 0x100 | u16::from(self.s));
     }
@@ -234,6 +241,7 @@ impl Cpu {
 
     /// Effective address of a memory operand, with the mode's dummy reads. Writes and
     /// read-modify-writes always spend the indexed fix-up cycle; reads only on a page cross.
+    #[inline(always)]
     fn address<B: CpuBus>(&mut self, bus: &mut B, mode: Mode, always_fix_up: bool) -> u16 {
         match mode {
             Mode::Imm => {
@@ -271,6 +279,7 @@ impl Cpu {
     }
 
     /// base + index; the fix-up cycle reads the address before the carry reached the high byte.
+    #[inline(always)]
     fn indexed<B: CpuBus>(&mut self, bus: &mut B, base: u16, index: u8, fix_up: bool) -> u16 {
         let addr = base.wrapping_add(u16::from(index));
         let uncarried = (base & 0xFF00) | (addr & 0x00FF);
@@ -282,8 +291,41 @@ impl Cpu {
 
     // ---- instructions ----
 
+    /// One arm per opcode, with its operation and mode as constants: the matches on them in
+    /// [`Cpu::execute_as`] and the functions it inlines fold away.
     fn execute<B: CpuBus>(&mut self, bus: &mut B, opcode: u8) {
-        let (op, mode) = OPCODES[usize::from(opcode)];
+        macro_rules! arms {
+            ($($code:literal)*) => {
+                match opcode {
+                    $($code => {
+                        const OP_MODE: (Op, Mode) = OPCODES[$code];
+                        self.execute_as(bus, OP_MODE.0, OP_MODE.1)
+                    })*
+                }
+            };
+        }
+        arms! {
+            0x00 0x01 0x02 0x03 0x04 0x05 0x06 0x07 0x08 0x09 0x0A 0x0B 0x0C 0x0D 0x0E 0x0F
+            0x10 0x11 0x12 0x13 0x14 0x15 0x16 0x17 0x18 0x19 0x1A 0x1B 0x1C 0x1D 0x1E 0x1F
+            0x20 0x21 0x22 0x23 0x24 0x25 0x26 0x27 0x28 0x29 0x2A 0x2B 0x2C 0x2D 0x2E 0x2F
+            0x30 0x31 0x32 0x33 0x34 0x35 0x36 0x37 0x38 0x39 0x3A 0x3B 0x3C 0x3D 0x3E 0x3F
+            0x40 0x41 0x42 0x43 0x44 0x45 0x46 0x47 0x48 0x49 0x4A 0x4B 0x4C 0x4D 0x4E 0x4F
+            0x50 0x51 0x52 0x53 0x54 0x55 0x56 0x57 0x58 0x59 0x5A 0x5B 0x5C 0x5D 0x5E 0x5F
+            0x60 0x61 0x62 0x63 0x64 0x65 0x66 0x67 0x68 0x69 0x6A 0x6B 0x6C 0x6D 0x6E 0x6F
+            0x70 0x71 0x72 0x73 0x74 0x75 0x76 0x77 0x78 0x79 0x7A 0x7B 0x7C 0x7D 0x7E 0x7F
+            0x80 0x81 0x82 0x83 0x84 0x85 0x86 0x87 0x88 0x89 0x8A 0x8B 0x8C 0x8D 0x8E 0x8F
+            0x90 0x91 0x92 0x93 0x94 0x95 0x96 0x97 0x98 0x99 0x9A 0x9B 0x9C 0x9D 0x9E 0x9F
+            0xA0 0xA1 0xA2 0xA3 0xA4 0xA5 0xA6 0xA7 0xA8 0xA9 0xAA 0xAB 0xAC 0xAD 0xAE 0xAF
+            0xB0 0xB1 0xB2 0xB3 0xB4 0xB5 0xB6 0xB7 0xB8 0xB9 0xBA 0xBB 0xBC 0xBD 0xBE 0xBF
+            0xC0 0xC1 0xC2 0xC3 0xC4 0xC5 0xC6 0xC7 0xC8 0xC9 0xCA 0xCB 0xCC 0xCD 0xCE 0xCF
+            0xD0 0xD1 0xD2 0xD3 0xD4 0xD5 0xD6 0xD7 0xD8 0xD9 0xDA 0xDB 0xDC 0xDD 0xDE 0xDF
+            0xE0 0xE1 0xE2 0xE3 0xE4 0xE5 0xE6 0xE7 0xE8 0xE9 0xEA 0xEB 0xEC 0xED 0xEE 0xEF
+            0xF0 0xF1 0xF2 0xF3 0xF4 0xF5 0xF6 0xF7 0xF8 0xF9 0xFA 0xFB 0xFC 0xFD 0xFE 0xFF
+        }
+    }
+
+    #[inline(always)]
+    fn execute_as<B: CpuBus>(&mut self, bus: &mut B, op: Op, mode: Mode) {
         match op {
             BRK => self.interrupt(bus, Sequence::Brk),
             JSR => {
@@ -414,6 +456,7 @@ impl Cpu {
         self.prev_poll = false;
     }
 
+    #[inline(always)]
     fn branch_condition(&self, op: Op) -> bool {
         let flag = |f: u8| self.p & f != 0;
         match op {
@@ -428,6 +471,7 @@ impl Cpu {
         }
     }
 
+    #[inline(always)]
     fn branch<B: CpuBus>(&mut self, bus: &mut B, taken: bool) {
         let offset = self.fetch(bus) as i8;
         if !taken {
@@ -452,6 +496,7 @@ impl Cpu {
     /// SHA, SHX, SHY, TAS: the stored value is ANDed with the base address's high byte + 1,
     /// and on a page cross that value also replaces the high byte of the address. When a DMA
     /// halts the CPU on the cycle before the write, the high-byte term drops out.
+    #[inline(always)]
     fn unstable_store<B: CpuBus>(&mut self, bus: &mut B, op: Op, mode: Mode) {
         let (base, index) = match mode {
             Mode::AbsX => (self.fetch16(bus), self.x),
@@ -488,6 +533,7 @@ impl Cpu {
     }
 
     /// One-byte instructions that only touch registers.
+    #[inline(always)]
     fn implied(&mut self, op: Op) {
         match op {
             CLC => self.p &= !C,
@@ -513,6 +559,7 @@ impl Cpu {
     }
 
     /// Instructions that read one operand byte.
+    #[inline(always)]
     fn compute(&mut self, op: Op, val: u8) {
         match op {
             LDA => self.a = self.set_nz(val),
@@ -570,6 +617,7 @@ impl Cpu {
     }
 
     /// The ALU part of the read-modify-write instructions; returns the value written back.
+    #[inline(always)]
     fn modify(&mut self, op: Op, val: u8) -> u8 {
         let carry_in = self.p & C;
         let (result, carry_out) = match op {
@@ -594,6 +642,7 @@ impl Cpu {
         result
     }
 
+    #[inline(always)]
     fn adc(&mut self, val: u8) {
         let sum = u16::from(self.a) + u16::from(val) + u16::from(self.p & C);
         let result = sum as u8;
@@ -602,6 +651,7 @@ impl Cpu {
         self.a = self.set_nz(result);
     }
 
+    #[inline(always)]
     fn compare(&mut self, reg: u8, val: u8) {
         self.set_flag(C, reg >= val);
         self.set_nz(reg.wrapping_sub(val));
@@ -609,6 +659,7 @@ impl Cpu {
 
     // ---- flags ----
 
+    #[inline(always)]
     fn set_flag(&mut self, flag: u8, on: bool) {
         if on {
             self.p |= flag;
@@ -618,6 +669,7 @@ impl Cpu {
     }
 
     /// Sets N and Z from `val` and returns it.
+    #[inline(always)]
     fn set_nz(&mut self, val: u8) -> u8 {
         self.set_flag(Z, val == 0);
         self.set_flag(N, val & 0x80 != 0);

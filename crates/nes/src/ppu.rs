@@ -1108,18 +1108,22 @@ impl Ppu {
     }
 
     /// The I/O latch with bits that have not been driven high recently faded to 0.
+    /// (Branch-free, as every register access asks.)
     fn decayed_latch(&self) -> u8 {
-        (0..8)
-            .filter(|&bit| self.frame.saturating_sub(self.io_refreshed[bit]) < DECAY_FRAMES)
-            .fold(0, |acc, bit| acc | (self.io_latch & (1 << bit)))
+        let fresh = (0..8).fold(0, |acc, bit| {
+            let age = self.frame.saturating_sub(self.io_refreshed[bit]);
+            acc | u8::from(age < DECAY_FRAMES) << bit
+        });
+        self.io_latch & fresh
     }
 
     /// Drives the latch bits in `driven` with `val`; the other bits keep (and decay) as they are.
     fn drive_latch(&mut self, val: u8, driven: u8) {
         self.io_latch = (self.decayed_latch() & !driven) | (val & driven);
-        for bit in 0..8 {
-            if driven & val & (1 << bit) != 0 {
-                self.io_refreshed[bit] = self.frame;
+        let refreshed = driven & val;
+        for (bit, at) in self.io_refreshed.iter_mut().enumerate() {
+            if refreshed & (1 << bit) != 0 {
+                *at = self.frame;
             }
         }
     }

@@ -242,7 +242,7 @@ impl Ppu {
 
     /// Whether a sprite with OAM Y byte `y` covers the line after the current one. The
     /// comparison sees the line number's low 8 bits: the pre-render line counts as line 5.
-    fn sprite_in_range(&self, y: u8) -> bool {
+    pub(super) fn sprite_in_range(&self, y: u8) -> bool {
         (self.render_line & 0xFF).wrapping_sub(u16::from(y)) < self.sprite_height()
     }
 
@@ -397,11 +397,15 @@ impl Ppu {
     /// Whether the render line's scan could set the overflow flag: it reads Y from OAM bytes,
     /// each at most once, and overflows on the ninth one in range.
     pub(super) fn overflow_possible(&self) -> bool {
-        // `sprite_in_range` with the line and height taken out, as a sum the compiler can
-        // run on many bytes at once.
-        let (line, height) = (self.render_line & 0xFF, self.sprite_height());
-        let in_range = |y: &u8| u16::from(line.wrapping_sub(u16::from(*y)) < height);
-        self.oam.iter().map(in_range).sum::<u16>() >= 9
+        // `sprite_in_range` (Y at most the line, and the line less than a sprite's height
+        // below it) in bytes, as sums the compiler runs on sixteen bytes at once; each half of
+        // OAM counts at most 128, which a byte holds.
+        let line = (self.render_line & 0xFF) as u8;
+        let height = self.sprite_height() as u8;
+        let in_range = |&y: &u8| u8::from((y <= line) & (line.wrapping_sub(y) < height));
+        let count = |half: &[u8]| u16::from(half.iter().map(in_range).sum::<u8>());
+        let (low, high) = self.oam.split_at(128);
+        count(low) + count(high) >= 9
     }
 
     /// Dots 1-256 of a visible line at once: secondary OAM cleared, then the scan.

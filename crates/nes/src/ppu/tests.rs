@@ -592,6 +592,38 @@ fn random_palette_and_sprites(random: &mut XorShift) -> Ppu {
 }
 
 #[test]
+fn overflow_possible_counts_what_sprite_in_range_sees() {
+    let mut random = XorShift(0x2545_F491_4F6C_DD1D);
+    let (mut crowded, mut sparse) = (0, 0);
+    for _ in 0..2_000 {
+        // All 256 bytes as Y, crowded (every byte near the line) to sparse.
+        let mut ppu = Ppu::default();
+        let spread = random.byte().max(1);
+        let base = random.byte();
+        for b in &mut ppu.oam {
+            *b = base.wrapping_add(random.byte() % spread);
+        }
+        ppu.ppu_ctrl = random.byte() & ctrl::SPRITE_8X16;
+        ppu.render_line = u16::from(random.byte()) % 262;
+        let in_range = ppu.oam.iter().filter(|&&y| ppu.sprite_in_range(y)).count();
+        assert_eq!(
+            ppu.overflow_possible(),
+            in_range >= 9,
+            "{in_range} in range"
+        );
+        if in_range >= 9 {
+            crowded += 1;
+        } else {
+            sparse += 1;
+        }
+    }
+    assert!(
+        crowded > 100 && sparse > 100,
+        "{crowded} crowded, {sparse} sparse"
+    );
+}
+
+#[test]
 fn whole_lines_match_the_dot_by_dot_reference() {
     let mut random = XorShift(0x9E37_79B9_7F4A_7C15);
     let mut lines_compared = 0;

@@ -495,11 +495,16 @@ pub fn spawn_tap_locks(
     }
     let piece_type = TYPE_OF[id as usize];
     let first = FIRST_ID[piece_type as usize];
-    let inputs = search_inputs(&TAPS, ORIENTATION_COUNT[piece_type as usize], gravity);
+    let orientations = ORIENTATION_COUNT[piece_type as usize] as usize;
+    let inputs = search_inputs(&TAPS, orientations as u8, gravity);
     let fits = FitTable::new(board, piece_type);
-    let fit = |id: u8, x: i8, y: i8| (0..10).contains(&x) && fits.row(id, y) >> x & 1 != 0;
+    // Orientations as 0..4 from the type's first; the rotations' targets as B, A.
+    let turn: [[usize; 2]; 4] = std::array::from_fn(|r| {
+        let id = first as usize + r.min(orientations - 1);
+        ROTATION[id].map(|to| (to - first) as usize)
+    });
     // A state: column, orientation, frames until Left/Right and until A/B may be pressed.
-    let mut states: Vec<(i8, u8, u8, u8)> = vec![(spawn.x, id, 0, 0)];
+    let mut states: Vec<(i8, usize, u8, u8)> = vec![(spawn.x, (id - first) as usize, 0, 0)];
     let mut next = Vec::new();
     let mut y = spawn.y;
     let mut fall_timer = 0u8;
@@ -515,37 +520,49 @@ pub fn spawn_tap_locks(
         if drops > 0 {
             fall_timer = 0;
         }
-        // Per orientation and cool-downs, the columns reached this frame; locks of this frame.
-        let mut reached = [[[0u16; 6]; 6]; 4];
+        // Where each orientation fits on this row and the next two, as column bits.
+        let rows: [[u16; 4]; 3] = std::array::from_fn(|d| {
+            std::array::from_fn(|r| {
+                let row = y + d as i8;
+                if r < orientations && row < 22 {
+                    fits.row(first + r as u8, row)
+                } else {
+                    0
+                }
+            })
+        });
+        let fit = |r: usize, x: i8, d: usize| x >= 0 && rows[d][r] >> x & 1 != 0;
+        // Per orientation and cool-downs, the columns of the states kept this frame or of states
+        // with freer cool-downs (which can do all they can); the locks of this frame.
+        let mut covered = [[[0u16; 6]; 6]; 4];
         let mut locked = [[0u16; 4]; 2];
         next.clear();
-        for &(x, o, shift_wait, rotate_wait) in &states {
+        for &(x, r, shift_wait, rotate_wait) in &states {
             for &held in &inputs {
                 let (shift, rotate) = (held & (LEFT | RIGHT) != 0, held & (A | B) != 0);
                 if shift && shift_wait > 0 || rotate && rotate_wait > 0 {
                     continue;
                 }
-                let (mut x, mut o) = (x, o);
+                let (mut x, mut r) = (x, r);
                 if shift {
                     let dx = if held & LEFT != 0 { -1 } else { 1 };
-                    if fit(o, x + dx, y) {
+                    if fit(r, x + dx, 0) {
                         x += dx;
                     }
                 }
                 if rotate {
-                    let to = ROTATION[o as usize][(held & A != 0) as usize];
-                    if fit(to, x, y) {
-                        o = to;
+                    let to = turn[r][(held & A != 0) as usize];
+                    if fit(to, x, 0) {
+                        r = to;
                     }
                 }
-                let r = (o - first) as usize;
-                if let Some(d) = (0..drops).find(|&d| !fit(o, x, y + d as i8 + 1)) {
+                if let Some(d) = (0..drops).find(|&d| !fit(r, x, d + 1)) {
                     if locked[d][r] >> x & 1 == 0 {
                         locked[d][r] |= 1 << x;
                         locks.push(Piece {
                             x,
                             y: y + d as i8,
-                            id: o,
+                            id: first + r as u8,
                         });
                     }
                     continue;
@@ -558,12 +575,14 @@ pub fn spawn_tap_locks(
                     }
                 };
                 let (sw, rw) = (wait(shift, shift_wait), wait(rotate, rotate_wait));
-                let at = &mut reached[r];
-                let freer =
-                    (0..=sw as usize).any(|s| (0..=rw as usize).any(|w| at[s][w] >> x & 1 != 0));
-                if !freer {
-                    at[sw as usize][rw as usize] |= 1 << x;
-                    next.push((x, o, sw, rw));
+                let at = &mut covered[r];
+                if at[sw as usize][rw as usize] >> x & 1 == 0 {
+                    for by_rotate in &mut at[sw as usize..period as usize] {
+                        for cols in &mut by_rotate[rw as usize..period as usize] {
+                            *cols |= 1 << x;
+                        }
+                    }
+                    next.push((x, r, sw, rw));
                 }
             }
         }

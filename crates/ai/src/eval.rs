@@ -191,27 +191,28 @@ impl Weights {
 pub fn strong_features(board: &Board, placed: &[Placed], level: u8) -> [f64; STRONG_FEATURES] {
     let h = board.heights();
     let rows = &board.rows;
-    // Holes and their depth (solid cells above each hole).
+    // Holes and their depth (solid cells above each hole, up to 6). The cells above are
+    // counted per column in three bit planes (bit x of `above[k]`: bit k of column x's count),
+    // all columns at once, stopping at 6.
     let mut holes = 0u32;
     let mut hole_depth = 0u32;
     let mut rows_with_holes = 0u32;
-    let mut above = [0u32; 10];
+    let mut above = [0u16; 3];
     let mut seen = 0u16;
     for &row in rows.iter() {
         let hole_bits = !row & seen & FULL_ROW;
         if hole_bits != 0 {
             rows_with_holes += 1;
             holes += hole_bits.count_ones();
-            let mut bits = hole_bits;
-            while bits != 0 {
-                hole_depth += above[bits.trailing_zeros() as usize].min(6);
-                bits &= bits - 1;
-            }
+            hole_depth += (0..3)
+                .map(|k| (hole_bits & above[k]).count_ones() << k)
+                .sum::<u32>();
         }
-        let mut bits = row;
-        while bits != 0 {
-            above[bits.trailing_zeros() as usize] += 1;
-            bits &= bits - 1;
+        let mut carry = row & !(above[2] & above[1]);
+        for plane in &mut above {
+            let next = *plane & carry;
+            *plane ^= carry;
+            carry = next;
         }
         seen |= row;
     }
@@ -416,6 +417,18 @@ mod tests {
         assert!(!is_classic(37, 0, true));
         assert!(is_classic(29, 0, false));
         assert!(is_classic(37, 0, false));
+    }
+
+    #[test]
+    fn hole_depth_counts_cells_above_each_hole_up_to_6() {
+        let mut b = stack([9, 3, 0, 0, 0, 0, 0, 0, 0, 0]);
+        // Column 0 (rows 11-19): holes in rows 13 (2 solid cells above) and 19 (7, counted
+        // as 6); column 1 (rows 17-19): a hole in row 18 (1 above).
+        b.rows[19] &= !1;
+        b.rows[13] &= !1;
+        b.rows[18] &= !2;
+        let f = strong_features(&b, &[], 18);
+        assert_eq!((f[0], f[1], f[2]), (3.0, 2.0 + 6.0 + 1.0, 3.0));
     }
 
     #[test]

@@ -151,12 +151,21 @@ const CLEAN_FITS: [&[[i8; 2]]; 6] = [
 /// Piece types (of O, T, S, Z, J, L) with no place on columns 0-8 where they land without a
 /// hole: a surface that takes every piece cleanly keeps the stack clean whatever comes.
 fn unfit_pieces(h: &[u8; 10]) -> u32 {
-    let steps: [i8; 8] = std::array::from_fn(|x| h[x + 1] as i8 - h[x] as i8);
-    let fits =
-        |p: &[i8; 2], x: usize| steps[x] == p[0] && (p[1] == 9 || steps.get(x + 1) == Some(&p[1]));
+    // Bit x of at[s + 2]: the step from column x to x + 1 is s (-2..=2).
+    let mut at = [0u16; 5];
+    for x in 0..8 {
+        let s = h[x + 1] as i8 - h[x] as i8;
+        if (-2..=2).contains(&s) {
+            at[(s + 2) as usize] |= 1 << x;
+        }
+    }
+    let fits = |&[a, b]: &[i8; 2]| {
+        let first = at[(a + 2) as usize];
+        first != 0 && (b == 9 || first & at[(b + 2) as usize] >> 1 != 0)
+    };
     CLEAN_FITS
         .iter()
-        .filter(|profiles| !profiles.iter().any(|p| (0..8).any(|x| fits(p, x))))
+        .filter(|profiles| !profiles.iter().any(fits))
         .count() as u32
 }
 
@@ -184,6 +193,66 @@ impl Weights {
     /// The weights kept in the repository (trained; see weights/README.md).
     pub fn strong() -> Weights {
         serde_json::from_str(include_str!("../weights/strong.json")).expect("weights/strong.json")
+    }
+
+    /// Reads a weights file: JSON as `weights/strong.json` (`{"w": [...]}`, in the order of
+    /// `STRONG_NAMES`), or, for a name ending in `.toml`, one `feature = weight` line per
+    /// feature. Every feature must be given, once, as a finite number.
+    pub fn load(path: &std::path::Path) -> Result<Weights, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+        let w = if path.extension().is_some_and(|e| e == "toml") {
+            let table: std::collections::BTreeMap<String, f64> =
+                toml::from_str(&text).map_err(|e| e.message().to_string())?;
+            if let Some(name) = table.keys().find(|k| !STRONG_NAMES.contains(&k.as_str())) {
+                return Err(format!("unknown feature '{name}'"));
+            }
+            let weight = |name: &&str| {
+                table
+                    .get(*name)
+                    .copied()
+                    .ok_or_else(|| format!("no weight for '{name}'"))
+            };
+            STRONG_NAMES.iter().map(weight).collect::<Result<_, _>>()?
+        } else {
+            serde_json::from_str::<Weights>(&text)
+                .map_err(|e| e.to_string())?
+                .w
+        };
+        if w.len() != STRONG_FEATURES {
+            return Err(format!("{} weights, not {STRONG_FEATURES}", w.len()));
+        }
+        if let Some(i) = w.iter().position(|v| !v.is_finite()) {
+            return Err(format!(
+                "the weight of '{}' is not a number",
+                STRONG_NAMES[i]
+            ));
+        }
+        Ok(Weights { w })
+    }
+
+    /// The text of a weights file for `path` (TOML for a name ending in `.toml`, else JSON),
+    /// which `load` reads back.
+    pub fn file_text(&self, path: &std::path::Path) -> String {
+        if path.extension().is_some_and(|e| e == "toml") {
+            STRONG_NAMES
+                .iter()
+                .zip(&self.w)
+                .map(|(name, w)| format!("{name} = {w:?}\n"))
+                .collect()
+        } else {
+            serde_json::to_string(self).expect("finite numbers") + "\n"
+        }
+    }
+
+    /// The weights in `path`, or the built-in ones with a one-line warning naming the file.
+    pub fn load_or_builtin(path: &std::path::Path) -> Weights {
+        Weights::load(path).unwrap_or_else(|e| {
+            eprintln!(
+                "weights {}: {e}; using the built-in weights",
+                path.display()
+            );
+            Weights::strong()
+        })
     }
 }
 
@@ -357,6 +426,7 @@ impl Profile {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     /// A board with the given column heights, filled solid below them.
     fn stack(heights: [u8; 10]) -> Board {
@@ -429,6 +499,30 @@ mod tests {
         b.rows[18] &= !2;
         let f = strong_features(&b, &[], 18);
         assert_eq!((f[0], f[1], f[2]), (3.0, 2.0 + 6.0 + 1.0, 3.0));
+    }
+
+    #[test]
+    fn weights_files_round_trip_and_bad_ones_are_refused() {
+        let dir = std::env::temp_dir().join(format!("ai-weights-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let w = Weights::strong();
+        for name in ["w.json", "w.toml"] {
+            let path = dir.join(name);
+            std::fs::write(&path, w.file_text(&path)).unwrap();
+            assert_eq!(Weights::load(&path), Ok(w.clone()), "{name}");
+        }
+        let bad = |name: &str, text: &str| {
+            let path = dir.join(name);
+            std::fs::write(&path, text).unwrap();
+            Weights::load(&path).unwrap_err()
+        };
+        assert!(bad("short.json", r#"{"w": [1.0, 2.0]}"#).contains("2 weights"));
+        assert!(bad("junk.json", "not json").contains("expected"));
+        let toml = w.file_text(Path::new("w.toml"));
+        assert!(bad("missing.toml", &toml.replacen("holes = ", "# ", 1)).contains("'holes'"));
+        assert!(bad("extra.toml", &format!("{toml}speed = 1.0\n")).contains("'speed'"));
+        assert!(Weights::load(&dir.join("absent.json")).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

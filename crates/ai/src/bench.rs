@@ -113,6 +113,7 @@ pub fn configure(o: &BenchOptions) -> Result<(Profile, GameConfig), String> {
     let profile = match (o.profile.as_str(), &o.weights) {
         ("strong", Some(path)) => Profile::Strong(Weights::load_or_builtin(path)),
         (_, Some(_)) => return Err("--weights are the strong profile's".into()),
+        ("strong", None) if o.format == "standard" => Profile::standard(),
         (name, None) => Profile::by_name(name)
             .ok_or_else(|| format!("unknown profile '{name}' (classic or strong)"))?,
     };

@@ -195,14 +195,26 @@ impl Weights {
         serde_json::from_str(include_str!("../weights/strong.json")).expect("weights/strong.json")
     }
 
+    /// The weights the standard format plays with below level 29 (`weights/standard.toml`:
+    /// trained in that format to the transition; weights/README.md).
+    pub fn standard_before_29() -> Weights {
+        Weights::parse(include_str!("../weights/standard.toml"), true)
+            .expect("weights/standard.toml")
+    }
+
     /// Reads a weights file: JSON as `weights/strong.json` (`{"w": [...]}`, in the order of
     /// `STRONG_NAMES`), or, for a name ending in `.toml`, one `feature = weight` line per
     /// feature. Every feature must be given, once, as a finite number.
     pub fn load(path: &std::path::Path) -> Result<Weights, String> {
         let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
-        let w = if path.extension().is_some_and(|e| e == "toml") {
+        Weights::parse(&text, path.extension().is_some_and(|e| e == "toml"))
+    }
+
+    /// The weights of a file's text (`load`).
+    fn parse(text: &str, toml: bool) -> Result<Weights, String> {
+        let w = if toml {
             let table: std::collections::BTreeMap<String, f64> =
-                toml::from_str(&text).map_err(|e| e.message().to_string())?;
+                toml::from_str(text).map_err(|e| e.message().to_string())?;
             if let Some(name) = table.keys().find(|k| !STRONG_NAMES.contains(&k.as_str())) {
                 return Err(format!("unknown feature '{name}'"));
             }
@@ -214,7 +226,7 @@ impl Weights {
             };
             STRONG_NAMES.iter().map(weight).collect::<Result<_, _>>()?
         } else {
-            serde_json::from_str::<Weights>(&text)
+            serde_json::from_str::<Weights>(text)
                 .map_err(|e| e.to_string())?
                 .w
         };
@@ -379,6 +391,9 @@ pub const KILL_SCREEN_BURN_HEIGHT: u8 = 9;
 pub enum Profile {
     Classic,
     Strong(Weights),
+    /// One profile below level 29 and another from 29 on (the standard format's strong
+    /// profile: weights trained on its play to the transition, and the built-in ones after).
+    Banded(Box<[Profile; 2]>),
 }
 
 impl Profile {
@@ -390,6 +405,15 @@ impl Profile {
         }
     }
 
+    /// The strong profile of the standard format: `Weights::standard_before_29` below level
+    /// 29, the built-in strong weights from 29 on.
+    pub fn standard() -> Profile {
+        Profile::Banded(Box::new([
+            Profile::Strong(Weights::standard_before_29()),
+            Profile::Strong(Weights::strong()),
+        ]))
+    }
+
     /// The profile that rates placements at `level` with a stack `height` rows high.
     /// `strong` plays for score (Tetrises) while the stack is low, and for survival (the classic
     /// function, which clears lines as they come) when it is high, and from level 29 (the kill
@@ -399,6 +423,9 @@ impl Profile {
     /// screen lasts thousands of lines, which the classic function survives and Tetris
     /// building does not.
     pub fn at(&self, level: u8, height: u8, capped: bool) -> &Profile {
+        if let Profile::Banded(bands) = self {
+            return bands[(level >= 29) as usize].at(level, height, capped);
+        }
         let burn_height = match level {
             ..28 => BURN_HEIGHT,
             28 => LAST_LEVEL_BURN_HEIGHT,
@@ -414,6 +441,7 @@ impl Profile {
     pub fn evaluate(&self, level: u8, board: &Board, placed: &[Placed]) -> f64 {
         match self {
             Profile::Classic => classic(board, placed),
+            Profile::Banded(bands) => bands[(level >= 29) as usize].evaluate(level, board, placed),
             Profile::Strong(w) => strong_features(board, placed, level)
                 .iter()
                 .zip(&w.w)
@@ -499,6 +527,21 @@ mod tests {
         b.rows[18] &= !2;
         let f = strong_features(&b, &[], 18);
         assert_eq!((f[0], f[1], f[2]), (3.0, 2.0 + 6.0 + 1.0, 3.0));
+    }
+
+    #[test]
+    fn the_standard_profile_changes_weights_at_level_29() {
+        let p = Profile::standard();
+        let weights = |level, height| match p.at(level, height, true) {
+            Profile::Strong(w) => Some(w.clone()),
+            _ => None,
+        };
+        assert_eq!(weights(28, 0), Some(Weights::standard_before_29()));
+        assert_eq!(weights(29, 0), Some(Weights::strong()));
+        assert_ne!(Weights::standard_before_29(), Weights::strong());
+        // Each band keeps its hand-over to the classic function.
+        assert_eq!(weights(18, BURN_HEIGHT), None);
+        assert_eq!(weights(29, KILL_SCREEN_BURN_HEIGHT), None);
     }
 
     #[test]

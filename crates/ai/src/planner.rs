@@ -103,7 +103,8 @@ impl Planner {
             SearchKind::Placement => None,
             SearchKind::Controller { .. } => Some(6),
         };
-        let expect_pairs = matches!(profile, Profile::Strong(_)).then_some(EXPECT_PAIRS);
+        let expect_pairs =
+            matches!(profile, Profile::Strong(_) | Profile::Banded(_)).then_some(EXPECT_PAIRS);
         Some(Planner {
             profile,
             kind,

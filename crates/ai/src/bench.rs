@@ -104,7 +104,7 @@ pub struct BenchReport {
     pub full_clear_interval: Option<f64>,
     #[serde(skip)]
     pub lock_rows: [u64; 20],
-    #[serde(skip)]
+    /// Controller plans that did not land where the search promised (must be 0).
     pub mispredictions: u64,
 }
 

@@ -428,6 +428,7 @@ fn ai_bench_reports_the_standard_format() {
         "{report}"
     );
     assert!(report["decision_ms"]["median"].is_f64(), "{report}");
+    assert_eq!(report["mispredictions"], 0, "{report}");
 }
 
 /// `ai-bench`'s format options refuse bad values in one line, before any game is played.

@@ -496,7 +496,18 @@ pub fn spawn_tap_locks(
     let piece_type = TYPE_OF[id as usize];
     let first = FIRST_ID[piece_type as usize];
     let orientations = ORIENTATION_COUNT[piece_type as usize] as usize;
+    // The inputs a state may press, in the search's order, by whether Left/Right and A/B may
+    // be pressed.
     let inputs = search_inputs(&TAPS, orientations as u8, gravity);
+    let may = |shift: bool, rotate: bool| -> Vec<u8> {
+        let allowed =
+            |&&h: &&u8| (shift || h & (LEFT | RIGHT) == 0) && (rotate || h & (A | B) == 0);
+        inputs.iter().filter(allowed).copied().collect()
+    };
+    let inputs = [
+        [may(false, false), may(false, true)],
+        [may(true, false), may(true, true)],
+    ];
     let fits = FitTable::new(board, piece_type);
     // Orientations as 0..4 from the type's first; the rotations' targets as B, A.
     let turn: [[usize; 2]; 4] = std::array::from_fn(|r| {
@@ -538,11 +549,8 @@ pub fn spawn_tap_locks(
         let mut locked = [[0u16; 4]; 2];
         next.clear();
         for &(x, r, shift_wait, rotate_wait) in &states {
-            for &held in &inputs {
+            for &held in &inputs[(shift_wait == 0) as usize][(rotate_wait == 0) as usize] {
                 let (shift, rotate) = (held & (LEFT | RIGHT) != 0, held & (A | B) != 0);
-                if shift && shift_wait > 0 || rotate && rotate_wait > 0 {
-                    continue;
-                }
                 let (mut x, mut r) = (x, r);
                 if shift {
                     let dx = if held & LEFT != 0 { -1 } else { 1 };

@@ -161,7 +161,8 @@ pub struct ControllerSearch {
     /// Frames between presses of the same button (2 = 30 Hz).
     pub period: u8,
     /// Left/Right may be held (DAS) and Down used; false: one-frame taps of Left/Right/A/B only
-    /// (the cheaper search used to rate the preview piece).
+    /// (the current piece's plan before the preview is seen; `spawn_tap_locks` finds the same
+    /// locks from a spawn).
     pub holds: bool,
 }
 

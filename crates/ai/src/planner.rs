@@ -345,9 +345,10 @@ impl Planner {
     }
 
     /// Lock positions of the preview piece `id`, freshly spawned on `board`, into `locks2`;
-    /// false when it cannot spawn. In controller mode those that taps reach (no Down, no holds:
-    /// `spawn_tap_locks`, the taps-only search's locks); not `exact`: always gravity-free (the cheaper rating of the
-    /// pieces the preview may be, before it is seen, below the kill-screen speed).
+    /// false when it cannot spawn. In controller mode those that taps reach (no Down, no
+    /// holds: `spawn_tap_locks`, the taps-only search's locks); not `exact`: always
+    /// gravity-free (the cheaper rating of the pieces the preview may be, before it is seen,
+    /// below the kill-screen speed).
     fn preview_locks(&mut self, board: &Board, gravity: Gravity, id: u8, exact: bool) -> bool {
         match &self.ctrl {
             // At slow gravity nearly every lock position is reachable by the controller: the

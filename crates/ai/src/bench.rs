@@ -2,7 +2,7 @@
 //! as median, mean and percentiles per metric.
 
 use crate::controller::tap_period;
-use crate::eval::Profile;
+use crate::eval::{Profile, Weights};
 use crate::planner::SearchKind;
 use crate::sim::{play_counting, Format, GameConfig, GameResult, Pieces, MAX_REACTION};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -22,6 +22,9 @@ pub struct BenchOptions {
     pub level: u8,
     /// "classic" or "strong".
     pub profile: String,
+    /// The strong profile's weights from this file instead of the built-in ones (a file that
+    /// cannot be read: a one-line warning, and the built-in ones).
+    pub weights: Option<std::path::PathBuf>,
     /// "controller" or "placement".
     pub search: String,
     pub tap_hz: u32,
@@ -41,6 +44,7 @@ impl Default for BenchOptions {
             games: 10,
             level: 18,
             profile: "strong".into(),
+            weights: None,
             search: "controller".into(),
             tap_hz: 30,
             pieces: "nes".into(),
@@ -100,14 +104,19 @@ pub struct BenchReport {
     pub full_clear_interval: Option<f64>,
     #[serde(skip)]
     pub lock_rows: [u64; 20],
-    #[serde(skip)]
+    /// Controller plans that did not land where the search promised (must be 0).
     pub mispredictions: u64,
 }
 
 /// Checks the options and builds the game configuration and profile.
 pub fn configure(o: &BenchOptions) -> Result<(Profile, GameConfig), String> {
-    let profile = Profile::by_name(&o.profile)
-        .ok_or_else(|| format!("unknown profile '{}' (classic or strong)", o.profile))?;
+    let profile = match (o.profile.as_str(), &o.weights) {
+        ("strong", Some(path)) => Profile::Strong(Weights::load_or_builtin(path)),
+        (_, Some(_)) => return Err("--weights are the strong profile's".into()),
+        ("strong", None) if o.format == "standard" => Profile::standard(),
+        (name, None) => Profile::by_name(name)
+            .ok_or_else(|| format!("unknown profile '{name}' (classic or strong)"))?,
+    };
     let kind = match o.search.as_str() {
         "placement" => SearchKind::Placement,
         "controller" => {

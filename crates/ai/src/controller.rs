@@ -17,7 +17,7 @@
 
 use crate::rules::{
     buttons::*, drop_speed, Board, Control, FitTable, Gravity, Piece, FIRST_ID, ORIENTATION_COUNT,
-    TYPE_OF,
+    ROTATION, TYPE_OF,
 };
 
 /// The tap rates the search accepts and their periods in frames.
@@ -118,6 +118,20 @@ const TAPS: [u8; 9] = [
     0,
 ];
 
+/// The inputs of `all` that do something different: A and B do the same to two-orientation
+/// pieces, and nothing to the O; Down does nothing on the double kill screen.
+fn search_inputs(all: &[u8], orientations: u8, gravity: Gravity) -> Vec<u8> {
+    all.iter()
+        .copied()
+        .filter(|&h| match orientations {
+            1 => h & (A | B) == 0,
+            2 => h & B == 0,
+            _ => true,
+        })
+        .filter(|&h| h & DOWN == 0 || gravity.rows_per_drop == 1)
+        .collect()
+}
+
 /// Held-button part of a search state: nothing; Left or Right with autorepeatX 0..16; Down with
 /// autorepeatY 0..2.
 const PAD_KEYS: usize = 1 + 2 * 17 + 3;
@@ -147,7 +161,8 @@ pub struct ControllerSearch {
     /// Frames between presses of the same button (2 = 30 Hz).
     pub period: u8,
     /// Left/Right may be held (DAS) and Down used; false: one-frame taps of Left/Right/A/B only
-    /// (the cheaper search used to rate the preview piece).
+    /// (the current piece's plan before the preview is seen; `spawn_tap_locks` finds the same
+    /// locks from a spawn).
     pub holds: bool,
 }
 
@@ -306,20 +321,9 @@ impl ControllerSearch {
             self.nodes.resize(max_nodes, root);
             self.nodes.clear();
         }
-        // A and B do the same to two-orientation pieces, and nothing to the O; Down does
-        // nothing on the double kill screen.
         let piece_type = TYPE_OF[start.piece.id as usize];
-        let orientations = ORIENTATION_COUNT[piece_type as usize];
-        let inputs: Vec<u8> = if self.holds { &INPUTS[..] } else { &TAPS[..] }
-            .iter()
-            .copied()
-            .filter(|&h| match orientations {
-                1 => h & (A | B) == 0,
-                2 => h & B == 0,
-                _ => true,
-            })
-            .filter(|&h| h & DOWN == 0 || gravity.rows_per_drop == 1)
-            .collect();
+        let all = if self.holds { &INPUTS[..] } else { &TAPS[..] };
+        let inputs = search_inputs(all, ORIENTATION_COUNT[piece_type as usize], gravity);
         let fits = FitTable::new(board, piece_type);
         self.visit(self.slot(&start, pad.held, false, speed), &pad);
         self.nodes.push(root);
@@ -468,11 +472,181 @@ pub fn run(
     false
 }
 
+/// Every lock position of piece `id` freshly spawned on `board` that one-frame taps of
+/// Left/Right/A/B reach at `period` frames between presses: the locks of the taps-only
+/// `ControllerSearch` from the spawn with an idle pad, in the same order. Rating the preview
+/// piece needs only where it can lock, not how. Without Down the piece falls on a fixed
+/// schedule, so all the states of a frame are on one row and differ only in column,
+/// orientation and tap cool-downs: a few hundred states in all, stepped here with the fit
+/// table's rows directly instead of `Control::step` and the search's visited table. States are
+/// expanded in the search's breadth-first order (its inputs in their order), so each lock is
+/// found first from the same sequence and the locks come in the same order; a state with no
+/// less free cool-downs than an earlier one of its frame is dropped, as the search does.
+pub fn spawn_tap_locks(
+    board: &Board,
+    gravity: Gravity,
+    id: u8,
+    period: u8,
+    locks: &mut Vec<Piece>,
+) {
+    locks.clear();
+    let spawn = Piece::spawn(id);
+    if !board.fits(id, spawn.x, spawn.y) {
+        return;
+    }
+    let piece_type = TYPE_OF[id as usize];
+    let first = FIRST_ID[piece_type as usize];
+    let orientations = ORIENTATION_COUNT[piece_type as usize] as usize;
+    // The inputs a state may press, in the search's order, by whether Left/Right and A/B may
+    // be pressed.
+    let inputs = search_inputs(&TAPS, orientations as u8, gravity);
+    let may = |shift: bool, rotate: bool| -> Vec<u8> {
+        let allowed =
+            |&&h: &&u8| (shift || h & (LEFT | RIGHT) == 0) && (rotate || h & (A | B) == 0);
+        inputs.iter().filter(allowed).copied().collect()
+    };
+    let inputs = [
+        [may(false, false), may(false, true)],
+        [may(true, false), may(true, true)],
+    ];
+    let fits = FitTable::new(board, piece_type);
+    // Orientations as 0..4 from the type's first; the rotations' targets as B, A.
+    let turn: [[usize; 2]; 4] = std::array::from_fn(|r| {
+        let id = first as usize + r.min(orientations - 1);
+        ROTATION[id].map(|to| (to - first) as usize)
+    });
+    // A state: column, orientation, frames until Left/Right and until A/B may be pressed.
+    let mut states: Vec<(i8, usize, u8, u8)> = vec![(spawn.x, (id - first) as usize, 0, 0)];
+    let mut next = Vec::new();
+    let mut y = spawn.y;
+    let mut fall_timer = 0u8;
+    while !states.is_empty() {
+        fall_timer = fall_timer.wrapping_add(1);
+        let drops = if gravity.rows_per_drop == 2 {
+            2
+        } else if (fall_timer.wrapping_sub(gravity.frames_per_row) as i8) >= 0 {
+            1
+        } else {
+            0
+        };
+        if drops > 0 {
+            fall_timer = 0;
+        }
+        // Where each orientation fits on this row and the next two, as column bits.
+        let rows: [[u16; 4]; 3] = std::array::from_fn(|d| {
+            std::array::from_fn(|r| {
+                let row = y + d as i8;
+                if r < orientations && row < 22 {
+                    fits.row(first + r as u8, row)
+                } else {
+                    0
+                }
+            })
+        });
+        let fit = |r: usize, x: i8, d: usize| x >= 0 && rows[d][r] >> x & 1 != 0;
+        // Per orientation and cool-downs, the columns of the states kept this frame or of states
+        // with freer cool-downs (which can do all they can); the locks of this frame.
+        let mut covered = [[[0u16; 6]; 6]; 4];
+        let mut locked = [[0u16; 4]; 2];
+        next.clear();
+        for &(x, r, shift_wait, rotate_wait) in &states {
+            for &held in &inputs[(shift_wait == 0) as usize][(rotate_wait == 0) as usize] {
+                let (shift, rotate) = (held & (LEFT | RIGHT) != 0, held & (A | B) != 0);
+                let (mut x, mut r) = (x, r);
+                if shift {
+                    let dx = if held & LEFT != 0 { -1 } else { 1 };
+                    if fit(r, x + dx, 0) {
+                        x += dx;
+                    }
+                }
+                if rotate {
+                    let to = turn[r][(held & A != 0) as usize];
+                    if fit(to, x, 0) {
+                        r = to;
+                    }
+                }
+                if let Some(d) = (0..drops).find(|&d| !fit(r, x, d + 1)) {
+                    if locked[d][r] >> x & 1 == 0 {
+                        locked[d][r] |= 1 << x;
+                        locks.push(Piece {
+                            x,
+                            y: y + d as i8,
+                            id: first + r as u8,
+                        });
+                    }
+                    continue;
+                }
+                let wait = |pressed: bool, wait: u8| {
+                    if pressed {
+                        period - 1
+                    } else {
+                        wait.saturating_sub(1)
+                    }
+                };
+                let (sw, rw) = (wait(shift, shift_wait), wait(rotate, rotate_wait));
+                let at = &mut covered[r];
+                if at[sw as usize][rw as usize] >> x & 1 == 0 {
+                    for by_rotate in &mut at[sw as usize..period as usize] {
+                        for cols in &mut by_rotate[rw as usize..period as usize] {
+                            *cols |= 1 << x;
+                        }
+                    }
+                    next.push((x, r, sw, rw));
+                }
+            }
+        }
+        y += drops as i8;
+        std::mem::swap(&mut states, &mut next);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::rules::SPAWN_ID;
     use crate::sim::SplitMix;
+
+    #[test]
+    fn spawn_tap_locks_are_the_taps_only_search_locks() {
+        // Ragged stacks low and high, every piece, every tap rate, at the speeds of levels 0,
+        // 18, 19, 29 and the double kill screen.
+        let mut r = SplitMix(9);
+        let mut boards = vec![Board::default()];
+        for _ in 0..12 {
+            boards.push(r.ragged_board(2..16, 4));
+        }
+        let (mut searched, mut found) = (Vec::new(), Vec::new());
+        let mut compared = 0;
+        for &(hz, period) in &TAP_RATES {
+            let mut s = ControllerSearch::taps_only(hz).unwrap();
+            for gravity in [
+                (0, false),
+                (18, false),
+                (19, false),
+                (29, false),
+                (39, true),
+            ]
+            .map(|(level, double)| Gravity::at(level, double))
+            {
+                for b in &boards {
+                    for &id in &SPAWN_ID {
+                        spawn_tap_locks(b, gravity, id, period, &mut found);
+                        let mut slow = Vec::new();
+                        let spawn = Control::spawned(id, 0);
+                        if b.fits(id, spawn.piece.x, spawn.piece.y) {
+                            s.search(b, gravity, spawn, Pad::idle(), &mut searched);
+                            slow = searched.iter().map(|l| l.piece).collect();
+                        }
+                        // The same locks in the same order (ties between equally rated
+                        // placements resolve alike).
+                        assert_eq!(found, slow, "{hz} Hz, {gravity:?}, piece {id}");
+                        compared += slow.len();
+                    }
+                }
+            }
+        }
+        assert!(compared > 10_000, "{compared} locks compared");
+    }
 
     #[test]
     fn level_0_searches_fit_their_reserved_nodes() {

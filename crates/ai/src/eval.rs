@@ -151,12 +151,21 @@ const CLEAN_FITS: [&[[i8; 2]]; 6] = [
 /// Piece types (of O, T, S, Z, J, L) with no place on columns 0-8 where they land without a
 /// hole: a surface that takes every piece cleanly keeps the stack clean whatever comes.
 fn unfit_pieces(h: &[u8; 10]) -> u32 {
-    let steps: [i8; 8] = std::array::from_fn(|x| h[x + 1] as i8 - h[x] as i8);
-    let fits =
-        |p: &[i8; 2], x: usize| steps[x] == p[0] && (p[1] == 9 || steps.get(x + 1) == Some(&p[1]));
+    // Bit x of at[s + 2]: the step from column x to x + 1 is s (-2..=2).
+    let mut at = [0u16; 5];
+    for x in 0..8 {
+        let s = h[x + 1] as i8 - h[x] as i8;
+        if (-2..=2).contains(&s) {
+            at[(s + 2) as usize] |= 1 << x;
+        }
+    }
+    let fits = |&[a, b]: &[i8; 2]| {
+        let first = at[(a + 2) as usize];
+        first != 0 && (b == 9 || first & at[(b + 2) as usize] >> 1 != 0)
+    };
     CLEAN_FITS
         .iter()
-        .filter(|profiles| !profiles.iter().any(|p| (0..8).any(|x| fits(p, x))))
+        .filter(|profiles| !profiles.iter().any(fits))
         .count() as u32
 }
 
@@ -185,51 +194,134 @@ impl Weights {
     pub fn strong() -> Weights {
         serde_json::from_str(include_str!("../weights/strong.json")).expect("weights/strong.json")
     }
+
+    /// The weights the standard format plays with below level 29 (`weights/standard.toml`:
+    /// trained in that format to the transition; weights/README.md).
+    pub fn standard_before_29() -> Weights {
+        Weights::parse(include_str!("../weights/standard.toml"), true)
+            .expect("weights/standard.toml")
+    }
+
+    /// Reads a weights file: JSON as `weights/strong.json` (`{"w": [...]}`, in the order of
+    /// `STRONG_NAMES`), or, for a name ending in `.toml`, one `feature = weight` line per
+    /// feature. Every feature must be given, once, as a finite number.
+    pub fn load(path: &std::path::Path) -> Result<Weights, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+        Weights::parse(&text, path.extension().is_some_and(|e| e == "toml"))
+    }
+
+    /// The weights of a file's text (`load`).
+    fn parse(text: &str, toml: bool) -> Result<Weights, String> {
+        let w = if toml {
+            let table: std::collections::BTreeMap<String, f64> =
+                toml::from_str(text).map_err(|e| e.message().to_string())?;
+            if let Some(name) = table.keys().find(|k| !STRONG_NAMES.contains(&k.as_str())) {
+                return Err(format!("unknown feature '{name}'"));
+            }
+            let weight = |name: &&str| {
+                table
+                    .get(*name)
+                    .copied()
+                    .ok_or_else(|| format!("no weight for '{name}'"))
+            };
+            STRONG_NAMES.iter().map(weight).collect::<Result<_, _>>()?
+        } else {
+            serde_json::from_str::<Weights>(text)
+                .map_err(|e| e.to_string())?
+                .w
+        };
+        if w.len() != STRONG_FEATURES {
+            return Err(format!("{} weights, not {STRONG_FEATURES}", w.len()));
+        }
+        if let Some(i) = w.iter().position(|v| !v.is_finite()) {
+            return Err(format!(
+                "the weight of '{}' is not a number",
+                STRONG_NAMES[i]
+            ));
+        }
+        Ok(Weights { w })
+    }
+
+    /// The text of a weights file for `path` (TOML for a name ending in `.toml`, else JSON),
+    /// which `load` reads back.
+    pub fn file_text(&self, path: &std::path::Path) -> String {
+        if path.extension().is_some_and(|e| e == "toml") {
+            STRONG_NAMES
+                .iter()
+                .zip(&self.w)
+                .map(|(name, w)| format!("{name} = {w:?}\n"))
+                .collect()
+        } else {
+            serde_json::to_string(self).expect("finite numbers") + "\n"
+        }
+    }
+
+    /// The weights in `path`, or the built-in ones with a one-line warning naming the file.
+    pub fn load_or_builtin(path: &std::path::Path) -> Weights {
+        Weights::load(path).unwrap_or_else(|e| {
+            eprintln!(
+                "weights {}: {e}; using the built-in weights",
+                path.display()
+            );
+            Weights::strong()
+        })
+    }
+}
+
+/// Set bits over a row mask per row, four rows to a word: without the CPU's population count
+/// (the default x86-64 target) each count is a dozen instructions.
+fn count_bits(masks: [u16; HEIGHT as usize]) -> u32 {
+    masks
+        .chunks_exact(4)
+        .map(|c| c[0] as u64 | (c[1] as u64) << 16 | (c[2] as u64) << 32 | (c[3] as u64) << 48)
+        .map(u64::count_ones)
+        .sum()
 }
 
 /// Computes the strong profile's features at `level`.
 pub fn strong_features(board: &Board, placed: &[Placed], level: u8) -> [f64; STRONG_FEATURES] {
     let h = board.heights();
     let rows = &board.rows;
-    // Holes and their depth (solid cells above each hole).
+    // Holes and their depth (solid cells above each hole, up to 6). The cells above are
+    // counted per column in three bit planes (bit x of `above[k]`: bit k of column x's count),
+    // all columns at once, stopping at 6.
     let mut holes = 0u32;
     let mut hole_depth = 0u32;
     let mut rows_with_holes = 0u32;
-    let mut above = [0u32; 10];
+    let mut above = [0u16; 3];
     let mut seen = 0u16;
     for &row in rows.iter() {
         let hole_bits = !row & seen & FULL_ROW;
         if hole_bits != 0 {
             rows_with_holes += 1;
             holes += hole_bits.count_ones();
-            let mut bits = hole_bits;
-            while bits != 0 {
-                hole_depth += above[bits.trailing_zeros() as usize].min(6);
-                bits &= bits - 1;
-            }
+            hole_depth += (0..3)
+                .map(|k| (hole_bits & above[k]).count_ones() << k)
+                .sum::<u32>();
         }
-        let mut bits = row;
-        while bits != 0 {
-            above[bits.trailing_zeros() as usize] += 1;
-            bits &= bits - 1;
+        let mut carry = row & !(above[2] & above[1]);
+        for plane in &mut above {
+            let next = *plane & carry;
+            *plane ^= carry;
+            carry = next;
         }
         seen |= row;
     }
-    // Column transitions, the floor counting as solid.
-    let mut col_t = 0u32;
-    for y in 1..HEIGHT as usize {
-        col_t += ((rows[y] ^ rows[y - 1]) & FULL_ROW).count_ones();
-    }
-    col_t += (!rows[19] & FULL_ROW).count_ones();
+    // Column transitions, the floor counting as solid (in row 0's place: row 0 has no row
+    // above).
+    let col_t = count_bits(std::array::from_fn(|y| match y {
+        0 => !rows[19] & FULL_ROW,
+        _ => (rows[y] ^ rows[y - 1]) & FULL_ROW,
+    }));
     // Row transitions over columns 0-8 (the well column would add two per row otherwise).
-    let row_t: u32 = rows
-        .iter()
-        .filter(|&&r| r & 0x1FF != 0)
-        .map(|&r| {
-            let e = ((r & 0x1FF) << 1) | 1 | (1 << 10);
-            ((e ^ (e >> 1)) & 0x3FF).count_ones()
-        })
-        .sum();
+    let row_t = count_bits(rows.map(|r| {
+        let e = ((r & 0x1FF) << 1) | 1 | (1 << 10);
+        if r & 0x1FF != 0 {
+            (e ^ (e >> 1)) & 0x3FF
+        } else {
+            0
+        }
+    }));
     let right_column = rows.iter().filter(|&&r| r >> 9 & 1 != 0).count();
     // Surface over columns 0-8; column 9 is the Tetris well.
     let mut bump = 0u32;
@@ -309,6 +401,9 @@ pub const KILL_SCREEN_BURN_HEIGHT: u8 = 9;
 pub enum Profile {
     Classic,
     Strong(Weights),
+    /// One profile below level 29 and another from 29 on (the standard format's strong
+    /// profile: weights trained on its play to the transition, and the built-in ones after).
+    Banded(Box<[Profile; 2]>),
 }
 
 impl Profile {
@@ -326,8 +421,17 @@ impl Profile {
     pub fn name(&self) -> &'static str {
         match self {
             Profile::Classic => "classic",
-            Profile::Strong(_) => "strong",
+            Profile::Strong(_) | Profile::Banded(_) => "strong",
         }
+    }
+
+    /// The strong profile of the standard format: `Weights::standard_before_29` below level
+    /// 29, the built-in strong weights from 29 on.
+    pub fn standard() -> Profile {
+        Profile::Banded(Box::new([
+            Profile::Strong(Weights::standard_before_29()),
+            Profile::Strong(Weights::strong()),
+        ]))
     }
 
     /// The profile that rates placements at `level` with a stack `height` rows high.
@@ -339,6 +443,9 @@ impl Profile {
     /// screen lasts thousands of lines, which the classic function survives and Tetris
     /// building does not.
     pub fn at(&self, level: u8, height: u8, capped: bool) -> &Profile {
+        if let Profile::Banded(bands) = self {
+            return bands[(level >= 29) as usize].at(level, height, capped);
+        }
         let burn_height = match level {
             ..28 => BURN_HEIGHT,
             28 => LAST_LEVEL_BURN_HEIGHT,
@@ -354,6 +461,7 @@ impl Profile {
     pub fn evaluate(&self, level: u8, board: &Board, placed: &[Placed]) -> f64 {
         match self {
             Profile::Classic => classic(board, placed),
+            Profile::Banded(bands) => bands[(level >= 29) as usize].evaluate(level, board, placed),
             Profile::Strong(w) => strong_features(board, placed, level)
                 .iter()
                 .zip(&w.w)
@@ -366,6 +474,7 @@ impl Profile {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     /// A board with the given column heights, filled solid below them.
     fn stack(heights: [u8; 10]) -> Board {
@@ -426,6 +535,57 @@ mod tests {
         assert!(!is_classic(37, 0, true));
         assert!(is_classic(29, 0, false));
         assert!(is_classic(37, 0, false));
+    }
+
+    #[test]
+    fn hole_depth_counts_cells_above_each_hole_up_to_6() {
+        let mut b = stack([9, 3, 0, 0, 0, 0, 0, 0, 0, 0]);
+        // Column 0 (rows 11-19): holes in rows 13 (2 solid cells above) and 19 (7, counted
+        // as 6); column 1 (rows 17-19): a hole in row 18 (1 above).
+        b.rows[19] &= !1;
+        b.rows[13] &= !1;
+        b.rows[18] &= !2;
+        let f = strong_features(&b, &[], 18);
+        assert_eq!((f[0], f[1], f[2]), (3.0, 2.0 + 6.0 + 1.0, 3.0));
+    }
+
+    #[test]
+    fn the_standard_profile_changes_weights_at_level_29() {
+        let p = Profile::standard();
+        let weights = |level, height| match p.at(level, height, true) {
+            Profile::Strong(w) => Some(w.clone()),
+            _ => None,
+        };
+        assert_eq!(weights(28, 0), Some(Weights::standard_before_29()));
+        assert_eq!(weights(29, 0), Some(Weights::strong()));
+        assert_ne!(Weights::standard_before_29(), Weights::strong());
+        // Each band keeps its hand-over to the classic function.
+        assert_eq!(weights(18, BURN_HEIGHT), None);
+        assert_eq!(weights(29, KILL_SCREEN_BURN_HEIGHT), None);
+    }
+
+    #[test]
+    fn weights_files_round_trip_and_bad_ones_are_refused() {
+        let dir = std::env::temp_dir().join(format!("ai-weights-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let w = Weights::strong();
+        for name in ["w.json", "w.toml"] {
+            let path = dir.join(name);
+            std::fs::write(&path, w.file_text(&path)).unwrap();
+            assert_eq!(Weights::load(&path), Ok(w.clone()), "{name}");
+        }
+        let bad = |name: &str, text: &str| {
+            let path = dir.join(name);
+            std::fs::write(&path, text).unwrap();
+            Weights::load(&path).unwrap_err()
+        };
+        assert!(bad("short.json", r#"{"w": [1.0, 2.0]}"#).contains("2 weights"));
+        assert!(bad("junk.json", "not json").contains("expected"));
+        let toml = w.file_text(Path::new("w.toml"));
+        assert!(bad("missing.toml", &toml.replacen("holes = ", "# ", 1)).contains("'holes'"));
+        assert!(bad("extra.toml", &format!("{toml}speed = 1.0\n")).contains("'speed'"));
+        assert!(Weights::load(&dir.join("absent.json")).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! that piece's best placement. Seeing that an I may come keeps the well open and the stack
 //! clean for it; two deep, a pair that buries the well looks as good as one that waits.
 
-use crate::controller::{search_start, ControllerSearch, Lock, Pad};
+use crate::controller::{search_start, spawn_tap_locks, ControllerSearch, Lock, Pad};
 use crate::eval::{Placed, Profile};
 use crate::placement::PlacementSearch;
 use crate::rules::{buttons::DOWN, Board, Control, Gravity, Picker, Piece, SPAWN_ID, TYPE_OF};
@@ -48,13 +48,12 @@ pub struct Planner {
     /// Keep only the best K first placements (rated one piece deep) for the second level.
     pub prune: Option<usize>,
     place: [PlacementSearch; 2],
-    /// The current piece's search, the preview's (taps only), and the current piece's before
-    /// the preview is seen (taps only: a soft drop then would take time from the adjustment).
-    ctrl: Option<[ControllerSearch; 3]>,
+    /// The current piece's search, and the current piece's before the preview is seen (taps
+    /// only: a soft drop then would take time from the adjustment).
+    ctrl: Option<[ControllerSearch; 2]>,
     locks1: Vec<Piece>,
     locks2: Vec<Piece>,
     clocks1: Vec<Lock>,
-    clocks2: Vec<Lock>,
     ranked: Vec<(f64, usize)>,
     pairs: Vec<Pair>,
     /// Rate the best this many (current, preview) pairs with a third piece by expectation
@@ -98,14 +97,14 @@ impl Planner {
             SearchKind::Controller { tap_hz } => Some([
                 ControllerSearch::new(tap_hz)?,
                 ControllerSearch::taps_only(tap_hz)?,
-                ControllerSearch::taps_only(tap_hz)?,
             ]),
         };
         let prune = match kind {
             SearchKind::Placement => None,
             SearchKind::Controller { .. } => Some(6),
         };
-        let expect_pairs = matches!(profile, Profile::Strong(_)).then_some(EXPECT_PAIRS);
+        let expect_pairs =
+            matches!(profile, Profile::Strong(_) | Profile::Banded(_)).then_some(EXPECT_PAIRS);
         Some(Planner {
             profile,
             kind,
@@ -115,7 +114,6 @@ impl Planner {
             locks1: Vec::new(),
             locks2: Vec::new(),
             clocks1: Vec::new(),
-            clocks2: Vec::new(),
             ranked: Vec::new(),
             pairs: Vec::new(),
             expect_pairs,
@@ -174,7 +172,7 @@ impl Planner {
     ) -> Option<Decision> {
         let mut prefix = Vec::new();
         let gravity = self.gravity(level);
-        let search = if preview == Preview::Unseen { 2 } else { 0 };
+        let search = if preview == Preview::Unseen { 1 } else { 0 };
         match &mut self.ctrl {
             None => {
                 if !self.place[0].search(board, current.piece.id, &mut self.locks1) {
@@ -347,21 +345,17 @@ impl Planner {
     }
 
     /// Lock positions of the preview piece `id`, freshly spawned on `board`, into `locks2`;
-    /// false when it cannot spawn. Not `exact`: always gravity-free (the cheaper rating of the
-    /// pieces the preview may be, before it is seen, below the kill-screen speed).
+    /// false when it cannot spawn. In controller mode those that taps reach (no Down, no
+    /// holds: `spawn_tap_locks`, the taps-only search's locks); not `exact`: always
+    /// gravity-free (the cheaper rating of the pieces the preview may be, before it is seen,
+    /// below the kill-screen speed).
     fn preview_locks(&mut self, board: &Board, gravity: Gravity, id: u8, exact: bool) -> bool {
-        match &mut self.ctrl {
+        match &self.ctrl {
             // At slow gravity nearly every lock position is reachable by the controller: the
             // cheaper gravity-free search stands in for it.
-            Some([_, c, _]) if exact && gravity.frames_per_row < SLOW_GRAVITY => {
-                let spawn = Control::spawned(id, 0);
-                if !board.fits(id, spawn.piece.x, spawn.piece.y) {
-                    return false;
-                }
-                c.search(board, gravity, spawn, Pad::idle(), &mut self.clocks2);
-                self.locks2.clear();
-                self.locks2.extend(self.clocks2.iter().map(|l| l.piece));
-                true
+            Some([c, _]) if exact && gravity.frames_per_row < SLOW_GRAVITY => {
+                spawn_tap_locks(board, gravity, id, c.period, &mut self.locks2);
+                !self.locks2.is_empty()
             }
             _ => self.place[1].search(board, id, &mut self.locks2),
         }

@@ -20,6 +20,17 @@ pub enum Objective {
     Transition,
 }
 
+impl Objective {
+    pub fn by_name(name: &str) -> Option<Objective> {
+        match name {
+            "score" => Some(Objective::Score),
+            "survive" => Some(Objective::Survive),
+            "transition" => Some(Objective::Transition),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct TrainOptions {
     pub generations: u32,
@@ -29,9 +40,16 @@ pub struct TrainOptions {
     pub level: u8,
     pub kind: SearchKind,
     pub pieces: Pieces,
+    /// The competition format the games are played in (the transition objective adds a cap
+    /// at level 29).
+    pub format: Format,
     pub objective: Objective,
     pub seed: u64,
 }
+
+/// Seed of the held-out games: every run and every candidate is compared on the same ones,
+/// which no generation trains on (their seeds come from `TrainOptions::seed`).
+pub const HELD_OUT_SEED: u64 = 12345;
 
 /// One generation's outcome, for progress reports.
 #[derive(Clone, Debug)]
@@ -50,8 +68,10 @@ fn gaussian(r: &mut SplitMix) -> f64 {
     (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
 }
 
-/// Mean fitness of `w` over `o.games` games with seeds derived from `seed`.
-pub fn fitness(w: &Weights, o: &TrainOptions, seed: u64) -> f64 {
+/// Mean fitness of `w` over `o.games` games with seeds derived from `seed`; `played` is
+/// called after each game (a progress bar's tick). Scores are whole numbers, so the sum is
+/// the same in any order: a run is reproducible whatever the threads.
+pub fn fitness(w: &Weights, o: &TrainOptions, seed: u64, played: &(dyn Fn() + Sync)) -> f64 {
     let profile = Profile::Strong(w.clone());
     let total: f64 = (0..o.games)
         .into_par_iter()
@@ -65,11 +85,15 @@ pub fn fitness(w: &Weights, o: &TrainOptions, seed: u64) -> f64 {
                 two_deep: true,
                 // The transition objective ends each game there.
                 format: Format {
-                    cap_level: (o.objective == Objective::Transition).then_some(29),
-                    ..Format::ZERO
+                    cap_level: match o.objective {
+                        Objective::Transition => Some(29),
+                        _ => o.format.cap_level,
+                    },
+                    ..o.format
                 },
             };
             let r = play(&profile, &cfg);
+            played();
             match o.objective {
                 Objective::Score => r.score as f64,
                 Objective::Survive => r.pieces as f64,
@@ -80,8 +104,14 @@ pub fn fitness(w: &Weights, o: &TrainOptions, seed: u64) -> f64 {
     total / o.games as f64
 }
 
-/// Runs the optimisation from `start`; `report` is called after every generation.
-pub fn train(o: &TrainOptions, start: &Weights, mut report: impl FnMut(&Generation)) -> Weights {
+/// Runs the optimisation from `start`; `report` is called after every generation and
+/// `played` after every game.
+pub fn train(
+    o: &TrainOptions,
+    start: &Weights,
+    mut report: impl FnMut(&Generation),
+    played: &(dyn Fn() + Sync),
+) -> Weights {
     let n = start.w.len();
     let mut mean = start.w.clone();
     let mut sigma: Vec<f64> = mean.iter().map(|m| (m.abs() * 0.3).max(1.0)).collect();
@@ -98,7 +128,7 @@ pub fn train(o: &TrainOptions, start: &Weights, mut report: impl FnMut(&Generati
         let seed = rand.next_u64();
         let mut scored: Vec<(f64, Weights)> = candidates
             .into_par_iter()
-            .map(|w| (fitness(&w, o, seed), w))
+            .map(|w| (fitness(&w, o, seed, played), w))
             .collect();
         scored.sort_by(|a, b| b.0.total_cmp(&a.0));
         let top = &scored[..elite];

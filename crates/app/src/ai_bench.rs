@@ -25,6 +25,9 @@ pub struct Args {
     /// Evaluation profile: classic (the article's) or strong.
     #[arg(long, default_value = "strong")]
     profile: String,
+    /// The strong profile's weights from a file (JSON or TOML, as `ai-train --out` writes).
+    #[arg(long)]
+    weights: Option<std::path::PathBuf>,
     /// controller (frame-exact inputs under gravity) or placement (gravity ignored).
     #[arg(long, default_value = "controller")]
     search: String,
@@ -54,6 +57,7 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
         games: a.games,
         level: a.level,
         profile: a.profile.clone(),
+        weights: a.weights.clone(),
         search: a.search.clone(),
         tap_hz: a.tap_hz,
         pieces: a.pieces.clone(),

@@ -3,6 +3,7 @@
 
 mod ai_bench;
 mod ai_play;
+mod ai_train;
 mod bench;
 mod input_script;
 mod movie;
@@ -50,6 +51,9 @@ enum Command {
     Bench(bench::Args),
     /// Plays simulated games with the native Tetris AI and prints lines, score, level and timing.
     AiBench(ai_bench::Args),
+    /// Tunes the Tetris AI's strong evaluation weights on the simulator (cross-entropy method)
+    /// and compares them with the start on held-out games.
+    AiTrain(ai_train::Args),
     /// The AI plays Quadfall for a million frames: frames per second and resident memory.
     Soak(soak::Args),
 }
@@ -69,6 +73,7 @@ fn main() -> ExitCode {
         Command::TestRom(args) => test_rom::run(&args),
         Command::Nestest(args) => nestest::run(&args),
         Command::AiBench(args) => ai_bench::run(&args),
+        Command::AiTrain(args) => ai_train::run(&args),
         Command::Run(args) => run::run(&args),
         Command::Bench(args) => bench::run(&args),
         Command::Soak(args) => soak::run(&args),

@@ -428,6 +428,7 @@ fn ai_bench_reports_the_standard_format() {
         "{report}"
     );
     assert!(report["decision_ms"]["median"].is_f64(), "{report}");
+    assert_eq!(report["mispredictions"], 0, "{report}");
 }
 
 /// `ai-bench`'s format options refuse bad values in one line, before any game is played.
@@ -448,6 +449,51 @@ fn ai_bench_bad_formats_are_one_line_errors() {
         let (code, stderr) = run(&[&["ai-bench"], args].concat());
         assert_one_line(code, &stderr, problem);
     }
+}
+
+/// `ai-train` gives the same weights for the same seed, writes a file `ai-bench --weights`
+/// reads, and refuses bad options in one line; a weights file that cannot be read gets one
+/// line naming it and the built-in weights.
+#[test]
+fn ai_train_is_reproducible_and_its_weights_load() {
+    let dir = scratch_dir();
+    let train = |name: &str| {
+        let out = dir.join(name);
+        let args = "ai-train --generations 1 --population 4 --games 1 --max-pieces 30 --seed 5";
+        let (code, stderr) = run(&[
+            &args.split(' ').collect::<Vec<_>>()[..],
+            &["--out", out.to_str().unwrap()],
+        ]
+        .concat());
+        assert_eq!(code, 0, "{stderr}");
+        assert!(stderr.contains("generation 1:"), "{stderr}");
+        std::fs::read_to_string(out).unwrap()
+    };
+    let first = train("a.toml");
+    assert_eq!(first, train("b.toml"), "same seed, same weights");
+    assert!(first.starts_with("holes = "), "{first}");
+    let bench = |weights: &str| {
+        let path = dir.join(weights);
+        run(&[
+            "ai-bench",
+            "--games",
+            "1",
+            "--max-pieces",
+            "20",
+            "--weights",
+            path.to_str().unwrap(),
+        ])
+    };
+    assert_eq!(bench("a.toml"), (0, String::new()));
+    let (code, stderr) = bench("absent.json");
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("absent.json") && stderr.contains("built-in"),
+        "{stderr}"
+    );
+    let (code, stderr) = run(&["ai-train", "--objective", "speed"]);
+    assert_one_line(code, &stderr, "unknown objective 'speed'");
 }
 
 /// A file far larger than any ROM (here endless) is refused after 64 MiB, not read until memory

@@ -1,0 +1,161 @@
+//! `nestor ai-train`: tunes the strong profile's weights with the noisy cross-entropy method
+//! on the simulator (`ai::train`), then compares the result with the start on held-out games.
+
+use ai::eval::Weights;
+use ai::planner::SearchKind;
+use ai::sim::{Format, Pieces};
+use ai::train::{fitness, train, Objective, TrainOptions, HELD_OUT_SEED};
+use anyhow::{anyhow, bail, Context};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Seed of the run: the same seed and options give the same weights.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Generations of the cross-entropy method (0: only compare --start on the held-out games).
+    #[arg(long, default_value_t = 6)]
+    generations: u32,
+    /// Weight vectors tried per generation (the best quarter are kept).
+    #[arg(long, default_value_t = 12)]
+    population: usize,
+    /// Games per candidate (all candidates of a generation play the same pieces), and held-out
+    /// games.
+    #[arg(long, default_value_t = 8)]
+    games: u64,
+    /// Pieces per game at most.
+    #[arg(long, default_value_t = 900)]
+    max_pieces: u64,
+    /// Starting level.
+    #[arg(long, default_value_t = 18)]
+    level: u8,
+    /// What a candidate is scored on: transition (the uncapped score at level 29, where the
+    /// game ends), score (within --max-pieces) or survive (pieces placed).
+    #[arg(long, default_value = "transition")]
+    objective: String,
+    /// The competition format of the games: zero or standard (see ai-bench).
+    #[arg(long, default_value = "zero")]
+    format: String,
+    /// controller (frame-exact inputs under gravity) or placement (gravity ignored).
+    #[arg(long, default_value = "controller")]
+    search: String,
+    /// Maximum tap rate of the controller search: 30, 20, 15, 12 or 10.
+    #[arg(long, default_value_t = 30)]
+    tap_hz: u32,
+    /// Weights to start from (JSON or TOML; default: the built-in weights).
+    #[arg(long)]
+    start: Option<PathBuf>,
+    /// Where to write the trained weights: TOML for a name ending in .toml, else JSON.
+    #[arg(long, default_value = "weights.json")]
+    out: PathBuf,
+}
+
+pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
+    let objective = Objective::by_name(&a.objective).ok_or_else(|| {
+        anyhow!(
+            "unknown objective '{}' (transition, score or survive)",
+            a.objective
+        )
+    })?;
+    let format = Format::by_name(&a.format)
+        .ok_or_else(|| anyhow!("unknown format '{}' (standard or zero)", a.format))?;
+    let kind = match a.search.as_str() {
+        "placement" if format.reaction == 0 => SearchKind::Placement,
+        "placement" => bail!("the {} format needs the controller search", a.format),
+        "controller" => {
+            ai::controller::tap_period(a.tap_hz).ok_or_else(|| {
+                anyhow!(
+                    "unsupported tap rate {} Hz (30, 20, 15, 12 or 10)",
+                    a.tap_hz
+                )
+            })?;
+            SearchKind::Controller { tap_hz: a.tap_hz }
+        }
+        s => bail!("unknown search '{s}' (controller or placement)"),
+    };
+    if a.population < 4 || a.games == 0 || a.max_pieces == 0 {
+        bail!("--population must be at least 4, --games and --max-pieces at least 1");
+    }
+    let o = TrainOptions {
+        generations: a.generations,
+        population: a.population,
+        games: a.games,
+        max_pieces: a.max_pieces,
+        level: a.level,
+        kind,
+        pieces: Pieces::Nes,
+        format,
+        objective,
+        seed: a.seed,
+    };
+    let start = match &a.start {
+        Some(path) => Weights::load_or_builtin(path),
+        None => Weights::strong(),
+    };
+    let t0 = Instant::now();
+    let held_out_runs = if a.generations > 0 { 2 } else { 1 };
+    let games = (a.generations as u64 * a.population as u64 + held_out_runs) * a.games;
+    let bar = ProgressBar::new(games).with_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} games {elapsed_precise} eta {eta}")
+            .expect("static template"),
+    );
+    let played = || bar.inc(1);
+    let start_fitness = fitness(&start, &o, HELD_OUT_SEED, &played);
+    // Printed above the bar, and also when stderr is not a terminal (a log).
+    let say = |line: String| bar.suspend(|| eprintln!("{line}"));
+    say(format!(
+        "start: {start_fitness:.0} on {} held-out games",
+        a.games
+    ));
+    if a.generations == 0 {
+        bar.finish_and_clear();
+        return Ok(ExitCode::SUCCESS);
+    }
+    let trained = train(
+        &o,
+        &start,
+        |g| {
+            say(format!(
+                "generation {}: best {:.0}, mean {:.0}",
+                g.index + 1,
+                g.best_fitness,
+                g.mean_fitness
+            ))
+        },
+        &played,
+    );
+    let trained_fitness = fitness(&trained, &o, HELD_OUT_SEED, &played);
+    bar.finish_and_clear();
+    write_atomically(&a.out, &trained.file_text(&a.out))?;
+    let verdict = if trained_fitness > start_fitness {
+        "better than the start"
+    } else {
+        "not better than the start: keep the start's weights"
+    };
+    println!(
+        "held-out ({} games, seed {HELD_OUT_SEED}): start {start_fitness:.0}, trained \
+         {trained_fitness:.0} ({verdict})\n{} generations of {} in {:.0} s; wrote {}",
+        a.games,
+        a.generations,
+        a.population,
+        t0.elapsed().as_secs_f64(),
+        a.out.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes through a temporary file beside `path`, so a failed write leaves no partial file.
+fn write_atomically(path: &Path, text: &str) -> anyhow::Result<()> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    std::fs::write(&tmp, text)
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .with_context(|| format!("cannot write {}", path.display()))
+        .inspect_err(|_| {
+            let _ = std::fs::remove_file(&tmp);
+        })
+}

@@ -409,10 +409,10 @@ impl Session {
         self.xdotool(&["click", "1"]);
     }
 
-    /// With the mouse, as a person would: the pointer to the top brings the menu bar down, a
-    /// click on the `menu`-th title (0: File) drops its menu, and a click on the line of text
-    /// that `pick` chooses among the menu's lines runs that item.
-    fn click_menu(&mut self, window: &str, menu: usize, pick: fn(&[(usize, usize)]) -> usize) {
+    /// With the mouse, as a person would: the pointer to the top brings the menu bar down and a
+    /// click on the `menu`-th title (0: File) drops its menu. Gives the menu's left edge and
+    /// its lines of text (top and bottom rows).
+    fn drop_menu(&mut self, window: &str, menu: usize) -> (usize, Vec<(usize, usize)>) {
         self.xdotool(&["mousemove", "--sync", "--window", window, "300", "5"]);
         let bar = self.wait_picture(window, "the menu bar under the pointer", |p| {
             menu_titles(p).len() == MENUS
@@ -424,6 +424,13 @@ impl Session {
             !menu_lines(p, left, bottom).is_empty()
         });
         let lines = menu_lines(&open, left, bottom);
+        (left, lines)
+    }
+
+    /// Drops the `menu`-th menu ([`Session::drop_menu`]) and clicks the line of text that
+    /// `pick` chooses among its lines, which runs that item.
+    fn click_menu(&mut self, window: &str, menu: usize, pick: fn(&[(usize, usize)]) -> usize) {
+        let (left, lines) = self.drop_menu(window, menu);
         let (top, end) = lines[pick(&lines)];
         self.click(window, left + 20, (top + end) / 2);
     }
@@ -498,17 +505,7 @@ impl Session {
         menu: usize,
         pick: fn(&[(usize, usize)]) -> usize,
     ) -> (usize, usize, usize) {
-        self.xdotool(&["mousemove", "--sync", "--window", window, "300", "5"]);
-        let bar = self.wait_picture(window, "the menu bar under the pointer", |p| {
-            menu_titles(p).len() == MENUS
-        });
-        let (left, right) = menu_titles(&bar)[menu];
-        let bottom = bar_bottom(&bar);
-        self.click(window, (left + right) / 2, bottom / 2);
-        let open = self.wait_picture(window, "the menu to drop down", |p| {
-            !menu_lines(p, left, bottom).is_empty()
-        });
-        let lines = menu_lines(&open, left, bottom);
+        let (left, lines) = self.drop_menu(window, menu);
         let (top, end) = lines[pick(&lines)];
         let (x, y) = ((left + 20).to_string(), ((top + end) / 2).to_string());
         self.xdotool(&["mousemove", "--sync", "--window", window, &x, &y]);

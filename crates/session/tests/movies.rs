@@ -3,39 +3,15 @@
 //! `movie.record` refuses while the session writes RAM cheats, and a script that records keeps
 //! cheats from being switched on.
 
+mod common;
+
+use common::{pads, run, ROM};
 use nes::Console;
 use session::cheats::{Cheat, CheatList};
 use session::movies::Movies;
 use session::Session;
 use std::cell::RefCell;
 use std::rc::Rc;
-
-const ROM: &[u8] = include_bytes!(concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../roms/quadfall.nes"
-));
-
-/// Start now and then to get into a game, then moves and rotations.
-fn pads(n: u64) -> [u8; 2] {
-    let buttons = match n % 40 {
-        0 if n < 600 => nes::Buttons::START,
-        5 | 6 => nes::Buttons::LEFT,
-        17 => nes::Buttons::A,
-        25..=27 => nes::Buttons::RIGHT,
-        _ => 0,
-    };
-    [buttons, 0]
-}
-
-fn run(session: &mut Session, frames: std::ops::Range<u64>, pads: fn(u64) -> [u8; 2]) -> Vec<u64> {
-    frames
-        .map(|n| {
-            session.set_pads(pads(n));
-            session.frame();
-            session.console().hash()
-        })
-        .collect()
-}
 
 fn temp(name: &str) -> std::path::PathBuf {
     std::env::temp_dir().join(format!("nestor-session-{}-{name}", std::process::id()))

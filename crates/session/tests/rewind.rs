@@ -1,42 +1,17 @@
 //! Rewinding goes back frame by frame to exactly the machine of that frame: replaying the same
 //! input from there gives the same picture and RAM at every frame.
 
+mod common;
+
+use common::{pads, run, ROM};
 use nes::Console;
 use session::Session;
-
-const ROM: &[u8] = include_bytes!(concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../roms/quadfall.nes"
-));
-
-/// The pads of frame `n`: Start now and then to get through the menus into a game, then
-/// moves and rotations.
-fn pads(n: u64) -> [u8; 2] {
-    let buttons = match n % 40 {
-        0 if n < 600 => nes::Buttons::START,
-        5 | 6 => nes::Buttons::LEFT,
-        17 => nes::Buttons::A,
-        25..=27 => nes::Buttons::RIGHT,
-        _ => 0,
-    };
-    [buttons, 0]
-}
-
-fn run(session: &mut Session, frames: std::ops::Range<u64>) -> Vec<u64> {
-    frames
-        .map(|n| {
-            session.set_pads(pads(n));
-            session.frame();
-            session.console().hash()
-        })
-        .collect()
-}
 
 #[test]
 fn rewound_frames_replay_to_the_same_hashes() {
     let mut session = Session::new(Console::from_ines(ROM).unwrap());
     session.set_rewind(Some(session::rewind::DEFAULT_BUDGET));
-    let first = run(&mut session, 0..1200);
+    let first = run(&mut session, 0..1200, pads);
     // Back 300 frames, one at a time: each is the machine as it was after that frame.
     for n in (900..1200).rev() {
         assert_eq!(session.console().hash(), first[n as usize], "frame {n}");
@@ -44,7 +19,7 @@ fn rewound_frames_replay_to_the_same_hashes() {
     }
     assert_eq!(session.frames(), 900);
     assert_eq!(session.console().hash(), first[899]);
-    let again = run(&mut session, 900..1200);
+    let again = run(&mut session, 900..1200, pads);
     assert_eq!(again, first[900..]);
     let ring = session.rewind_ring().unwrap();
     assert_eq!(ring.depth(), 1199, "{} bytes", ring.bytes());
@@ -54,7 +29,7 @@ fn rewound_frames_replay_to_the_same_hashes() {
 fn the_ring_keeps_to_its_budget() {
     let mut session = Session::new(Console::from_ines(ROM).unwrap());
     session.set_rewind(Some(400 << 10));
-    run(&mut session, 0..1200);
+    run(&mut session, 0..1200, pads);
     let ring = session.rewind_ring().unwrap();
     assert!(ring.bytes() <= 400 << 10, "{} bytes", ring.bytes());
     let depth = ring.depth();

@@ -80,7 +80,7 @@ pub struct Driver {
     frame: u64,
     /// Frames from a spawn until the preview is read (controller mode): before, the piece is
     /// planned without it (`Planner::decide_unseen`); at that frame, again with it.
-    pub reaction: u8,
+    reaction: u8,
     /// Inputs fed to the current piece.
     piece_frames: u32,
     pub stats: DriverStats,
@@ -137,6 +137,16 @@ impl Driver {
             .ok_or_else(|| format!("unsupported tap rate {tap_hz} Hz (30, 20, 15, 12 or 10)"))
     }
 
+    /// Reads the preview `frames` after each spawn. With a delay, the strong profile plays
+    /// below level 29 with the weights trained for the standard format's delay
+    /// ([`Profile::standard`]), as `ai-bench --format standard` does.
+    pub fn set_reaction(&mut self, frames: u8) {
+        self.reaction = frames;
+        if frames > 0 && matches!(self.planner.profile, Profile::Strong(_)) {
+            self.planner.profile = Profile::standard();
+        }
+    }
+
     /// The evaluation profile's name.
     pub fn profile(&self) -> &'static str {
         self.planner.profile.name()
@@ -159,7 +169,7 @@ impl Driver {
             Mode::Teleport => "teleport",
         };
         let mut driver = Driver::from_options(profile, mode, self.level, tap_hz)?;
-        driver.reaction = self.reaction;
+        driver.set_reaction(self.reaction);
         *self = driver;
         Ok(())
     }
@@ -467,9 +477,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_reaction_delay_gives_the_strong_profile_its_standard_weights() {
+        let banded = |d: &Driver| matches!(d.planner.profile, Profile::Banded(_));
+        let mut driver = Driver::from_options("strong", "controller", 18, 30).unwrap();
+        assert!(!banded(&driver));
+        driver.set_reaction(18);
+        assert!(banded(&driver));
+        driver.restyle("strong", 15).unwrap();
+        assert!(banded(&driver), "kept across a change of tap rate");
+        let mut classic = Driver::from_options("classic", "controller", 18, 30).unwrap();
+        classic.set_reaction(18);
+        assert!(matches!(classic.planner.profile, Profile::Classic));
+    }
+
+    #[test]
     fn a_driver_changes_profile_and_tap_rate_and_keeps_the_rest() {
         let mut driver = Driver::from_options("strong", "controller", 18, 30).unwrap();
-        driver.reaction = 18;
+        driver.set_reaction(18);
         driver.restyle("classic", 15).unwrap();
         assert_eq!((driver.profile(), driver.tap_hz()), ("classic", Some(15)));
         assert_eq!((driver.level, driver.reaction), (18, 18));

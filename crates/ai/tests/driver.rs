@@ -12,7 +12,7 @@ const ROM: &[u8] = include_bytes!(concat!(
 fn play_200_lines(mode: Mode, reaction: u8) {
     let mut console = nes::Console::from_ines(ROM).expect("roms/quadfall.nes loads");
     let mut driver = Driver::new(Profile::by_name("strong").unwrap(), mode, 19).unwrap();
-    driver.reaction = reaction;
+    driver.set_reaction(reaction);
     // 200 lines take about 500 pieces of at most ~60 frames each at level 19.
     for _ in 0..60_000 {
         driver.step(&mut console);

@@ -61,7 +61,7 @@ impl AiArgs {
             self.tap_hz.unwrap_or(30),
         )
         .map_err(anyhow::Error::msg)?;
-        driver.reaction = self.reaction;
+        driver.set_reaction(self.reaction);
         Ok(driver)
     }
 }

@@ -1,10 +1,11 @@
 //! Emulation speed: whole frames of the project's game (its title's demo) and of shared test
-//! ROMs (nestest's menu, two test ROMs at work), measured once the ROM is past its boot.
+//! ROMs (nestest's menu and the busy and MMC3 workloads of docs/speed.md's table against
+//! TetaNES and FCEUX), measured once the ROM is past its boot.
 //!
 //! `cargo bench -p nes` (the shared ROMs are skipped, with a note, where the test ROMs are absent)
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use nes::Console;
+use nes::{Buttons, Console};
 use std::path::Path;
 
 /// Frames per measured iteration.
@@ -24,6 +25,16 @@ fn roms() -> Vec<(&'static str, std::path::PathBuf)> {
             "ppu_sprite_hit",
             shared.join("ppu_sprite_hit/ppu_sprite_hit.nes"),
         ),
+        (
+            "accuracycoin_tests",
+            shared.join("AccuracyCoin/AccuracyCoin.nes"),
+        ),
+        ("ppu_vbl_nmi", shared.join("ppu_vbl_nmi/ppu_vbl_nmi.nes")),
+        ("oam_stress", shared.join("oam_stress/oam_stress.nes")),
+        (
+            "holy_diver_batman_m4_mmc3",
+            shared.join("holydiverbatman/testroms/M4_P256K_C256K.nes"),
+        ),
     ]
 }
 
@@ -36,7 +47,12 @@ fn frames(c: &mut Criterion) {
             continue;
         };
         let mut console = Console::from_ines(&rom).expect("a ROM the machine runs");
-        for _ in 0..WARMUP {
+        for frame in 0..WARMUP {
+            if name == "accuracycoin_tests" {
+                // Start on frames 60-61 sets AccuracyCoin running all its tests.
+                let start = (60..62).contains(&frame);
+                console.set_buttons(0, Buttons(if start { Buttons::START } else { 0 }));
+            }
             console.run_frame();
         }
         group.bench_function(name, |b| {

@@ -2,27 +2,13 @@
 //! error naming the function, as FCEUX 2.6.5 prints them (each expected line below is what
 //! FCEUX printed for the same call, run under Xvfb).
 
-use lua::Scripts;
-use nes::Console;
+mod common;
 
-const ROM: &[u8] = include_bytes!("../../../roms/quadfall.nes");
+use lua::HostInput;
 
 /// Runs `source` on Quadfall up to its end and returns what it printed (stderr lines marked).
 fn run(name: &str, source: &str) -> String {
-    let (sink, output) = lua::captured_output();
-    let mut scripts = Scripts::with_output(ROM.to_vec(), "quadfall.nes", sink);
-    let mut console = Console::from_ines(ROM).expect("roms/quadfall.nes loads");
-    let path = std::env::temp_dir().join(format!(
-        "nestor-arg-errors-{}-{name}.lua",
-        std::process::id()
-    ));
-    std::fs::write(&path, source).expect("write the script");
-    let loaded = scripts.load(&mut console, &path);
-    let _ = std::fs::remove_file(&path);
-    loaded.expect("script loads");
-    scripts.run_frame(&mut console);
-    let text = output.borrow().clone();
-    text
+    common::run_frame(name, source, HostInput::default())
 }
 
 /// Each call, made from a chunk of its own (`return <call>`), and the error FCEUX 2.6.5 gives:
@@ -255,7 +241,7 @@ print(pcall(function() return t:box() end))
 print(pcall(function() return t.box() end))
 "#,
     );
-    let file = format!("nestor-arg-errors-{}-caller.lua", std::process::id());
+    let file = format!("nestor-lua-test-{}-caller.lua", std::process::id());
     let lines: Vec<&str> = output.lines().collect();
     let ends = [
         ":2: bad argument #1 to 'peek' (number expected, got table)",

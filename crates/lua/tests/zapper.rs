@@ -1,26 +1,14 @@
 //! `zapper.read()`: FCEUX's table {x, y, fire} of the mouse in NES pixels, as the window gives
 //! it (the left button is the trigger; the right one is not reported).
 
-use lua::{HostInput, Scripts};
-use nes::Console;
+mod common;
 
-const ROM: &[u8] = include_bytes!("../../../roms/quadfall.nes");
+use lua::HostInput;
 
 /// What a script printing `zapper.read()` over one frame prints, with the host's `input`.
 fn read(input: HostInput) -> String {
-    let (sink, output) = lua::captured_output();
-    let mut scripts = Scripts::with_output(ROM.to_vec(), "quadfall.nes", sink);
-    let mut console = Console::from_ines(ROM).expect("roms/quadfall.nes loads");
-    let path = std::env::temp_dir().join(format!("nestor-zapper-{}.lua", std::process::id()));
     let source = "local z = zapper.read() print(z.x, z.y, z.fire)";
-    std::fs::write(&path, source).expect("write the script");
-    scripts.set_input(input);
-    let loaded = scripts.load(&mut console, &path);
-    let _ = std::fs::remove_file(&path);
-    loaded.expect("script loads");
-    scripts.run_frame(&mut console);
-    let text = output.borrow().clone();
-    text
+    common::run_frame("zapper", source, input)
 }
 
 #[test]

@@ -5,9 +5,9 @@ use ai::eval::Weights;
 use ai::planner::SearchKind;
 use ai::sim::{Format, Pieces};
 use ai::train::{fitness, train, Objective, TrainOptions, HELD_OUT_SEED};
-use anyhow::{anyhow, bail, Context};
+use anyhow::{anyhow, bail};
 use indicatif::{ProgressBar, ProgressStyle};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -129,7 +129,7 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
     );
     let trained_fitness = fitness(&trained, &o, HELD_OUT_SEED, &played);
     bar.finish_and_clear();
-    write_atomically(&a.out, &trained.file_text(&a.out))?;
+    crate::run::write_atomic(&a.out, trained.file_text(&a.out).as_bytes())?;
     let verdict = if trained_fitness > start_fitness {
         "better than the start"
     } else {
@@ -145,17 +145,4 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
         a.out.display()
     );
     Ok(ExitCode::SUCCESS)
-}
-
-/// Writes through a temporary file beside `path`, so a failed write leaves no partial file.
-fn write_atomically(path: &Path, text: &str) -> anyhow::Result<()> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
-    std::fs::write(&tmp, text)
-        .and_then(|()| std::fs::rename(&tmp, path))
-        .with_context(|| format!("cannot write {}", path.display()))
-        .inspect_err(|_| {
-            let _ = std::fs::remove_file(&tmp);
-        })
 }

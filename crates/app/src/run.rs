@@ -417,6 +417,6 @@ fn write_png(path: &Path, rgb: &[u8], scale: u32) -> anyhow::Result<()> {
 }
 
 /// Replaces `path` whole or not at all: a user's file is never left half written.
-fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     files::write_atomic(path, bytes).with_context(|| format!("cannot write {}", path.display()))
 }

@@ -4,7 +4,7 @@
 use crate::controller::tap_period;
 use crate::eval::{Profile, Weights};
 use crate::planner::SearchKind;
-use crate::sim::{play_counting, Format, GameConfig, GameResult, Pieces, MAX_REACTION};
+use crate::sim::{play_counting, Format, GameConfig, GameResult, Pieces};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -138,25 +138,7 @@ pub fn configure(o: &BenchOptions) -> Result<(Profile, GameConfig), String> {
     if o.games == 0 {
         return Err("--games must be at least 1".into());
     }
-    let mut format = Format::by_name(&o.format)
-        .ok_or_else(|| format!("unknown format '{}' (standard or zero)", o.format))?;
-    if let Some(frames) = o.reaction {
-        if frames > MAX_REACTION as u32 {
-            return Err(format!(
-                "reaction of {frames} frames is over {MAX_REACTION} (a second)"
-            ));
-        }
-        format.reaction = frames as u8;
-    }
-    if let Some(cap) = o.cap_level {
-        format.cap_level = (cap > 0).then_some(cap);
-    }
-    if let Some(cap) = format.cap_level.filter(|&cap| cap <= o.level) {
-        return Err(format!(
-            "cap level {cap} is not above the starting level {}",
-            o.level
-        ));
-    }
+    let format = Format::from_options(&o.format, o.reaction, o.cap_level, o.level)?;
     if format.reaction > 0 && kind == SearchKind::Placement {
         return Err("a reaction delay needs the controller search (--reaction 0)".into());
     }

@@ -83,6 +83,8 @@ pub struct Driver {
     reaction: u8,
     /// Inputs fed to the current piece.
     piece_frames: u32,
+    /// A competition format's level cap: the game is over for the driver there.
+    cap_level: Option<u8>,
     pub stats: DriverStats,
 }
 
@@ -111,6 +113,7 @@ impl Driver {
             frame: 0,
             reaction: 0,
             piece_frames: 0,
+            cap_level: None,
             stats: DriverStats::default(),
         })
     }
@@ -147,6 +150,25 @@ impl Driver {
         }
     }
 
+    /// Plays each game only until the level reaches `cap` (a competition format's cap, the
+    /// standard format's 49): from there it presses nothing and the game runs on to its end.
+    /// The planner knows the game is capped, which changes its play on the kill screen
+    /// (`Profile::at`).
+    pub fn set_cap_level(&mut self, cap: Option<u8>) {
+        self.cap_level = cap;
+        self.planner.capped = cap.is_some();
+    }
+
+    /// The level cap, if the format has one.
+    pub fn cap_level(&self) -> Option<u8> {
+        self.cap_level
+    }
+
+    /// Whether the game in play has reached the level cap.
+    fn at_cap(&self, console: &Console) -> bool {
+        self.cap_level.is_some_and(|cap| console.peek(LEVEL) >= cap)
+    }
+
     /// The evaluation profile's name.
     pub fn profile(&self) -> &'static str {
         self.planner.profile.name()
@@ -170,6 +192,7 @@ impl Driver {
         };
         let mut driver = Driver::from_options(profile, mode, self.level, tap_hz)?;
         driver.set_reaction(self.reaction);
+        driver.set_cap_level(self.cap_level);
         *self = driver;
         Ok(())
     }
@@ -280,6 +303,13 @@ impl Driver {
             } else {
                 0
             };
+        }
+        if self.at_cap(console) {
+            // The format's game is over; what follows is not the AI's.
+            self.plan.clear();
+            self.expected = None;
+            self.target = None;
+            return 0;
         }
         if state != STATE_PLAYING {
             if prev == STATE_PLAYING {
@@ -504,5 +534,10 @@ mod tests {
         let mut teleport = Driver::from_options("strong", "teleport", 9, 30).unwrap();
         teleport.restyle("classic", 30).unwrap();
         assert_eq!((teleport.profile(), teleport.tap_hz()), ("classic", None));
+        let mut capped = Driver::from_options("strong", "controller", 18, 30).unwrap();
+        capped.set_cap_level(Some(49));
+        capped.restyle("classic", 20).unwrap();
+        assert_eq!(capped.cap_level, Some(49));
+        assert!(capped.planner.capped);
     }
 }

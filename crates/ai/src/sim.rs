@@ -55,6 +55,35 @@ impl Format {
             _ => None,
         }
     }
+
+    /// The format named, with its reaction and cap replaced where given (a cap of 0: none),
+    /// for games from `level`; the error is one line.
+    pub fn from_options(
+        name: &str,
+        reaction: Option<u32>,
+        cap_level: Option<u8>,
+        level: u8,
+    ) -> Result<Format, String> {
+        let mut format = Format::by_name(name)
+            .ok_or_else(|| format!("unknown format '{name}' (standard or zero)"))?;
+        if let Some(frames) = reaction {
+            if frames > MAX_REACTION as u32 {
+                return Err(format!(
+                    "reaction of {frames} frames is over {MAX_REACTION} (a second)"
+                ));
+            }
+            format.reaction = frames as u8;
+        }
+        if let Some(cap) = cap_level {
+            format.cap_level = (cap > 0).then_some(cap);
+        }
+        if let Some(cap) = format.cap_level.filter(|&cap| cap <= level) {
+            return Err(format!(
+                "cap level {cap} is not above the starting level {level}"
+            ));
+        }
+        Ok(format)
+    }
 }
 
 #[derive(Clone, Debug)]

@@ -31,10 +31,19 @@ pub struct AiArgs {
     /// the config's `ai.tap_hz`].
     #[arg(long)]
     pub tap_hz: Option<u32>,
-    /// Frames after each spawn before the AI looks at the preview piece (0-60; 18 is the
-    /// standard competition format's 300 ms; controller mode).
-    #[arg(long, value_name = "FRAMES", default_value_t = 0)]
-    pub reaction: u8,
+    /// The competition format: zero (the game as it is) or standard (18 frames of reaction,
+    /// and the AI's game over at level 49, 430 lines from 18; Quadfall, like NES Tetris, has
+    /// no double kill screen).
+    #[arg(long, value_name = "FORMAT", default_value = "zero")]
+    pub format: String,
+    /// Frames after each spawn before the AI looks at the preview piece (0-60; controller
+    /// mode) [default: the format's: 0, or 18 (300 ms) in the standard format].
+    #[arg(long, value_name = "FRAMES")]
+    pub reaction: Option<u32>,
+    /// The AI's game is over when the level reaches this; it then lets the game end [default:
+    /// the format's: none, or 49 in the standard format; 0: none].
+    #[arg(long, value_name = "LEVEL")]
+    pub cap_level: Option<u8>,
 }
 
 impl AiArgs {
@@ -47,13 +56,9 @@ impl AiArgs {
     /// the error is one line.
     pub fn driver(&self) -> anyhow::Result<Driver> {
         let profile = self.profile().unwrap_or("strong");
-        if self.reaction > ai::sim::MAX_REACTION {
-            anyhow::bail!(
-                "reaction of {} frames is over {} (a second)",
-                self.reaction,
-                ai::sim::MAX_REACTION
-            );
-        }
+        let format =
+            ai::sim::Format::from_options(&self.format, self.reaction, self.cap_level, self.level)
+                .map_err(anyhow::Error::msg)?;
         let mut driver = Driver::from_options(
             profile,
             &self.ai_mode,
@@ -61,7 +66,8 @@ impl AiArgs {
             self.tap_hz.unwrap_or(30),
         )
         .map_err(anyhow::Error::msg)?;
-        driver.set_reaction(self.reaction);
+        driver.set_reaction(format.reaction);
+        driver.set_cap_level(format.cap_level);
         Ok(driver)
     }
 }
@@ -88,7 +94,8 @@ impl Player for AiPlayer {
     }
 
     fn observe(&mut self, console: &Console) {
-        self.stats.observe(console);
+        let cap = self.driver.borrow().cap_level();
+        self.stats.observe(console, cap);
     }
 
     /// The plan (where the piece goes and the moves to get it there), the preview, then the

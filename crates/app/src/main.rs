@@ -46,7 +46,7 @@ enum Command {
     Nestest(nestest::Args),
     /// Plays a ROM in a window (keyboard, gamepad or --ai), or headless for a number of frames
     /// with scripted input, Lua or the AI, with a summary and a screenshot.
-    Run(run::Args),
+    Run(Box<run::Args>),
     /// Measures emulation speed (frames per second), headless.
     Bench(bench::Args),
     /// Plays simulated games with the native Tetris AI and prints lines, score, level and timing.
@@ -67,7 +67,7 @@ fn main() -> ExitCode {
         if play.rom.rom.is_none() && play.ai.ai.is_none() && play.lua.is_empty() {
             play.ai.ai = Some(String::new());
         }
-        Command::Run(play)
+        Command::Run(Box::new(play))
     });
     let result = match command {
         Command::TestRom(args) => test_rom::run(&args),

@@ -3,6 +3,7 @@
 
 use crate::ai_play::{AiArgs, AiPlayer};
 use crate::input_script::InputScript;
+use crate::tetris_stats::{GameEnd, GameStats};
 use crate::{load_console, RomArg};
 use anyhow::Context;
 use desktop::files::{self, encode_png};
@@ -35,9 +36,15 @@ pub struct Args {
     /// opens in a window to play).
     #[arg(long)]
     headless: bool,
-    /// Frames to run headless [default: 18000, five minutes].
+    /// Frames to run headless [default: 18000, five minutes; with --games, as many as they
+    /// take].
     #[arg(long, requires = "headless")]
     frames: Option<u64>,
+    /// End the run when the AI has finished this many games, topped out or at the format's
+    /// level cap (headless, with --ai).
+    #[arg(long, value_name = "N", requires_all = ["headless", "ai"],
+          value_parser = clap::value_parser!(u32).range(1..))]
+    games: Option<u32>,
     /// Save the last frame here as a PNG (headless).
     #[arg(long, value_name = "FILE", requires = "headless")]
     screenshot: Option<PathBuf>,
@@ -172,7 +179,10 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         &rom_stem(&args.rom),
         session.console(),
     )?;
-    let frame_count = args.frames.or(movies.length()).unwrap_or(DEFAULT_FRAMES);
+    let frame_count = args.frames.or(movies.length()).unwrap_or(match args.games {
+        Some(_) => u64::MAX,
+        None => DEFAULT_FRAMES,
+    });
     session.set_movies(movies);
     let driver = args.ai.ai.is_some().then(|| Rc::new(RefCell::new(driver)));
     if let Some(driver) = &driver {
@@ -194,9 +204,17 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         session.set_scripts(scripts);
     }
     // Hidden when stderr is not a terminal.
-    let progress = ProgressBar::new(frame_count).with_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} frames {msg}").expect("valid template"),
+    let (length, unit) = match args.games {
+        Some(games) => (u64::from(games), "games"),
+        None => (frame_count, "frames"),
+    };
+    let progress = ProgressBar::new(length).with_style(
+        ProgressStyle::with_template(&format!("{{bar:30}} {{pos}}/{{len}} {unit} {{msg}}"))
+            .expect("valid template"),
     );
+    // The AI's games, each reported as it ends.
+    let mut game = GameStats::default();
+    let mut ended: Vec<GameEnd> = Vec::new();
     let mut samples: Vec<i16> = Vec::new();
     let mut hashes = Vec::new();
     let mut video_error = None;
@@ -210,7 +228,28 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                 session.set_pads([buttons.0, 0]);
             }
             session.frame();
-            progress.inc(1);
+            if args.games.is_none() {
+                progress.inc(1);
+            }
+            let end = driver.as_ref().and_then(|driver| {
+                let cap = driver.borrow().cap_level();
+                game.observe(session.console(), cap)
+            });
+            if let Some(end) = end {
+                ended.push(end);
+                if !args.json {
+                    progress.suspend(|| println!("{}", describe_game(ended.len(), &end)));
+                }
+                if args.games.is_some() {
+                    progress.inc(1);
+                }
+                if args
+                    .games
+                    .is_some_and(|games| ended.len() >= games as usize)
+                {
+                    return frame + 1;
+                }
+            }
             save_script_screenshots(&mut session, &palette);
             if args.wav.is_some() {
                 samples.extend_from_slice(session.samples());
@@ -223,8 +262,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                     video_error = Some(err);
                 }
             }
-            if let Some(driver) = driver.as_ref().filter(|_| frame % 60 == 0) {
-                progress.set_message(format!("{} lines", driver.borrow().stats.lines));
+            if driver.is_some() && frame % 60 == 0 {
+                progress.set_message(format!("{} lines", game.lines));
             }
             if args.hash.is_some_and(|n| (frame + 1).is_multiple_of(n)) {
                 let hash = format!("{:016x}", session.console().hash());
@@ -277,9 +316,18 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         let s = &driver.borrow().stats;
         summary["games"] = s.games.into();
         summary["pieces"] = s.pieces.into();
-        summary["lines"] = s.lines.into();
-        summary["score"] = ai::driver::score(console).into();
+        summary["lines"] = game.lines.into();
+        summary["score"] = game.uncapped_score.into();
         summary["replans"] = s.replans.into();
+        summary["ended_games"] = ended
+            .iter()
+            .map(|g| {
+                serde_json::json!({
+                    "score": g.score, "lines": g.lines, "level": g.level, "capped": g.capped,
+                })
+            })
+            .collect::<Vec<_>>()
+            .into();
     }
     if args.json {
         println!("{summary}");
@@ -287,11 +335,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         let s = &driver.borrow().stats;
         println!(
             "{name}: {frames} frames, AI: {} games, {} pieces, {} lines, score {}, {} replans",
-            s.games,
-            s.pieces,
-            s.lines,
-            ai::driver::score(console),
-            s.replans
+            s.games, s.pieces, game.lines, game.uncapped_score, s.replans
         );
     } else {
         println!("{name}: ran {frames} frames");
@@ -414,6 +458,15 @@ fn write_png(path: &Path, rgb: &[u8], scale: u32) -> anyhow::Result<()> {
     }
     let png = encode_png(&scaled, WIDTH as u32 * scale, HEIGHT as u32 * scale);
     write_atomic(path, &png)
+}
+
+/// One line for a game the AI finished: `game 2: score 1234567, 430 lines, level 49 (the cap)`.
+fn describe_game(number: usize, game: &GameEnd) -> String {
+    let how = if game.capped { "the cap" } else { "topped out" };
+    format!(
+        "game {number}: score {}, {} lines, level {} ({how})",
+        game.score, game.lines, game.level
+    )
 }
 
 /// Replaces `path` whole or not at all: a user's file is never left half written.

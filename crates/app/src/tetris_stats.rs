@@ -3,14 +3,30 @@
 //! drought since the last I piece, pieces of each type, pieces a second, lines to the next
 //! level. For the window's AI panel.
 
-use ai::rules::{TYPE_NAMES, TYPE_OF};
+use ai::rules::{POINTS, TYPE_NAMES, TYPE_OF};
 use nes::Console;
 
 /// $C0: the game's screen (NES Tetris's address, which Quadfall keeps); 4 is a game in play.
 const GAME_MODE: u16 = 0xC0;
 const MODE_PLAY: u8 = 4;
+/// $48: the play state; 0 while a game is set up or taken down, with the last game's numbers
+/// still in RAM.
+const PLAY_STATE: u16 = 0x48;
 /// The I piece's index in `TYPE_NAMES`.
 const I_PIECE: usize = 6;
+/// Where the game's score counter stops.
+const MAX_SCORE: u32 = 999_999;
+
+/// How a game ended, for the AI's player.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GameEnd {
+    /// The uncapped score (see [`GameStats::uncapped_score`]).
+    pub score: u64,
+    pub lines: u32,
+    pub level: u8,
+    /// It reached the competition format's level cap (else it topped out).
+    pub capped: bool,
+}
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct GameStats {
@@ -19,7 +35,12 @@ pub struct GameStats {
     start_level: u8,
     pub level: u8,
     pub lines: u32,
+    /// The game's score counter, which stops at 999,999.
     pub score: u32,
+    /// The score without that stop: the counter's rises while under it, then the points
+    /// table's (line points times the level plus one; soft-drop points are no longer
+    /// counted once the counter has stopped).
+    pub uncapped_score: u64,
     /// Frames since the game began.
     pub frames: u64,
     /// Pieces dealt, by type (T J Z O S L I).
@@ -31,16 +52,20 @@ pub struct GameStats {
     pub clears: [u32; 4],
     /// A piece was in play at the last frame.
     piece_seen: bool,
+    /// The game's end has been reported (at the cap, the frames that follow are not counted).
+    over: bool,
 }
 
 impl GameStats {
-    /// Takes the frame just run into account.
-    pub fn observe(&mut self, console: &Console) {
-        let playing = console.peek(GAME_MODE) == MODE_PLAY;
+    /// Takes the frame just run into account; returns how the game ended when it just did: it
+    /// topped out, or its level reached `cap_level`, after which it is no longer followed.
+    pub fn observe(&mut self, console: &Console, cap_level: Option<u8>) -> Option<GameEnd> {
+        let playing = console.peek(GAME_MODE) == MODE_PLAY && console.peek(PLAY_STATE) != 0;
         if !playing {
+            let ended = (self.playing && !self.over).then(|| self.end(false));
             self.playing = false;
             self.piece_seen = false;
-            return;
+            return ended;
         }
         let lines = ai::driver::lines(console);
         if !self.playing || lines < self.lines {
@@ -51,10 +76,22 @@ impl GameStats {
                 ..GameStats::default()
             };
         }
+        if self.over {
+            return None;
+        }
         self.frames += 1;
-        self.score = ai::driver::score(console);
+        let score = ai::driver::score(console);
         self.level = ai::driver::level(console);
         let cleared = lines - self.lines;
+        let risen = u64::from(score.saturating_sub(self.score));
+        self.uncapped_score += match cleared {
+            _ if score < MAX_SCORE => risen,
+            // The clear's points, with the level it gave (the game adds them after counting
+            // the lines).
+            1..=4 => risen.max(POINTS[cleared as usize] * (u64::from(self.level) + 1)),
+            _ => risen,
+        };
+        self.score = score;
         if (1..=4).contains(&cleared) {
             self.clears[cleared as usize - 1] += 1;
         }
@@ -75,6 +112,19 @@ impl GameStats {
             }
         }
         self.piece_seen = piece.is_some();
+        cap_level
+            .is_some_and(|cap| self.level >= cap)
+            .then(|| self.end(true))
+    }
+
+    fn end(&mut self, capped: bool) -> GameEnd {
+        self.over = true;
+        GameEnd {
+            score: self.uncapped_score,
+            lines: self.lines,
+            level: self.level,
+            capped,
+        }
     }
 
     /// Share of the lines cleared by Tetrises (four at once), 0 to 1.
@@ -118,12 +168,17 @@ impl GameStats {
             .zip(self.pieces)
             .map(|(name, count)| format!("{name} {count}"))
             .collect();
+        let next = if self.over && self.playing {
+            "The cap: the AI's game is over".into()
+        } else {
+            format!("Next level in {} lines", self.lines_to_next_level())
+        };
         vec![
             format!(
                 "Score {}  Lines {}  Level {}",
-                self.score, self.lines, self.level
+                self.uncapped_score, self.lines, self.level
             ),
-            format!("Next level in {} lines", self.lines_to_next_level()),
+            next,
             format!("Tetris rate {rate}  ({tetrises} Tetrises)"),
             format!(
                 "Burns {}  ({singles} singles, {doubles} doubles, {triples} triples)",
@@ -161,6 +216,58 @@ mod tests {
         assert_eq!(stats(15, 0).lines_to_next_level(), 100);
     }
 
+    /// Past the counter's 999,999 the points come from the table, with the level the clear
+    /// gave; at the cap the game is reported once, and not followed after.
+    #[test]
+    fn the_score_goes_on_past_the_counter_and_stops_at_the_cap() {
+        let rom = include_bytes!("../../../roms/quadfall.nes");
+        let mut console = Console::from_ines(rom).unwrap();
+        // A game in play at level 48 with 424 lines and 999,900 points (BCD, low byte first).
+        let set = |console: &mut Console, level: u8, lines: [u8; 2], score: [u8; 3]| {
+            console.write(GAME_MODE, MODE_PLAY);
+            console.write(PLAY_STATE, 1);
+            console.write(0x44, level);
+            console.write(0x50, lines[0]);
+            console.write(0x51, lines[1]);
+            for (i, b) in score.into_iter().enumerate() {
+                console.write(0x53 + i as u16, b);
+            }
+        };
+        let mut stats = GameStats::default();
+        set(&mut console, 48, [0x24, 4], [0x00, 0x99, 0x99]);
+        assert_eq!(stats.observe(&console, Some(49)), None);
+        assert_eq!(stats.uncapped_score, 999_900);
+        // A Tetris: the counter stops at 999,999; the table gives 1200 x 49.
+        set(&mut console, 48, [0x28, 4], [0x99, 0x99, 0x99]);
+        assert_eq!(stats.observe(&console, Some(49)), None);
+        assert_eq!(stats.uncapped_score, 999_900 + 58_800);
+        // A double to level 49 (100 x 50): the cap.
+        set(&mut console, 49, [0x30, 4], [0x99, 0x99, 0x99]);
+        let end = stats
+            .observe(&console, Some(49))
+            .expect("the cap ends the game");
+        assert_eq!(
+            end,
+            GameEnd {
+                score: 999_900 + 58_800 + 5_000,
+                lines: 430,
+                level: 49,
+                capped: true
+            }
+        );
+        // The rest of that game is not the AI's, nor is its end.
+        set(&mut console, 49, [0x34, 4], [0x99, 0x99, 0x99]);
+        assert_eq!(stats.observe(&console, Some(49)), None);
+        assert_eq!((stats.lines, stats.uncapped_score), (430, end.score));
+        console.write(GAME_MODE, 1);
+        assert_eq!(stats.observe(&console, Some(49)), None);
+        // The next game is set up with the last one's numbers in RAM: not a game yet.
+        console.write(GAME_MODE, MODE_PLAY);
+        console.write(PLAY_STATE, 0);
+        assert_eq!(stats.observe(&console, Some(49)), None);
+        assert!(!stats.playing);
+    }
+
     /// The AI plays Quadfall; the statistics kept from RAM agree with its own count.
     #[test]
     fn statistics_follow_a_game_the_ai_plays() {
@@ -170,7 +277,7 @@ mod tests {
         let mut stats = GameStats::default();
         for _ in 0..4000 {
             driver.step(&mut console);
-            stats.observe(&console);
+            assert_eq!(stats.observe(&console, None), None);
         }
         let pieces: u32 = stats.pieces.iter().sum();
         assert!(pieces > 50, "{stats:?}");
@@ -186,6 +293,7 @@ mod tests {
         assert_eq!(stats.start_level, 18);
         assert!(stats.drought <= stats.longest_drought);
         let report = stats.report();
+        assert_eq!(stats.uncapped_score, u64::from(stats.score));
         assert!(
             report[0].starts_with(&format!("Score {}", stats.score)),
             "{report:?}"

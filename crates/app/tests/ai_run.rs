@@ -39,6 +39,32 @@ fn headless_ai_plays(extra: &[&str]) {
     assert_eq!(s["replans"], 0, "{s}");
 }
 
+/// The standard format in the emulator: 18 frames of reaction, and the game over for the AI
+/// when the level reaches 49 (430 lines from 18), with its score counted past the game's
+/// 999,999.
+#[test]
+fn headless_ai_plays_the_standard_format_to_the_cap() {
+    let s = summary(&nestor(&[
+        "run",
+        "--ai",
+        "--format",
+        "standard",
+        "--headless",
+        "--games",
+        "1",
+        "--json",
+    ]));
+    let ended = s["ended_games"].as_array().expect("ended_games");
+    assert_eq!(ended.len(), 1, "{s}");
+    let game = &ended[0];
+    assert_eq!(game["capped"], true, "{s}");
+    assert_eq!(game["level"], 49, "{s}");
+    assert!(game["lines"].as_u64().unwrap() >= 430, "{s}");
+    assert!(game["score"].as_u64().unwrap() > 999_999, "{s}");
+    assert_eq!(s["score"], game["score"], "{s}");
+    assert_eq!(s["replans"], 0, "{s}");
+}
+
 #[test]
 fn no_command_headless_is_the_ai_playing() {
     let s = summary(&nestor(&["--headless", "--frames", "1500", "--json"]));
@@ -69,6 +95,14 @@ fn bad_ai_options_are_one_line_errors() {
     assert_one_line_error(
         &with(&["--ai", "--reaction", "61"]),
         "reaction of 61 frames",
+    );
+    assert_one_line_error(
+        &with(&["--ai", "--format", "fast"]),
+        "unknown format 'fast'",
+    );
+    assert_one_line_error(
+        &with(&["--ai", "--cap-level", "18"]),
+        "cap level 18 is not above the starting level 18",
     );
 }
 

@@ -393,6 +393,8 @@ impl Bus {
         })
     }
 
+    /// A write cycle as the CPU (or the DMA unit) does it.
+    #[inline(always)]
     fn write_cycle(&mut self, addr: u16, val: u8) {
         let access = |bus: &mut Bus| {
             bus.open_bus = val;
@@ -402,8 +404,14 @@ impl Bus {
         if addr < 0x2000 && self.count_quiet_cycle() {
             access(self);
         } else {
-            self.tick(access);
+            self.tick_write(access);
         }
+    }
+
+    /// [`Bus::write_cycle`] through [`Bus::tick`].
+    #[inline(never)]
+    fn tick_write(&mut self, access: impl FnOnce(&mut Bus)) {
+        self.tick(access);
     }
 
     /// The 2A03's DMA unit, entered when the CPU is about to read `cpu_addr` and the OAM or
@@ -598,10 +606,20 @@ impl Bus {
         }
     }
 
+    /// RAM, almost every write, on the fast path; the rest in [`Self::write_io`].
+    #[inline]
     fn write_mem(&mut self, addr: u16, val: u8) {
         self.impure = true;
+        if addr < 0x2000 {
+            self.ram[usize::from(addr & 0x7FF)] = val;
+        } else {
+            self.write_io(addr, val);
+        }
+    }
+
+    /// Above RAM: the PPU and APU registers, the joypads' strobe, OAM DMA and the cartridge.
+    fn write_io(&mut self, addr: u16, val: u8) {
         match addr {
-            0x0000..=0x1FFF => self.ram[usize::from(addr & 0x7FF)] = val,
             0x2000..=0x3FFF => {
                 self.ppu.write_register(addr & 7, val, &mut self.cart);
                 self.cart.ppu_register_written(addr, val);

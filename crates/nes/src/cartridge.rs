@@ -381,7 +381,7 @@ impl Cartridge {
     }
 
     /// The PRG-ROM byte the bank table shows at `addr` ($8000-$FFFF).
-    #[inline]
+    #[inline(always)]
     fn prg_rom_at(&self, addr: u16) -> u8 {
         let bank = self.banks.prg[usize::from(addr >> 13) & 3];
         self.prg_rom[wrap(bank + usize::from(addr & 0x1FFF), self.prg_rom.len())]

@@ -245,12 +245,13 @@ impl Console {
         let mut steps = 0;
         // No loop yet: a key without INTERRUPTS_IDLE matches nothing.
         let mut loop_start = LoopStart::default();
+        let fast_forward = self.bus.fast_forward;
         while steps < max && go_on(self) {
             let pc = self.cpu.pc;
             self.cpu.step(&mut self.bus);
             steps += 1;
             // Skipping is for a run that goes on from here.
-            if self.bus.fast_forward && self.cpu.pc <= pc && steps < max && go_on(self) {
+            if fast_forward && self.cpu.pc <= pc && steps < max && go_on(self) {
                 steps += self.skip_idle_passes(&mut loop_start, steps, max, end);
             }
         }

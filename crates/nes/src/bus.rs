@@ -236,7 +236,8 @@ impl Bus {
     /// cycles, only counted, or [`Bus::run_idle`]'s. The PPU and the APU run the events on the
     /// way in full; the /NMI and /IRQ lines are left to the caller. The console calls it
     /// after every instruction; anything that looks at the devices between two cycles (a
-    /// debugger's hook) calls it first.
+    /// debugger's hook) calls it first. Inlined: it runs at the start of every full cycle.
+    #[inline(always)]
     pub fn catch_up(&mut self) {
         let n = self.cycles - self.devices_at;
         if n == 0 {
@@ -310,6 +311,10 @@ impl Bus {
 
     /// The most CPU cycles from now whose dots fit in `dots`.
     pub(crate) fn cycles_within(&self, dots: u64) -> u64 {
+        if self.region != Region::Pal {
+            // Three dots every cycle.
+            return dots / 3;
+        }
         let mut n = dots * 5 / self.region.dots_per_five_cycles();
         while self.dots_in(n) > dots {
             n -= 1;

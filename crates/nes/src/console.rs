@@ -290,12 +290,15 @@ impl Console {
     #[cold]
     #[inline(never)]
     fn skip_passes(&mut self, start: &LoopStart, steps: u64, max: u64, end: u64) -> u64 {
+        if !self.bus.outside_only_counts() {
+            // Nothing can be skipped while the board sees every cycle (MMC3 for one).
+            return 0;
+        }
         self.bus.catch_up();
         let now = self.bus.cycles;
         let cycles = now - start.cycle;
         let instructions = steps - start.steps;
         let irq_masked = self.cpu.p & flags::I != 0;
-        // None while the board sees every cycle (MMC3 for one).
         let room = self
             .bus
             .idle_cycles(irq_masked)

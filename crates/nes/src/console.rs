@@ -270,8 +270,7 @@ impl Console {
         end: u64,
     ) -> u64 {
         let key = loop_key(&self.cpu);
-        let skipped = if key == loop_start.key && key & INTERRUPTS_IDLE != 0 && !self.bus.impure
-        {
+        let skipped = if key == loop_start.key && key & INTERRUPTS_IDLE != 0 && !self.bus.impure {
             self.skip_passes(loop_start, steps, max, end)
         } else {
             0

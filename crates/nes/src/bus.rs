@@ -42,9 +42,9 @@ pub struct Bus {
     /// The cycle the PPU, the APU, the board and the PAL divider have been brought to: the
     /// cycles after it were quiet ones, only counted (see [`Bus::catch_up`]).
     devices_at: u64,
-    /// The cycles before this one are quiet: the pads' strobe is low, no DMA waits, the board
-    /// lets cycles pass, the PPU's dots only count and the APU has no full cycle (planned by
-    /// [`Bus::plan_quiet_cycles`]). Not part of a state.
+    /// The cycles before this one are quiet: the pads' strobe is low, no DMA waits or comes
+    /// due, the board lets cycles pass, the PPU's dots only count and the APU has no full
+    /// cycle (planned by [`Bus::plan_quiet_cycles`]). Not part of a state.
     quiet_end: u64,
     /// The console's region (see [`Bus::with_region`]).
     region: Region,

@@ -42,7 +42,8 @@ pub struct Args {
     #[arg(long = "lua", value_name = "SCRIPT")]
     lua: Vec<PathBuf>,
     /// Turn the machine's fast paths off (idle loops run instruction by instruction, OAM DMA
-    /// cycle by cycle): what they save, measured; the machine runs the same either way.
+    /// cycle by cycle, every cycle in full): what they save, measured; the machine runs the
+    /// same either way.
     #[arg(long)]
     no_fast_forward: bool,
 }

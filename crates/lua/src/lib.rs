@@ -488,6 +488,8 @@ impl Scripts {
             fetch_from,
         };
         cpu.step(&mut bus);
+        // As `Console::step` does.
+        console.bus.catch_up();
         if registers(&console.cpu) == before {
             console.cpu = cpu;
         }

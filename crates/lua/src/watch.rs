@@ -126,6 +126,8 @@ impl CpuBus for Watched<'_> {
                 addr,
                 value,
             };
+            // The hook may look at the PPU and the APU, which quiet cycles leave behind.
+            self.console.bus.catch_up();
             (self.hook)(self.console, access);
         }
         value
@@ -139,6 +141,8 @@ impl CpuBus for Watched<'_> {
                 addr,
                 value,
             };
+            // The hook may look at the PPU and the APU, which quiet cycles leave behind.
+            self.console.bus.catch_up();
             (self.hook)(self.console, access);
         }
     }

@@ -8,9 +8,12 @@
 //! PPU dot; the CPU samples the NMI and IRQ lines after that, at the end of the cycle. The
 //! access lands late in the cycle as on the hardware (data is latched at the end of φ2); the
 //! PPU's VBlank races and the blargg PPU timing ROMs are tuned to this order
-//! (ppu_vbl_nmi and cpu_interrupts_v2 in `tests/conformance` check it). Two shortcuts stand for `tick` where it would only count:
-//! [`Bus::count_quiet_cycle`] for one cycle around a RAM or PRG-ROM access, and
-//! [`Bus::run_idle`] for many (an idle loop's passes, an OAM DMA in VBlank).
+//! (ppu_vbl_nmi and cpu_interrupts_v2 in `tests/conformance` check it). Where `tick` would
+//! only count, two shortcuts stand for it: quiet cycles ([`Bus::count_quiet_cycle`]), around
+//! RAM and PRG-ROM accesses within a budget planned at the end of each full cycle, are only
+//! counted, and [`Bus::catch_up`], `tick`'s batch form, brings the devices up to the count
+//! later; [`Bus::run_idle`] runs it over many cycles at once (an idle loop's passes, an OAM
+//! DMA in VBlank).
 //!
 //! A PAL console's PPU runs 16 dots in 5 CPU cycles: every fifth cycle has a fourth dot, after
 //! the third.
@@ -36,6 +39,13 @@ pub struct Bus {
     pub polled: bool,
     /// CPU cycles since power-on.
     pub cycles: u64,
+    /// The cycle the PPU, the APU, the board and the PAL divider have been brought to: the
+    /// cycles after it were quiet ones, only counted (see [`Bus::catch_up`]).
+    devices_at: u64,
+    /// The cycles before this one are quiet: the pads' strobe is low, no DMA waits or comes
+    /// due, the board lets cycles pass, the PPU's dots only count and the APU has no full
+    /// cycle (planned by [`Bus::plan_quiet_cycles`]). Not part of a state.
+    quiet_end: u64,
     /// The console's region (see [`Bus::with_region`]).
     region: Region,
     /// PPU dots in the coming CPU cycle: 3, and on PAL, whose five cycles take 16 dots, 4 on
@@ -89,6 +99,8 @@ impl Field for Bus {
             ports,
             polled: _,
             cycles,
+            devices_at,
+            quiet_end: _,
             region,
             dots: _,
             pal_phase,
@@ -141,10 +153,12 @@ impl Field for Bus {
             io.checked(port, "joypad port", |p| p.is_none_or(|p| p < 2));
         }
         io.counter(cycles, "CPU cycle counter");
+        // A state is saved with the devices caught up.
+        *devices_at = *cycles;
         // The board's sound is part of its registers; the mix holds its level.
         apu.restore_expansion(cart.audio());
         self.advance_divider(0);
-        self.settle_lines();
+        self.settle();
     }
 }
 
@@ -167,6 +181,8 @@ impl Bus {
             ports: [Plug::new(Device::Pad, 0), Plug::new(Device::Pad, 1)],
             polled: false,
             cycles: 0,
+            devices_at: 0,
+            quiet_end: 0,
             region,
             dots: 3,
             pal_phase: 0,
@@ -190,6 +206,7 @@ impl Bus {
     /// One CPU cycle of the whole machine around one memory access (see the module notes).
     #[inline(always)]
     fn tick<R>(&mut self, access: impl FnOnce(&mut Bus) -> R) -> R {
+        self.catch_up();
         if (self.joypad_out || self.strobe_high) && !self.apu.next_cycle_is_get() {
             // The 2A03's OUT pins follow the $4016 latch at the get-to-put transition.
             self.strobe_high = self.joypad_out;
@@ -199,6 +216,7 @@ impl Bus {
         }
         self.joypad_oe_before = self.joypad_oe.take();
         self.cycles += 1;
+        self.devices_at = self.cycles;
         if self.cart.cpu_clock() {
             self.expansion_moved();
         }
@@ -208,11 +226,60 @@ impl Bus {
         self.ppu.run_dots(self.dots - 2, &mut self.cart);
         self.advance_divider(1);
         self.settle_lines();
+        self.plan_quiet_cycles();
         result
     }
 
+    /// The batch form of [`Bus::tick`]: brings the PPU (its timing part), the APU, the board
+    /// and the PAL divider from `devices_at` to `cycles`, over cycles on which the CPU (or the
+    /// DMA unit) only read RAM and PRG-ROM or wrote RAM, with the pads' strobe low: quiet
+    /// cycles, only counted, or [`Bus::run_idle`]'s. The PPU and the APU run the events on the
+    /// way in full; the /NMI and /IRQ lines are left to the caller. The console calls it
+    /// after every instruction; anything that looks at the devices between two cycles (a
+    /// debugger's hook) calls it first. Inlined: it runs at the start of every full cycle.
+    #[inline(always)]
+    pub fn catch_up(&mut self) {
+        let n = self.cycles - self.devices_at;
+        if n == 0 {
+            return;
+        }
+        self.devices_at = self.cycles;
+        (self.joypad_oe, self.joypad_oe_before) = (None, None);
+        let dots = u32::try_from(self.dots_in(n)).expect("less than a frame's worth of dots");
+        self.advance_divider(n);
+        self.ppu.run_many_dots(dots, &mut self.cart);
+        self.apu.run(n);
+        self.cart.pass_quiet_cycles(n);
+    }
+
+    /// Plans the quiet cycles from here (see `quiet_end`): the fewest before the pads' strobe,
+    /// a DMA, the board, the PPU or the APU needs [`Bus::tick`], none with the fast paths off
+    /// (every cycle then runs in full, the reference for this one). The devices are caught up.
+    fn plan_quiet_cycles(&mut self) {
+        let quiet = self.fast_forward
+            && !(self.joypad_out || self.strobe_high)
+            && self.joypad_oe.is_none()
+            && self.oam_dma.is_none()
+            && self.cart.quiet_cycles();
+        let cycles = if quiet {
+            let ppu = self.cycles_within(u64::from(self.ppu.quiet_dots()));
+            ppu.min(self.apu.quiet_cycles())
+        } else {
+            0
+        };
+        self.quiet_end = self.cycles + cycles;
+    }
+
+    /// After anything but a cycle that may have moved the devices (an untimed write, a reset,
+    /// a state load): the lines read again and the quiet cycles planned again.
+    pub(crate) fn settle(&mut self) {
+        self.catch_up();
+        self.settle_lines();
+        self.plan_quiet_cycles();
+    }
+
     /// Reads the /NMI and /IRQ lines from the devices (see the `nmi` field).
-    pub(crate) fn settle_lines(&mut self) {
+    fn settle_lines(&mut self) {
         self.nmi = self.ppu.nmi_line();
         self.irq = self.apu.irq_line() || self.cart.irq();
     }
@@ -244,6 +311,10 @@ impl Bus {
 
     /// The most CPU cycles from now whose dots fit in `dots`.
     pub(crate) fn cycles_within(&self, dots: u64) -> u64 {
+        if self.region != Region::Pal {
+            // Three dots every cycle.
+            return dots / 3;
+        }
         let mut n = dots * 5 / self.region.dots_per_five_cycles();
         while self.dots_in(n) > dots {
             n -= 1;
@@ -267,13 +338,9 @@ impl Bus {
     /// PPU's timing part runs its dots (its render part follows line by line, as always) and
     /// the APU its cycles, the full ones among them in full.
     pub fn run_idle(&mut self, n: u64) {
-        (self.joypad_oe, self.joypad_oe_before) = (None, None);
-        let dots = u32::try_from(self.dots_in(n)).expect("less than a frame's worth of dots");
+        self.catch_up();
         self.cycles += n;
-        self.advance_divider(n);
-        self.ppu.run_many_dots(dots, &mut self.cart);
-        self.apu.run(n);
-        self.settle_lines();
+        self.settle();
     }
 
     /// The pads' strobe is low and the cartridge neither counts CPU cycles nor watches the
@@ -295,42 +362,30 @@ impl Bus {
     }
 
     /// [`Bus::tick`] on a cycle where it would only count, for an access to RAM or PRG-ROM
-    /// (which the PPU's position within the cycle does not matter to): the pads' strobe is
-    /// low, the cartridge lets the cycle pass ([`Cartridge::quiet_cycles`]), the PPU's dots
-    /// (three, or four on PAL's fifth cycle) are in a quiet stretch and the APU has no full cycle. Advances the cycle and
-    /// returns true, or returns false with nothing done. Most cycles take this way, with no
-    /// call (so the CPU's reads and writes save no registers).
+    /// (which the PPU's position within the cycle does not matter to): the cycle is one of
+    /// the quiet ones planned (`quiet_end`). Counts it and returns true, or returns false with
+    /// nothing done; [`Bus::catch_up`] brings the devices to the count later. Most cycles take
+    /// this way, with no call (so the CPU's reads and writes save no registers).
     #[inline(always)]
     fn count_quiet_cycle(&mut self) -> bool {
-        let quiet = !(self.joypad_out || self.strobe_high)
-            && self.cart.quiet_cycles()
-            && self.ppu.quiet_for(self.dots)
-            && self.apu.quiet_next_cycle();
-        if quiet {
-            self.joypad_oe_before = self.joypad_oe.take();
-            self.cycles += 1;
-            self.cart.quiet_cycle();
-            self.ppu.count_dots(self.dots);
-            self.advance_divider(1);
-            self.apu.count_cycle();
-        }
+        let quiet = self.cycles < self.quiet_end;
+        self.cycles += u64::from(quiet);
         quiet
     }
 
-    /// A read cycle as the CPU does it: the value lands on the data bus.
-    #[inline]
-    fn read_cycle(&mut self, addr: u16) -> u8 {
-        if is_ram_or_rom(addr) && self.count_quiet_cycle() {
-            let val = self.read_ram_or_rom(addr);
-            self.open_bus = val;
-            self.internal_bus = val;
-            return val;
+    /// A CPU read on a cycle that is not a quiet one: the DMA unit first if it wants the bus
+    /// (DMA can only halt the CPU on a read cycle), then the read through [`Bus::tick`].
+    #[inline(never)]
+    fn read_in_full(&mut self, addr: u16) -> u8 {
+        self.catch_up();
+        self.dma_halted = self.oam_dma.is_some() || self.apu.dmc_dma_request().is_some();
+        if self.dma_halted {
+            self.dma(addr);
         }
         self.tick_read(addr)
     }
 
-    /// [`Bus::read_cycle`] through [`Bus::tick`].
-    #[inline(never)]
+    /// A read cycle through [`Bus::tick`]: the value lands on the data bus.
     fn tick_read(&mut self, addr: u16) -> u8 {
         self.tick(|bus| {
             let val = bus.read_mem(addr);
@@ -343,6 +398,8 @@ impl Bus {
         })
     }
 
+    /// A write cycle as the CPU (or the DMA unit) does it.
+    #[inline(always)]
     fn write_cycle(&mut self, addr: u16, val: u8) {
         let access = |bus: &mut Bus| {
             bus.open_bus = val;
@@ -352,8 +409,14 @@ impl Bus {
         if addr < 0x2000 && self.count_quiet_cycle() {
             access(self);
         } else {
-            self.tick(access);
+            self.tick_write(access);
         }
+    }
+
+    /// [`Bus::write_cycle`] through [`Bus::tick`].
+    #[inline(never)]
+    fn tick_write(&mut self, access: impl FnOnce(&mut Bus)) {
+        self.tick(access);
     }
 
     /// The 2A03's DMA unit, entered when the CPU is about to read `cpu_addr` and the OAM or
@@ -408,7 +471,7 @@ impl Bus {
                 if let Some(o) = &mut oam {
                     o.halted = true;
                 }
-                self.read_cycle(cpu_addr);
+                self.tick_read(cpu_addr);
                 continue;
             };
             match (get, o.latch) {
@@ -423,7 +486,7 @@ impl Bus {
                 }
                 // Alignment: the OAM unit waits for the other half of the APU cycle.
                 _ => {
-                    self.read_cycle(cpu_addr);
+                    self.tick_read(cpu_addr);
                 }
             }
         }
@@ -548,10 +611,20 @@ impl Bus {
         }
     }
 
+    /// RAM, almost every write, on the fast path; the rest in [`Self::write_io`].
+    #[inline]
     fn write_mem(&mut self, addr: u16, val: u8) {
         self.impure = true;
+        if addr < 0x2000 {
+            self.ram[usize::from(addr & 0x7FF)] = val;
+        } else {
+            self.write_io(addr, val);
+        }
+    }
+
+    /// Above RAM: the PPU and APU registers, the joypads' strobe, OAM DMA and the cartridge.
+    fn write_io(&mut self, addr: u16, val: u8) {
         match addr {
-            0x0000..=0x1FFF => self.ram[usize::from(addr & 0x7FF)] = val,
             0x2000..=0x3FFF => {
                 self.ppu.write_register(addr & 7, val, &mut self.cart);
                 self.cart.ppu_register_written(addr, val);
@@ -603,8 +676,9 @@ impl Bus {
 
     /// A write with its side effects (registers, mappers) but taking no CPU time.
     pub fn write_untimed(&mut self, addr: u16, val: u8) {
+        self.catch_up();
         self.write_mem(addr, val);
-        self.settle_lines();
+        self.settle();
     }
 }
 
@@ -625,14 +699,17 @@ struct OamDma {
 }
 
 impl CpuBus for Bus {
+    /// A quiet cycle has no DMA waiting (see `quiet_end`).
     #[inline(always)]
     fn read(&mut self, addr: u16) -> u8 {
-        // DMA can only halt the CPU on a read cycle.
-        self.dma_halted = self.oam_dma.is_some() || self.apu.dmc_dma_request().is_some();
-        if self.dma_halted {
-            self.dma(addr);
+        if is_ram_or_rom(addr) && self.count_quiet_cycle() {
+            self.dma_halted = false;
+            let val = self.read_ram_or_rom(addr);
+            self.open_bus = val;
+            self.internal_bus = val;
+            return val;
         }
-        self.read_cycle(addr)
+        self.read_in_full(addr)
     }
 
     #[inline(always)]

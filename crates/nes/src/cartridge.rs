@@ -381,7 +381,7 @@ impl Cartridge {
     }
 
     /// The PRG-ROM byte the bank table shows at `addr` ($8000-$FFFF).
-    #[inline]
+    #[inline(always)]
     fn prg_rom_at(&self, addr: u16) -> u8 {
         let bank = self.banks.prg[usize::from(addr >> 13) & 3];
         self.prg_rom[wrap(bank + usize::from(addr & 0x1FFF), self.prg_rom.len())]
@@ -546,17 +546,17 @@ impl Cartridge {
     }
 
     /// Whether a cycle with no PPU dot the board must see can pass without it: then
-    /// [`Self::quiet_cycle`] stands for [`Self::cpu_clock`].
+    /// [`Self::pass_quiet_cycles`] stands for [`Self::cpu_clock`].
     #[inline]
     pub fn quiet_cycles(&self) -> bool {
         self.banks.quiet_cycles
     }
 
-    /// One CPU cycle that [`Self::quiet_cycles`] lets pass (counted for every board: one
+    /// `n` CPU cycles that [`Self::quiet_cycles`] lets pass (counted for every board: one
     /// add, no test).
     #[inline]
-    pub fn quiet_cycle(&mut self) {
-        self.m2_owed += 1;
+    pub fn pass_quiet_cycles(&mut self, n: u64) {
+        self.m2_owed += n;
     }
 
     /// A board that follows A12 hears of the cycles it is owed (255: that many or more).

@@ -77,12 +77,24 @@ impl PowerOnRam {
 }
 
 /// The CPU's state when it last went back to an earlier address, the start of a loop.
+#[derive(Default)]
 struct LoopStart {
-    registers: [u8; 5],
-    pc: u16,
+    /// [`loop_key`] there.
+    key: u64,
     cycle: u64,
     /// Instructions run before it.
     steps: u64,
+}
+
+/// Bit 56 of [`loop_key`]: no interrupt is on its way.
+const INTERRUPTS_IDLE: u64 = 1 << 56;
+
+/// PC, A, X, Y, P and S in one word, with [`INTERRUPTS_IDLE`], so that the idle-loop search
+/// compares them at once.
+fn loop_key(cpu: &Cpu) -> u64 {
+    let [pc_low, pc_high] = cpu.pc.to_le_bytes();
+    let idle = u8::from(cpu.interrupts_idle());
+    u64::from_le_bytes([pc_low, pc_high, cpu.a, cpu.x, cpu.y, cpu.p, cpu.s, idle])
 }
 
 impl Console {
@@ -101,6 +113,7 @@ impl Console {
             idle_cycles_skipped: 0,
         };
         console.cpu.reset(&mut console.bus);
+        console.bus.catch_up();
         console
     }
 
@@ -142,14 +155,16 @@ impl Console {
         self.bus.ppu.catch_up(&mut self.bus.cart);
         self.bus.ppu.reset();
         self.bus.apu.reset();
-        self.bus.settle_lines();
+        self.bus.settle();
         self.cpu.reset(&mut self.bus);
+        self.bus.catch_up();
     }
 
     /// Executes one instruction, or the IRQ/NMI sequence that replaces one (7 cycles).
     #[inline]
     pub fn step(&mut self) {
         self.cpu.step(&mut self.bus);
+        self.bus.catch_up();
     }
 
     /// The host frame the console is in, counted from 0 at power-on (see [`Console::run_frame`]).
@@ -194,19 +209,21 @@ impl Console {
 
     /// Runs instructions while `go_on` holds, at most `max` of them, and returns how many
     /// ran. `go_on` must look at memory only, not at time: the passes of an idle loop it
-    /// would have seen are skipped as a whole.
+    /// would have seen are skipped as a whole, and the devices are caught up only when the
+    /// run ends (see [`Bus::catch_up`]).
     pub fn run_while(&mut self, max: u64, go_on: impl FnMut(&Console) -> bool) -> u64 {
         self.run(max, u64::MAX, go_on)
     }
 
     /// Turns the fast paths (idle loops skipped, OAM DMAs in VBlank done at once, boards
-    /// that follow A12 told only of its changes instead of running the PPU in lockstep) on
-    /// (the default) or off; the machine runs the same either way.
+    /// that follow A12 told only of its changes instead of running the PPU in lockstep, quiet
+    /// cycles only counted) on (the default) or off; the machine runs the same either way.
     pub fn set_fast_forward(&mut self, on: bool) {
         self.bus.fast_forward = on;
         self.bus.ppu.catch_up(&mut self.bus.cart);
         self.bus.cart.set_ppu_lockstep(!on);
         self.bus.ppu.cartridge_changed(&self.bus.cart);
+        self.bus.settle();
     }
 
     /// CPU cycles the fast path has skipped since power-on.
@@ -226,16 +243,19 @@ impl Console {
     /// on the way run in full); the last passes before the event run cycle by cycle.
     fn run(&mut self, max: u64, end: u64, mut go_on: impl FnMut(&Console) -> bool) -> u64 {
         let mut steps = 0;
-        let mut loop_start: Option<LoopStart> = None;
+        // No loop yet: a key without INTERRUPTS_IDLE matches nothing.
+        let mut loop_start = LoopStart::default();
+        let fast_forward = self.bus.fast_forward;
         while steps < max && go_on(self) {
             let pc = self.cpu.pc;
-            self.step();
+            self.cpu.step(&mut self.bus);
             steps += 1;
             // Skipping is for a run that goes on from here.
-            if self.bus.fast_forward && self.cpu.pc <= pc && steps < max && go_on(self) {
+            if fast_forward && self.cpu.pc <= pc && steps < max && go_on(self) {
                 steps += self.skip_idle_passes(&mut loop_start, steps, max, end);
             }
         }
+        self.bus.catch_up();
         steps
     }
 
@@ -244,54 +264,50 @@ impl Console {
     /// before cycle `end`, and returns the instructions skipped.
     fn skip_idle_passes(
         &mut self,
-        loop_start: &mut Option<LoopStart>,
+        loop_start: &mut LoopStart,
         steps: u64,
         max: u64,
         end: u64,
     ) -> u64 {
-        if !self.bus.outside_only_counts() {
-            // Nothing can be skipped while the board sees every cycle (MMC3 for one): no
-            // loop is looked for either.
-            *loop_start = None;
-            return 0;
-        }
-        let cpu = &self.cpu;
-        let now = LoopStart {
-            registers: [cpu.a, cpu.x, cpu.y, cpu.p, cpu.s],
-            pc: cpu.pc,
-            cycle: self.bus.cycles,
-            steps,
-        };
-        let idle = cpu.interrupts_idle();
-        let skipped = match loop_start.take() {
-            Some(start)
-                if idle
-                    && !self.bus.impure
-                    && (start.registers, start.pc) == (now.registers, now.pc) =>
-            {
-                let cycles = now.cycle - start.cycle;
-                let instructions = now.steps - start.steps;
-                let irq_masked = now.registers[3] & flags::I != 0;
-                let room = self
-                    .bus
-                    .idle_cycles(irq_masked)
-                    .min(end.saturating_sub(now.cycle + 1));
-                let passes = (room / cycles).min((max - steps) / instructions);
-                self.bus.run_idle(passes * cycles);
-                self.idle_cycles_skipped += passes * cycles;
-                passes * instructions
-            }
-            _ => 0,
+        let key = loop_key(&self.cpu);
+        let skipped = if key == loop_start.key && key & INTERRUPTS_IDLE != 0 && !self.bus.impure {
+            self.skip_passes(loop_start, steps, max, end)
+        } else {
+            0
         };
         self.bus.impure = false;
-        if idle {
-            *loop_start = Some(LoopStart {
-                cycle: self.bus.cycles,
-                steps: steps + skipped,
-                ..now
-            });
-        }
+        *loop_start = LoopStart {
+            key,
+            cycle: self.bus.cycles,
+            steps: steps + skipped,
+        };
         skipped
+    }
+
+    /// The CPU is back at `start` with the same registers, no interrupt on its way and only
+    /// RAM and PRG-ROM read since: [`Self::skip_idle_passes`]'s skip.
+    #[cold]
+    #[inline(never)]
+    fn skip_passes(&mut self, start: &LoopStart, steps: u64, max: u64, end: u64) -> u64 {
+        if !self.bus.outside_only_counts() {
+            // Nothing can be skipped while the board sees every cycle (MMC3 for one).
+            return 0;
+        }
+        self.bus.catch_up();
+        let now = self.bus.cycles;
+        let cycles = now - start.cycle;
+        let instructions = steps - start.steps;
+        let irq_masked = self.cpu.p & flags::I != 0;
+        let room = self
+            .bus
+            .idle_cycles(irq_masked)
+            .min(end.saturating_sub(now + 1));
+        let passes = (room / cycles).min((max - steps) / instructions);
+        if passes > 0 {
+            self.bus.run_idle(passes * cycles);
+            self.idle_cycles_skipped += passes * cycles;
+        }
+        passes * instructions
     }
 
     /// Reads CPU memory without side effects.
@@ -509,6 +525,7 @@ impl Console {
         };
         *byte = value;
         self.bus.ppu.cartridge_changed(&self.bus.cart);
+        self.bus.settle();
         true
     }
 

@@ -406,6 +406,12 @@ impl Ppu {
         self.dot += n;
     }
 
+    /// The most dots from the current one that [`Ppu::quiet_for`] lets only count.
+    #[inline]
+    pub fn quiet_dots(&self) -> u16 {
+        self.quiet_until.saturating_sub(self.dot)
+    }
+
     /// `n` dots of the timing part, the quiet stretches of each line by one add.
     pub fn run_many_dots(&mut self, mut n: u32, cart: &mut Cartridge) {
         while n > 0 {

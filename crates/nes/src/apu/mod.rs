@@ -187,28 +187,35 @@ impl Apu {
 
     /// The next cycle only counts: it is not a full one.
     #[inline]
-    pub fn quiet_next_cycle(&self) -> bool {
+    fn quiet_next_cycle(&self) -> bool {
         self.cycle + 1 < self.next_event
     }
 
     /// The cycle [`Apu::quiet_next_cycle`] said only counts.
     #[inline]
-    pub fn count_cycle(&mut self) {
+    fn count_cycle(&mut self) {
         self.cycle += 1;
+    }
+
+    /// How many of the coming cycles only count and leave the bus to the CPU: none is a full
+    /// one and no DMC DMA wants the bus (a DMA request or the IRQ comes on a full cycle, or
+    /// when a pending DMA is due).
+    pub fn quiet_cycles(&self) -> u64 {
+        let until = self
+            .dmc
+            .dma_from()
+            .map_or(self.next_event, |from| from.min(self.next_event));
+        until.saturating_sub(self.cycle + 1)
     }
 
     /// How many cycles from now on [`Apu::run`] can stand in for without the CPU noticing: no
     /// DMC DMA wants the bus and, unless the CPU masks it, the IRQ line keeps its level.
     pub fn idle_cycles(&self, irq_masked: bool) -> u64 {
-        let until = if irq_masked && self.dmc.reader_idle() {
+        if irq_masked && self.dmc.reader_idle() {
             u64::MAX
         } else {
-            // A DMA request or the IRQ comes on a full cycle, or when a pending DMA is due.
-            self.dmc
-                .dma_from()
-                .map_or(self.next_event, |from| from.min(self.next_event))
-        };
-        until.saturating_sub(self.cycle + 1)
+            self.quiet_cycles()
+        }
     }
 
     /// The DMC's memory reader has nothing to fetch and no enable on its way: no DMC DMA

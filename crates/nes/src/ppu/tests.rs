@@ -713,7 +713,7 @@ enum Access {
 /// (`Bus::count_quiet_cycle`). Returns what a read read.
 fn cpu_cycle(ppu: &mut Ppu, cart: &mut Cartridge, access: Access, cycle: u64) -> u8 {
     if matches!(access, Access::None) && cart.quiet_cycles() && ppu.quiet_for(3) {
-        cart.quiet_cycle();
+        cart.pass_quiet_cycles(1);
         ppu.count_dots(3);
         return 0;
     }

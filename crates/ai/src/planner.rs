@@ -7,8 +7,8 @@
 //! that piece's best placement. Seeing that an I may come keeps the well open and the stack
 //! clean for it; two deep, a pair that buries the well looks as good as one that waits.
 
-use crate::controller::{search_start, spawn_tap_locks, ControllerSearch, Lock, Pad};
-use crate::eval::{Placed, Profile};
+use crate::controller::{search_start, spawn_tap_locks, tap_period, ControllerSearch, Lock, Pad};
+use crate::eval::{fill_limits, unfillable_wells, Placed, Profile, UNFILLABLE_WELL_WEIGHT};
 use crate::placement::PlacementSearch;
 use crate::rules::{buttons::DOWN, Board, Control, Gravity, Picker, Piece, SPAWN_ID, TYPE_OF};
 
@@ -216,9 +216,7 @@ impl Planner {
                 height_before: height,
             }];
             self.ranked.push((
-                self.profile
-                    .at(level, height, self.capped)
-                    .evaluate(level, &b1, &placed),
+                self.rate(level, height, &b1, &placed),
                 i,
             ));
         }
@@ -281,6 +279,23 @@ impl Planner {
         Some(self.decision(best, prefix, search))
     }
 
+    /// The rating of `board` after the `placed` pieces at `level`, from a stack `height` rows
+    /// high before them: the profile's there (`Profile::at`), and in a capped game on the kill
+    /// screen at 30 Hz the wells no piece can fill any more (`eval::unfillable_wells`).
+    fn rate(&self, level: u8, height: u8, board: &Board, placed: &[Placed]) -> f64 {
+        let value = self
+            .profile
+            .at(level, height, self.capped)
+            .evaluate(level, board, placed);
+        let limits = fill_limits(self.gravity(level)).filter(|_| self.capped);
+        match limits {
+            Some(limits) if self.tap_period() == tap_period(30) => {
+                value + UNFILLABLE_WELL_WEIGHT * unfillable_wells(board, limits) as f64
+            }
+            _ => value,
+        }
+    }
+
     /// The decision for the first placement `best` of the last search.
     fn decision(&self, best: usize, mut prefix: Vec<u8>, search: usize) -> Decision {
         let target = self.locks1[best];
@@ -331,10 +346,7 @@ impl Planner {
                         height_before: h1,
                     },
                 ];
-                let v = self
-                    .profile
-                    .at(level, height, self.capped)
-                    .evaluate(level, &b2, &placed);
+                let v = self.rate(level, height, &b2, &placed);
                 self.pairs.push(Pair {
                     value: v,
                     first: i,
@@ -410,11 +422,7 @@ impl Planner {
                                 height_before: h2,
                             },
                         ];
-                        value = value.min(
-                            self.profile
-                                .at(level, height, self.capped)
-                                .evaluate(level, &b3, &placed),
-                        );
+                        value = value.min(self.rate(level, height, &b3, &placed));
                     }
                 }
                 expected += value * odds as f64 / 64.0;

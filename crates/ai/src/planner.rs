@@ -215,10 +215,8 @@ impl Planner {
                 lines,
                 height_before: height,
             }];
-            self.ranked.push((
-                self.rate(level, height, &b1, &placed),
-                i,
-            ));
+            self.ranked
+                .push((self.rate(level, height, &b1, &placed), i));
         }
         let mut best = self
             .ranked

@@ -477,6 +477,38 @@ mod tests {
     }
 
     #[test]
+    fn capped_kill_screen_ratings_count_the_wells_no_piece_can_fill() {
+        // Column 0 two rows under a five-row stack: on the double kill screen no piece fills it
+        // (two cells); at a row a frame a J or an I still does.
+        let mut board = Board::default();
+        for (x, height) in [3, 5, 5, 5, 5, 5, 5, 5, 5, 4].into_iter().enumerate() {
+            for y in (20 - height)..20 {
+                board.set(x as i8, y);
+            }
+        }
+        let extra = |tap_hz, capped, double_kill_screen, level| {
+            let mut planner =
+                Planner::new(Profile::Classic, SearchKind::Controller { tap_hz }).unwrap();
+            planner.capped = capped;
+            planner.double_kill_screen = double_kill_screen;
+            planner.rate(level, 5, &board, &[]) - Profile::Classic.evaluate(level, &board, &[])
+        };
+        assert_eq!(extra(30, true, true, 39), 2.0 * UNFILLABLE_WELL_WEIGHT);
+        assert_eq!(extra(30, true, true, 38), 0.0);
+        assert_eq!(
+            extra(30, true, false, 39),
+            0.0,
+            "a row a frame at 39 without the format"
+        );
+        assert_eq!(
+            extra(30, false, true, 39),
+            0.0,
+            "uncapped: the game's own survival"
+        );
+        assert_eq!(extra(20, true, true, 39), 0.0, "the limits are 30 Hz taps'");
+    }
+
+    #[test]
     fn a_third_piece_by_expectation_makes_more_tetrises() {
         // Four games of 250 pieces: 45% of the lines by Tetrises two deep, 61% three deep.
         let share = |expect_pairs| {

@@ -5,7 +5,7 @@
 //! as the original AI defines them. `strong` is this project's own profile: more features, with
 //! weights tuned by `ai::train` (see `weights/README.md`).
 
-use crate::rules::{drop_speed, max_dy, Board, Piece, FULL_ROW, HEIGHT};
+use crate::rules::{drop_speed, max_dy, Board, Gravity, Piece, FULL_ROW, HEIGHT};
 use serde::{Deserialize, Serialize};
 
 /// What one placement did, for the factors that depend on the path rather than the final board.
@@ -396,6 +396,64 @@ pub const LAST_LEVEL_BURN_HEIGHT: u8 = 8;
 /// every column of a stack this low at 30 Hz, and an I the well.
 pub const KILL_SCREEN_BURN_HEIGHT: u8 = 9;
 
+/// For a well `d` rows deep (1, 2, 3 or more) in each column, the highest stack around it (the
+/// lower of its sides, rows) at which some piece freshly spawned still fills the well's bottom
+/// cell with taps at 30 Hz, searched up to 15 rows (15: that high or more; -1: at no height).
+/// Found by the controller search (test `fill_limits_are_the_searchs`).
+pub type FillLimits = [[i8; 10]; 3];
+
+/// At a row a frame (levels 29 and up): the edges fill only below 10-14 rows.
+const FILL_LIMITS_ROW_A_FRAME: FillLimits = [
+    [12, 14, 15, 15, 15, 15, 15, 15, 15, 14],
+    [10, 13, 15, 15, 15, 15, 15, 15, 15, 12],
+    [10, 12, 15, 15, 15, 15, 15, 15, 15, 12],
+];
+
+/// On the double kill screen (two rows a frame): a piece spawned in column 5 passes the left
+/// columns later than the right ones, and a well in column 0 deeper than one row never fills.
+const FILL_LIMITS_TWO_ROWS_A_FRAME: FillLimits = [
+    [6, 10, 14, 15, 15, 15, 15, 15, 14, 10],
+    [2, 7, 11, 15, 15, 15, 15, 15, 11, 6],
+    [-1, 6, 11, 15, 15, 15, 15, 15, 11, 6],
+];
+
+/// The fill limits at `gravity` with taps at 30 Hz, from the kill-screen speed on (below it,
+/// pieces reach every well of a stack that does not top out).
+pub fn fill_limits(gravity: Gravity) -> Option<&'static FillLimits> {
+    match (gravity.frames_per_row, gravity.rows_per_drop) {
+        (1, 1) => Some(&FILL_LIMITS_ROW_A_FRAME),
+        (1, 2) => Some(&FILL_LIMITS_TWO_ROWS_A_FRAME),
+        _ => None,
+    }
+}
+
+/// Cells of the one-column wells (depth below the lower side, a wall counting as high) that no
+/// piece can fill any more at the stack's height (`limits`): on the kill screen a well at
+/// the edge that grows too deep stays open, and so every row above its bottom.
+pub fn unfillable_wells(board: &Board, limits: &FillLimits) -> u32 {
+    let h = board.heights().map(i32::from);
+    (0..10)
+        .map(|x| {
+            let left = if x == 0 { HEIGHT as i32 } else { h[x - 1] };
+            let right = if x == 9 { HEIGHT as i32 } else { h[x + 1] };
+            let around = left.min(right);
+            let depth = around - h[x];
+            let limit = limits[(depth.clamp(1, 3) - 1) as usize][x] as i32;
+            if depth >= 1 && around > limit {
+                depth as u32
+            } else {
+                0
+            }
+        })
+        .sum()
+}
+
+/// Weight of an unfillable well cell, added to either profile's rating on the kill screen in a
+/// capped game (about four holes of the classic function): on the double kill screen from an
+/// empty playfield the classic function then survives 55.4 lines on average instead of 49.0
+/// (README).
+pub const UNFILLABLE_WELL_WEIGHT: f64 = 100.0;
+
 /// The evaluation profiles.
 #[derive(Clone, Debug)]
 pub enum Profile {
@@ -523,6 +581,55 @@ mod tests {
             assert!(is_classic(38, 0));
             assert!(is_classic(200, 0));
         }
+    }
+
+    #[test]
+    fn fill_limits_are_the_searchs() {
+        use crate::controller::{spawn_tap_locks, tap_period};
+        use crate::rules::SPAWN_ID;
+        let period = tap_period(30).unwrap();
+        for gravity in [Gravity::at(29, true), Gravity::at(39, true)] {
+            // A stack `around` rows high everywhere but a well `depth` deep in column `x`.
+            let fills = |x: i8, depth: i8, around: i8| {
+                let mut b = Board::default();
+                for y in (HEIGHT - around)..HEIGHT {
+                    for c in (0..10).filter(|&c| c != x || y >= HEIGHT - around + depth) {
+                        b.set(c, y);
+                    }
+                }
+                let bottom = (HEIGHT - around + depth - 1) as usize;
+                let mut locks = Vec::new();
+                SPAWN_ID.iter().any(|&id| {
+                    spawn_tap_locks(&b, gravity, id, period, &mut locks);
+                    locks.iter().any(|p| {
+                        let mut piece = Board::default();
+                        piece.lock(p.id, p.x, p.y);
+                        piece.rows[bottom] >> x & 1 != 0
+                    })
+                })
+            };
+            let searched: FillLimits = std::array::from_fn(|d| {
+                let depth = d as i8 + 1;
+                std::array::from_fn(|x| {
+                    (depth..=15)
+                        .filter(|&around| fills(x as i8, depth, around))
+                        .max()
+                        .unwrap_or(-1)
+                })
+            });
+            assert_eq!(Some(&searched), fill_limits(gravity), "{gravity:?}");
+        }
+        assert_eq!(fill_limits(Gravity::at(28, true)), None);
+    }
+
+    #[test]
+    fn an_edge_well_too_deep_to_fill_counts_on_the_double_kill_screen() {
+        // Five rows with column 0 two rows lower: at a row a frame a J or an I still fills it,
+        // at two rows a frame nothing does; column 9 one row lower fills at both speeds.
+        let b = stack([3, 5, 5, 5, 5, 5, 5, 5, 5, 4]);
+        let count = |level| unfillable_wells(&b, fill_limits(Gravity::at(level, true)).unwrap());
+        assert_eq!(count(29), 0);
+        assert_eq!(count(39), 2);
     }
 
     #[test]

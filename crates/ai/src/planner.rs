@@ -7,8 +7,8 @@
 //! that piece's best placement. Seeing that an I may come keeps the well open and the stack
 //! clean for it; two deep, a pair that buries the well looks as good as one that waits.
 
-use crate::controller::{search_start, spawn_tap_locks, ControllerSearch, Lock, Pad};
-use crate::eval::{Placed, Profile};
+use crate::controller::{search_start, spawn_tap_locks, tap_period, ControllerSearch, Lock, Pad};
+use crate::eval::{fill_limits, unfillable_wells, Placed, Profile, UNFILLABLE_WELL_WEIGHT};
 use crate::placement::PlacementSearch;
 use crate::rules::{buttons::DOWN, Board, Control, Gravity, Picker, Piece, SPAWN_ID, TYPE_OF};
 
@@ -215,12 +215,8 @@ impl Planner {
                 lines,
                 height_before: height,
             }];
-            self.ranked.push((
-                self.profile
-                    .at(level, height, self.capped)
-                    .evaluate(level, &b1, &placed),
-                i,
-            ));
+            self.ranked
+                .push((self.rate(level, height, &b1, &placed), i));
         }
         let mut best = self
             .ranked
@@ -281,6 +277,23 @@ impl Planner {
         Some(self.decision(best, prefix, search))
     }
 
+    /// The rating of `board` after the `placed` pieces at `level`, from a stack `height` rows
+    /// high before them: the profile's there (`Profile::at`), and in a capped game on the kill
+    /// screen at 30 Hz the wells no piece can fill any more (`eval::unfillable_wells`).
+    fn rate(&self, level: u8, height: u8, board: &Board, placed: &[Placed]) -> f64 {
+        let value = self
+            .profile
+            .at(level, height, self.capped)
+            .evaluate(level, board, placed);
+        let limits = fill_limits(self.gravity(level)).filter(|_| self.capped);
+        match limits {
+            Some(limits) if self.tap_period() == tap_period(30) => {
+                value + UNFILLABLE_WELL_WEIGHT * unfillable_wells(board, limits) as f64
+            }
+            _ => value,
+        }
+    }
+
     /// The decision for the first placement `best` of the last search.
     fn decision(&self, best: usize, mut prefix: Vec<u8>, search: usize) -> Decision {
         let target = self.locks1[best];
@@ -331,10 +344,7 @@ impl Planner {
                         height_before: h1,
                     },
                 ];
-                let v = self
-                    .profile
-                    .at(level, height, self.capped)
-                    .evaluate(level, &b2, &placed);
+                let v = self.rate(level, height, &b2, &placed);
                 self.pairs.push(Pair {
                     value: v,
                     first: i,
@@ -410,11 +420,7 @@ impl Planner {
                                 height_before: h2,
                             },
                         ];
-                        value = value.min(
-                            self.profile
-                                .at(level, height, self.capped)
-                                .evaluate(level, &b3, &placed),
-                        );
+                        value = value.min(self.rate(level, height, &b3, &placed));
                     }
                 }
                 expected += value * odds as f64 / 64.0;
@@ -468,6 +474,38 @@ mod tests {
             (current, next) = (next, pick());
         }
         (lines, tetris)
+    }
+
+    #[test]
+    fn capped_kill_screen_ratings_count_the_wells_no_piece_can_fill() {
+        // Column 0 two rows under a five-row stack: on the double kill screen no piece fills it
+        // (two cells); at a row a frame a J or an I still does.
+        let mut board = Board::default();
+        for (x, height) in [3, 5, 5, 5, 5, 5, 5, 5, 5, 4].into_iter().enumerate() {
+            for y in (20 - height)..20 {
+                board.set(x as i8, y);
+            }
+        }
+        let extra = |tap_hz, capped, double_kill_screen, level| {
+            let mut planner =
+                Planner::new(Profile::Classic, SearchKind::Controller { tap_hz }).unwrap();
+            planner.capped = capped;
+            planner.double_kill_screen = double_kill_screen;
+            planner.rate(level, 5, &board, &[]) - Profile::Classic.evaluate(level, &board, &[])
+        };
+        assert_eq!(extra(30, true, true, 39), 2.0 * UNFILLABLE_WELL_WEIGHT);
+        assert_eq!(extra(30, true, true, 38), 0.0);
+        assert_eq!(
+            extra(30, true, false, 39),
+            0.0,
+            "a row a frame at 39 without the format"
+        );
+        assert_eq!(
+            extra(30, false, true, 39),
+            0.0,
+            "uncapped: the game's own survival"
+        );
+        assert_eq!(extra(20, true, true, 39), 0.0, "the limits are 30 Hz taps'");
     }
 
     #[test]

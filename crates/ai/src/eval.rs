@@ -183,6 +183,16 @@ fn well_blocked(h: &[u8; 10], level: u8) -> u32 {
         .sum()
 }
 
+/// Tetris readiness: rows complete but for column 9 just above column 9's stack (`h`: the
+/// board's column heights): an I in the well clears up to 4 of them.
+pub fn ready_rows(board: &Board, h: &[u8; 10]) -> usize {
+    board.rows[..(HEIGHT as usize - h[9] as usize)]
+        .iter()
+        .rev()
+        .take_while(|&&r| r == 0x1FF)
+        .count()
+}
+
 /// Weights of the strong profile (one per feature).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Weights {
@@ -346,13 +356,7 @@ pub fn strong_features(board: &Board, placed: &[Placed], level: u8) -> [f64; STR
             deep_wells += 1;
         }
     }
-    // Tetris readiness: rows complete but for column 9 just above column 9's stack.
-    let ready = rows[..(HEIGHT as usize - h[9] as usize)]
-        .iter()
-        .rev()
-        .take_while(|&&r| r == 0x1FF)
-        .count()
-        .min(4) as f64;
+    let ready = ready_rows(board, &h).min(4) as f64;
     let mut burn = 0.0;
     let mut tetris = 0.0;
     let mut lock_height = 0.0;

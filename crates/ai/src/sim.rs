@@ -3,7 +3,7 @@
 //! `ai-bench`, training and the tests.
 
 use crate::controller::{execute, run, Pad};
-use crate::eval::Profile;
+use crate::eval::{ready_rows, Profile};
 use crate::planner::{Decision, Planner, SearchKind};
 use crate::rules::{Board, Control, Picker, Progress, FIRST_PIECE_DELAY, POINTS, SPAWN_ID};
 use std::time::Instant;
@@ -87,6 +87,10 @@ pub struct GameResult {
     pub score_at_29: u64,
     pub score_at_39: u64,
     pub full_clears: u64,
+    /// Pieces placed below level 29, and how many of them spawned with the well Tetris-ready
+    /// (four rows complete but for column 9 above its floor).
+    pub pieces_before_29: u64,
+    pub ready_before_29: u64,
     /// Line clears below level 29 by their lines (singles, doubles, triples, Tetrises): where
     /// the score before the transition comes from.
     pub clears_before_29: [u64; 4],
@@ -269,6 +273,12 @@ pub fn play_counting(profile: &Profile, cfg: &GameConfig, placed: &dyn Fn()) -> 
         } else {
             // Placement mode has no frame count: take a plausible time to move the piece.
             frames += 8 + source.rand.next_u64() % 40;
+        }
+        if progress.level < 29 {
+            r.pieces_before_29 += 1;
+            if ready_rows(&board, &board.heights()) >= 4 {
+                r.ready_before_29 += 1;
+            }
         }
         let t = decision.target;
         r.lock_rows[t.y.clamp(0, 19) as usize] += 1;

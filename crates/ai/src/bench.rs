@@ -269,7 +269,11 @@ pub fn summarise(format: Format, results: &[GameResult]) -> BenchReport {
         },
         ended_before_29: ended_below_29 as f64 / started_below_29.count().max(1) as f64,
         ready_before_29: results.iter().map(|r| r.ready_before_29).sum::<u64>() as f64
-            / results.iter().map(|r| r.pieces_before_29).sum::<u64>().max(1) as f64,
+            / results
+                .iter()
+                .map(|r| r.pieces_before_29)
+                .sum::<u64>()
+                .max(1) as f64,
         maxout_share: results.iter().filter(|r| r.score >= 999_999).count() as f64
             / results.len().max(1) as f64,
         full_clear_interval: (clears > 0).then(|| spawns as f64 / clears as f64),
@@ -322,12 +326,7 @@ impl BenchReport {
             "clears below level 29, per game: {:.1} singles, {:.1} doubles, {:.1} triples, \
              {:.1} Tetrises\nended below level 29: {:.3} of the games\n\
              Tetris-ready below level 29: {:.3} of the spawns\n",
-            c.singles,
-            c.doubles,
-            c.triples,
-            c.tetrises,
-            self.ended_before_29,
-            self.ready_before_29
+            c.singles, c.doubles, c.triples, c.tetrises, self.ended_before_29, self.ready_before_29
         );
         s += &format!("maxout_share: {:.3}\n", self.maxout_share);
         match self.full_clear_interval {

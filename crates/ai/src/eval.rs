@@ -451,7 +451,8 @@ impl Profile {
     /// ends at level 49) it still builds at levels 29-37 while the stack is low, and survives
     /// from 38, before the standard format's double kill screen at 39. Without a cap the kill
     /// screen lasts thousands of lines, which the classic function survives and Tetris
-    /// building does not.
+    /// building does not. The standard format's banded profile survives from
+    /// `REACTION_BURN_HEIGHT` at levels 19-27.
     pub fn at(&self, level: u8, height: u8, capped: bool) -> &Profile {
         if let Profile::Banded(bands) = self {
             if (19..28).contains(&level) && height >= REACTION_BURN_HEIGHT {

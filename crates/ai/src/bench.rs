@@ -84,6 +84,15 @@ impl Summary {
     }
 }
 
+/// Line clears by their lines.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Default)]
+pub struct Clears {
+    pub singles: f64,
+    pub doubles: f64,
+    pub triples: f64,
+    pub tetrises: f64,
+}
+
 /// The `--json` object.
 #[derive(Clone, Debug, Serialize)]
 pub struct BenchReport {
@@ -98,6 +107,13 @@ pub struct BenchReport {
     pub score_at_29: Summary,
     pub score_at_39: Summary,
     pub decision_ms: Summary,
+    /// Line clears below level 29 by their lines, per game on average.
+    pub clears_before_29: Clears,
+    /// Share of the games started below level 29 that ended below it (topped out).
+    pub ended_before_29: f64,
+    /// Share of the pieces below level 29 that spawned with the well Tetris-ready, all games
+    /// pooled.
+    pub ready_before_29: f64,
     /// Share of games whose uncapped score reached 999,999.
     pub maxout_share: f64,
     /// Mean spawns between full clears (null when there was none).
@@ -199,6 +215,16 @@ pub fn summarise(format: Format, results: &[GameResult]) -> BenchReport {
             *a += b;
         }
     }
+    let games = results.len().max(1) as f64;
+    let clears_of = |lines: usize| {
+        results
+            .iter()
+            .map(|r| r.clears_before_29[lines - 1])
+            .sum::<u64>() as f64
+            / games
+    };
+    let started_below_29 = results.iter().filter(|r| r.start_level < 29);
+    let ended_below_29 = started_below_29.clone().filter(|r| r.level < 29).count();
     BenchReport {
         games: results.len() as u64,
         format,
@@ -217,6 +243,19 @@ pub fn summarise(format: Format, results: &[GameResult]) -> BenchReport {
         score_at_29: metric(&|r| r.score_at_29 as f64),
         score_at_39: metric(&|r| r.score_at_39 as f64),
         decision_ms: Summary::of(decision_ms),
+        clears_before_29: Clears {
+            singles: clears_of(1),
+            doubles: clears_of(2),
+            triples: clears_of(3),
+            tetrises: clears_of(4),
+        },
+        ended_before_29: ended_below_29 as f64 / started_below_29.count().max(1) as f64,
+        ready_before_29: results.iter().map(|r| r.ready_before_29).sum::<u64>() as f64
+            / results
+                .iter()
+                .map(|r| r.pieces_before_29)
+                .sum::<u64>()
+                .max(1) as f64,
         maxout_share: results.iter().filter(|r| r.score >= 999_999).count() as f64
             / results.len().max(1) as f64,
         full_clear_interval: (clears > 0).then(|| spawns as f64 / clears as f64),
@@ -264,6 +303,13 @@ impl BenchReport {
                 m.median, m.mean, m.p1, m.p10, m.p90, m.p99
             );
         }
+        let c = &self.clears_before_29;
+        s += &format!(
+            "clears below level 29, per game: {:.1} singles, {:.1} doubles, {:.1} triples, \
+             {:.1} Tetrises\nended below level 29: {:.3} of the games\n\
+             Tetris-ready below level 29: {:.3} of the spawns\n",
+            c.singles, c.doubles, c.triples, c.tetrises, self.ended_before_29, self.ready_before_29
+        );
         s += &format!("maxout_share: {:.3}\n", self.maxout_share);
         match self.full_clear_interval {
             Some(v) => s += &format!("full_clear_interval: {v:.1} spawns\n"),

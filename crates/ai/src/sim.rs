@@ -3,7 +3,7 @@
 //! `ai-bench`, training and the tests.
 
 use crate::controller::{execute, run, Pad};
-use crate::eval::Profile;
+use crate::eval::{ready_rows, Profile};
 use crate::planner::{Decision, Planner, SearchKind};
 use crate::rules::{Board, Control, Picker, Progress, FIRST_PIECE_DELAY, POINTS, SPAWN_ID};
 use std::time::Instant;
@@ -105,6 +105,8 @@ pub struct GameResult {
     pub score: u64,
     /// The game's BCD score, capped.
     pub game_score: u32,
+    pub start_level: u8,
+    /// The level at the end.
     pub level: u8,
     pub pieces: u64,
     pub tetris_lines: u64,
@@ -114,6 +116,13 @@ pub struct GameResult {
     pub score_at_29: u64,
     pub score_at_39: u64,
     pub full_clears: u64,
+    /// Pieces placed below level 29, and how many of them spawned with the well Tetris-ready
+    /// (four rows complete but for column 9 above its floor).
+    pub pieces_before_29: u64,
+    pub ready_before_29: u64,
+    /// Line clears below level 29 by their lines (singles, doubles, triples, Tetrises): where
+    /// the score before the transition comes from.
+    pub clears_before_29: [u64; 4],
     /// Locks by the row of the piece's origin.
     pub lock_rows: [u64; 20],
     /// Milliseconds spent on each decision (two a piece with a reaction delay: at the spawn
@@ -246,6 +255,7 @@ pub fn play_counting(profile: &Profile, cfg: &GameConfig, placed: &dyn Fn()) -> 
     let mut board = Board::default();
     let mut progress = Progress::new(cfg.level);
     let mut r = GameResult {
+        start_level: cfg.level,
         level: cfg.level,
         ..Default::default()
     };
@@ -293,9 +303,16 @@ pub fn play_counting(profile: &Profile, cfg: &GameConfig, placed: &dyn Fn()) -> 
             // Placement mode has no frame count: take a plausible time to move the piece.
             frames += 8 + source.rand.next_u64() % 40;
         }
+        if progress.level < 29 {
+            r.pieces_before_29 += 1;
+            if ready_rows(&board, &board.heights()) >= 4 {
+                r.ready_before_29 += 1;
+            }
+        }
         let t = decision.target;
         r.lock_rows[t.y.clamp(0, 19) as usize] += 1;
         let cleared = board.lock(t.id, t.x, t.y);
+        let level_before = progress.level;
         progress.lock(cleared, hold_down_points);
         r.pieces += 1;
         placed();
@@ -309,6 +326,9 @@ pub fn play_counting(profile: &Profile, cfg: &GameConfig, placed: &dyn Fn()) -> 
         }
         if cleared > 0 {
             frames += 20;
+            if level_before < 29 {
+                r.clears_before_29[cleared as usize - 1] += 1;
+            }
             if board.is_empty() {
                 r.full_clears += 1;
             }
@@ -407,6 +427,10 @@ mod tests {
         assert!((140..144).contains(&r.lines), "{} lines", r.lines);
         assert!(r.score_at_19 < r.score);
         assert_eq!(r.score_at_29, r.score, "never reached: the final score");
+        // Every clear of the game came below level 29, counted by its lines.
+        let [singles, doubles, triples, tetrises] = r.clears_before_29;
+        assert_eq!(singles + 2 * doubles + 3 * triples + 4 * tetrises, r.lines);
+        assert_eq!(4 * tetrises, r.tetris_lines);
     }
 
     #[test]

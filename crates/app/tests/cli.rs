@@ -429,6 +429,13 @@ fn ai_bench_reports_the_standard_format() {
     );
     assert!(report["decision_ms"]["median"].is_f64(), "{report}");
     assert_eq!(report["mispredictions"], 0, "{report}");
+    for kind in ["singles", "doubles", "triples", "tetrises"] {
+        assert!(
+            report["clears_before_29"][kind].is_f64(),
+            "{kind}: {report}"
+        );
+    }
+    assert!(report["ended_before_29"].is_f64(), "{report}");
 }
 
 /// `ai-bench`'s format options refuse bad values in one line, before any game is played.

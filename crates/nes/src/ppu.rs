@@ -157,9 +157,6 @@ pub struct Ppu {
     sprites: sprites::Sprites,
     /// Made from palette RAM and PPUMASK when they change; not part of the state.
     line_colours: LineColours,
-    /// The render part's line as it began, while it runs dot by dot only because it was
-    /// caught up to the middle and nothing has changed since (see [`Ppu::catch_up`]).
-    line_start: Option<LineStart>,
     /// With a board that follows A12 ([`Cartridge::follows_a12`]): the level of A12 it last
     /// heard of, if known (unknown: the next fetch tells it again). Not part of the state.
     a12_seen: Option<bool>,
@@ -167,18 +164,6 @@ pub struct Ppu {
     /// (bit n: slot n fetches from $1000), known before the render part fetches them: the
     /// line and the bits. Not part of the state.
     slot_tables: Option<(u16, u8)>,
-}
-
-/// What the render part changes over a line (besides pixels), as it was at dot 0.
-#[derive(Clone)]
-struct LineStart {
-    v: u16,
-    bg: background::Pipeline,
-    sprites: sprites::Sprites,
-    oam: [u8; 256],
-    oam_addr: u8,
-    sprite0_hit: bool,
-    sprite_overflow: bool,
 }
 
 /// The 9-bit pixels of the palette addresses (greyscale and emphasis applied) as lines drawn
@@ -242,11 +227,9 @@ impl Field for Ppu {
             bg,
             sprites,
             line_colours: _,
-            line_start,
             a12_seen,
             slot_tables,
         } = self;
-        *line_start = None;
         (*a12_seen, *slot_tables) = (None, None);
         let lines = self.region.lines_per_frame();
         io.checked(scanline, "PPU scanline", |&l| l < lines);
@@ -330,7 +313,6 @@ impl Default for Ppu {
             bg: background::Pipeline::default(),
             sprites: sprites::Sprites::default(),
             line_colours: LineColours::default(),
-            line_start: None,
             a12_seen: None,
             slot_tables: None,
         }
@@ -341,7 +323,6 @@ impl Ppu {
     /// The reset button: PPUCTRL, PPUMASK, the write toggle and the read buffer clear; OAM,
     /// palette and VRAM keep their contents.
     pub fn reset(&mut self) {
-        self.line_start = None;
         // PPUCTRL and PPUMASK change: what the timing part expected of the fetches too.
         self.quiet_until = 0;
         self.slot_tables = None;
@@ -657,7 +638,6 @@ impl Ppu {
     /// The cartridge's registers may have changed: a mapper that now watches the PPU's address
     /// bus sees every dot from here on.
     pub fn cartridge_changed(&mut self, cart: &Cartridge) {
-        self.line_start = None;
         if cart.watches_ppu_bus() {
             self.quiet_until = 0;
         }
@@ -669,26 +649,6 @@ impl Ppu {
 
     /// Runs the render part up to the timing part's dot.
     pub fn catch_up(&mut self, cart: &mut Cartridge) {
-        self.render_until_now(cart, true);
-    }
-
-    /// [`Self::catch_up`] for a register access, which changes what the render part works
-    /// on: its line's start is not kept.
-    fn catch_up_for_access(&mut self, cart: &mut Cartridge) {
-        self.render_until_now(cart, false);
-        self.line_start = None;
-        if cart.follows_a12() {
-            // The access may change what the fetches read or put an address on the bus: the
-            // timing part looks at its fetches again from the next dot on.
-            self.quiet_until = 0;
-            self.a12_seen = None;
-            self.slot_tables = None;
-        }
-    }
-
-    /// Runs the render part up to the timing part's dot; `keep_line_start` when what it works
-    /// on may stay unchanged until its line is past.
-    fn render_until_now(&mut self, cart: &mut Cartridge, keep_line_start: bool) {
         let whole_lines = !cart.watches_every_fetch();
         while self.lags() {
             let line_past = self.render_line != self.scanline;
@@ -702,34 +662,156 @@ impl Ppu {
                 continue;
             }
             if whole_lines
+                && line_past
                 && self.render_dot == 0
                 && (self.sprites.buffered || !self.rendering_enabled())
             {
-                if line_past {
-                    self.render_whole_line(cart);
-                    continue;
-                }
-                // Dot by dot then: something looks at the line before its end (its start is
-                // kept in case the rest can still run as a whole).
-                if !line_past && keep_line_start {
-                    self.line_start = Some(self.line_start());
-                }
-            } else if line_past && self.line_start.is_some() {
-                // Nothing has changed since the line began, and its rest is past: the whole
-                // line again, from its start, draws the same pixels there.
-                self.restart_line();
+                self.render_whole_line(cart);
                 continue;
             }
             let line = self.render_line;
             let end = if line_past { DOTS_PER_LINE } else { self.dot };
             if whole_lines && self.idle_at_once(end) {
                 self.render_idle_dots(end);
-                continue;
-            }
-            while self.render_line == line && self.lags() {
-                self.render_step(cart);
+            } else if whole_lines && self.rendering_enabled() {
+                self.render_run(end, cart);
+            } else {
+                while self.render_line == line && self.lags() {
+                    self.render_step(cart);
+                }
             }
         }
+    }
+
+    /// [`Self::catch_up`] for a register access, which changes what the render part works
+    /// on.
+    fn catch_up_for_access(&mut self, cart: &mut Cartridge) {
+        self.catch_up(cart);
+        if cart.follows_a12() {
+            // The access may change what the fetches read or put an address on the bus: the
+            // timing part looks at its fetches again from the next dot on.
+            self.quiet_until = 0;
+            self.a12_seen = None;
+            self.slot_tables = None;
+        }
+    }
+
+    /// The render part's dots up to `end` of its line (a visible or the pre-render line) with
+    /// rendering on, as [`Self::render_step`] runs them one by one, but in runs where nothing
+    /// in between can see them: a tile's eight dots at once on dots 1-256, a sprite slot's on
+    /// 257-320, and 321-340 together. Dots the runs do not cover (the stretch's ends inside a
+    /// tile, a PPUMASK write, $2007 read or $2006 copy on its way, sprites drawn dot by dot)
+    /// run one by one.
+    fn render_run(&mut self, end: u16, cart: &mut Cartridge) {
+        let line = self.render_line;
+        let runs = self.mask_pending.is_none() && !self.read_now;
+        self.corrupt_oam();
+        while self.render_line == line && self.render_dot < end {
+            match self.render_dot {
+                1..=249 if runs && self.render_dot % 8 == 1 && self.render_dot + 8 <= end => {
+                    if !self.render_tiles(end, cart) {
+                        self.render_step(cart);
+                    }
+                }
+                257..=313 if runs && self.render_dot % 8 == 1 && self.render_dot + 8 <= end => {
+                    self.render_slots(end, cart);
+                }
+                321 if runs && end == DOTS_PER_LINE => {
+                    let memory = LineMemory::new(cart, self.ppu_ctrl);
+                    self.fetch_next_tiles(&memory);
+                    self.fetched_last(cart, self.nametable_addr());
+                    self.next_render_line();
+                }
+                _ => self.render_step(cart),
+            }
+        }
+    }
+
+    /// A run of the render part's fetches made at once ended on `addr`: a board that hears
+    /// of the fetches (and does not follow A12 through the timing part) keeps the last.
+    fn fetched_last(&self, cart: &mut Cartridge, addr: u16) {
+        if !cart.follows_a12() {
+            cart.ppu_address(addr);
+        }
+    }
+
+    /// Whole tiles of dots 1-256 from the render part's dot (one of a tile's first) up to
+    /// `end` (see [`Self::render_run`]): the background's fetches, shifts and scroll steps,
+    /// and on a visible line the tiles' pixels with the buffered sprites, the secondary OAM
+    /// clear and the OAM scan. A tile is drawn as the output stage sends it, so with colour
+    /// bits on, only once the stretch covers the three dots after it. Returns whether a tile
+    /// was run (a visible line whose sprites run dot by dot runs none).
+    fn render_tiles(&mut self, end: u16, cart: &mut Cartridge) -> bool {
+        let visible = self.render_line < 240;
+        if visible && !self.sprites.buffered {
+            return false;
+        }
+        let coloured = visible && self.ppu_mask & (mask::GREYSCALE | mask::EMPHASIS) != 0;
+        let last_dot = end.saturating_sub(if coloured { 11 } else { 8 });
+        if self.render_dot > last_dot {
+            return false;
+        }
+        if visible {
+            self.refresh_line_colours();
+        }
+        let shown = self.layers_shown();
+        let memory = LineMemory::new(cart, self.ppu_ctrl);
+        let mut last_fetch = 0;
+        while self.render_dot <= last_dot.min(249) {
+            let dot = self.render_dot;
+            if dot > 1 {
+                self.bg.shift(1);
+                self.bg.reload();
+            }
+            if visible {
+                // The pixels of dots `dot` to `dot + 7`: nibbles fine X on of what the shift
+                // registers hold now (see `Pipeline::queued_rows`).
+                let [drawn, next] = self.bg.queued_rows().map(u64::from);
+                let bg = (next << 32 | drawn) >> (4 * self.fine_x);
+                if coloured {
+                    // The output stage sends the three pixels before the tile's on its dots.
+                    for x in dot.saturating_sub(4)..dot - 1 {
+                        self.send_pixel(x);
+                    }
+                }
+                self.sprite0_hit |= self.draw_tile(usize::from(dot - 1), bg, &shown);
+                self.scan_dots(dot, dot + 8);
+            }
+            self.bg.shift(7);
+            last_fetch = self.fetch_tile_dots(&memory, dot + 7);
+            self.render_dot = dot + 8;
+        }
+        self.fetched_last(cart, last_fetch);
+        true
+    }
+
+    /// Whole sprite slots of dots 257-320 from the render part's dot (one of a slot's first)
+    /// up to `end` (see [`Self::render_run`]), with what else those dots do: the background
+    /// shifters' last reload, the last pixels sent, the horizontal copy on dot 257 and the
+    /// pre-render line's vertical copies.
+    fn render_slots(&mut self, end: u16, cart: &mut Cartridge) {
+        let mut last_fetch = 0;
+        while self.render_dot <= 313 && self.render_dot + 8 <= end {
+            let dot = self.render_dot;
+            if dot == 257 {
+                self.bg.shift(1);
+                self.bg.reload();
+                if self.render_line < 240 {
+                    for x in 253..256 {
+                        self.send_pixel(x);
+                    }
+                }
+                self.start_fetches();
+                self.copy_horizontal();
+            }
+            if self.render_line == self.pre_render_line && (273..=297).contains(&dot) {
+                self.copy_vertical();
+            }
+            self.oam_addr = 0;
+            last_fetch = self.fetch_slot(usize::from((dot - 257) / 8), cart, true);
+            self.render_dot = dot + 8;
+        }
+        self.fetched_last(cart, last_fetch);
     }
 
     /// Whether the render part's dots up to `end` of its line can run at once: rendering off
@@ -823,43 +905,12 @@ impl Ppu {
     }
 
     fn next_render_line(&mut self) {
-        self.line_start = None;
         self.render_dot = 0;
         self.render_line = if self.render_line == self.pre_render_line {
             0
         } else {
             self.render_line + 1
         };
-    }
-
-    /// What the render part's work on its current line changes, at dot 0.
-    fn line_start(&self) -> LineStart {
-        LineStart {
-            v: self.v,
-            bg: self.bg.clone(),
-            sprites: self.sprites.clone(),
-            oam: self.oam,
-            oam_addr: self.oam_addr,
-            sprite0_hit: self.sprite0_hit,
-            sprite_overflow: self.sprite_overflow,
-        }
-    }
-
-    /// Takes the render part back to the start of its line, as kept in `line_start`.
-    fn restart_line(&mut self) {
-        let Some(start) = self.line_start.take() else {
-            return;
-        };
-        LineStart {
-            v: self.v,
-            bg: self.bg,
-            sprites: self.sprites,
-            oam: self.oam,
-            oam_addr: self.oam_addr,
-            sprite0_hit: self.sprite0_hit,
-            sprite_overflow: self.sprite_overflow,
-        } = start;
-        self.render_dot = 0;
     }
 
     /// The render part's whole current line, from dot 0.
@@ -871,10 +922,8 @@ impl Ppu {
                 self.corrupt_oam();
                 self.render_line(&memory, cart);
                 // Dot 339's nametable fetch is the line's last address on the bus (MMC1 keeps
-                // its A12), unless the timing part tells the board of A12 itself.
-                if !cart.follows_a12() {
-                    cart.ppu_address(self.nametable_addr());
-                }
+                // its A12).
+                self.fetched_last(cart, self.nametable_addr());
             } else if line < 240 {
                 if !self.sprites.buffered {
                     self.sprites.idle_dots(256);
@@ -912,11 +961,17 @@ impl Ppu {
             self.copy_vertical();
         }
         self.fetch_line(cart);
-        // Dots 321-336: the next line's first two tiles; 337 and 339 fetch unused nametable
-        // bytes, which only a mapper watching the bus could notice.
+        self.fetch_next_tiles(memory);
+    }
+
+    /// Dots 321-340 of a line with rendering on at once: the next line's first two tiles
+    /// (337 and 339 fetch unused nametable bytes, which only a mapper watching the bus could
+    /// notice), the sprites' idle reads of slot 0, and their counters' start.
+    fn fetch_next_tiles(&mut self, memory: &LineMemory) {
         let first = self.fetch_quiet(memory, None);
         let second = self.fetch_quiet(memory, Some(first));
         self.bg.load_prefetched(first, second);
+        self.slots_idle();
     }
 
     /// Dots 1-256 of a visible line with rendering on: the background fetches, then the
@@ -931,49 +986,60 @@ impl Ppu {
         self.fetch_line_rows(memory, fetched.try_into().unwrap());
 
         self.refresh_line_colours();
-        let colours = &self.line_colours;
+        let shown = self.layers_shown();
         let fine_x = 4 * u32::from(self.fine_x);
-        // What each layer shows in the first tile and in the others (left-edge clipping).
-        let shown = |on: u8, left: u8| {
-            let all = |on: bool| if on { u64::MAX } else { 0 };
-            let mask = self.shown();
-            [all(mask & (on | left) == on | left), all(mask & on == on)]
-        };
-        let (bg_shown, sprites_shown) = (
-            shown(mask::BG, mask::BG_LEFT),
-            shown(mask::SPRITES, mask::SPRITES_LEFT),
-        );
-        let start = usize::from(self.render_line) * WIDTH;
-        let out: &mut [u16; WIDTH] = (&mut self.frame_buffer[start..start + WIDTH])
-            .try_into()
-            .unwrap();
-        let line = &self.sprites.line;
         let mut hit = false;
         for tile in 0..32 {
-            let x = tile * 8;
-            let rest = usize::from(tile > 0);
-            let bg = ((u64::from(stream[tile + 1]) << 32 | u64::from(stream[tile])) >> fine_x)
-                & bg_shown[rest];
-            // The sprite line buffer is 0 where no sprite pixel is.
-            let sprites =
-                u64::from_le_bytes(line[x..x + 8].try_into().unwrap()) & sprites_shown[rest];
-            let pixels = &mut out[x..x + 8];
-            if sprites == 0 {
-                for (two, i) in pixels.chunks_exact_mut(2).zip((0..).step_by(8)) {
-                    let pair = colours.pairs[usize::from((bg >> i) as u8)];
-                    two[0] = pair as u16;
-                    two[1] = (pair >> 16) as u16;
-                }
-                continue;
-            }
-            for (i, pixel) in pixels.iter_mut().enumerate() {
-                let sprite = sprites::Pixel::from_line((sprites >> (8 * i)) as u8);
-                let (addr, sprite0) = combine(x + i, (bg >> (4 * i)) as u8 & 0x0F, sprite);
-                hit |= sprite0;
-                *pixel = colours.single[usize::from(addr & 0x1F)];
-            }
+            let bg = (u64::from(stream[tile + 1]) << 32 | u64::from(stream[tile])) >> fine_x;
+            hit |= self.draw_tile(tile * 8, bg, &shown);
         }
         self.sprite0_hit |= hit;
+    }
+
+    /// What of the background and the sprites shows (left-edge clipping): each layer's mask,
+    /// for the first tile and the others.
+    fn layers_shown(&self) -> [[u64; 2]; 2] {
+        let mask = self.shown();
+        let shown = |on: u8, left: u8| {
+            let all = |on: bool| if on { u64::MAX } else { 0 };
+            [all(mask & (on | left) == on | left), all(mask & on == on)]
+        };
+        [
+            shown(mask::BG, mask::BG_LEFT),
+            shown(mask::SPRITES, mask::SPRITES_LEFT),
+        ]
+    }
+
+    /// Pixels `x` to `x + 7` of the render line (`x` a multiple of 8) as the output stage
+    /// sends them, from their background palette addresses (`bg`, a nibble each, the first
+    /// in the low one) and the sprite line buffer, the layers masked by `shown` (see
+    /// [`Self::layers_shown`]); returns whether sprite 0 hits among them.
+    #[inline(always)]
+    fn draw_tile(&mut self, x: usize, bg: u64, shown: &[[u64; 2]; 2]) -> bool {
+        let rest = usize::from(x > 0);
+        let bg = bg & shown[0][rest];
+        // The sprite line buffer is 0 where no sprite pixel is.
+        let sprites =
+            u64::from_le_bytes(self.sprites.line[x..x + 8].try_into().unwrap()) & shown[1][rest];
+        let start = usize::from(self.render_line) * WIDTH + x;
+        let pixels = &mut self.frame_buffer[start..start + 8];
+        let colours = &self.line_colours;
+        if sprites == 0 {
+            for (two, i) in pixels.chunks_exact_mut(2).zip((0..).step_by(8)) {
+                let pair = colours.pairs[usize::from((bg >> i) as u8)];
+                two[0] = pair as u16;
+                two[1] = (pair >> 16) as u16;
+            }
+            return false;
+        }
+        let mut hit = false;
+        for (i, pixel) in pixels.iter_mut().enumerate() {
+            let sprite = sprites::Pixel::from_line((sprites >> (8 * i)) as u8);
+            let (addr, sprite0) = combine(x + i, (bg >> (4 * i)) as u8 & 0x0F, sprite);
+            hit |= sprite0;
+            *pixel = colours.single[usize::from(addr & 0x1F)];
+        }
+        hit
     }
 
     /// Brings the colours a line is drawn with up to date with palette RAM and PPUMASK.
@@ -1349,7 +1415,6 @@ impl Ppu {
 
     /// A PPUMASK write taking effect (the render part caught up to this dot).
     fn apply_mask(&mut self, val: u8) {
-        self.line_start = None;
         self.slot_tables = None;
         self.mask_pending = None;
         if self.rendering_now() && val & mask::RENDERING == 0 {

@@ -232,6 +232,22 @@ impl Ppu {
         fetch
     }
 
+    /// A tile's dots of dots 1-256 (`last_dot` the eighth) at once, as [`Self::background_dot`]
+    /// runs them: its four fetches at v into the latches, then the step to the next column
+    /// (and row, on dot 256). Returns the last fetch's address.
+    pub(super) fn fetch_tile_dots(&mut self, memory: &LineMemory, last_dot: u16) -> u16 {
+        let fetch = self.fetch_at(memory, self.v, None);
+        let last_fetch = bg_pattern_addr(self.ppu_ctrl, fetch.tile, self.v) | 8;
+        let bg = &mut self.bg;
+        (bg.tile, bg.attribute, bg.pattern_low, bg.pattern_high) =
+            (fetch.tile, fetch.attribute, fetch.low, fetch.high);
+        self.increment_coarse_x();
+        if last_dot == 256 {
+            self.increment_y();
+        }
+        last_fetch
+    }
+
     /// The rows of the tiles fetched on dots 1-248 of a line run as a whole (as
     /// [`Self::fetch_quiet`] makes them) from v on. The tile of dots 249-256 only reaches the
     /// latches, which dots 321-336 overwrite; after its column v's coarse X has stepped 32
@@ -321,7 +337,6 @@ impl Ppu {
     /// goes to the new v's high byte with the low byte already in the address latch: nestor
     /// made the fetch on its address dot, so it is made again from there.
     pub(super) fn copy_address(&mut self, address: u16, cart: &mut Cartridge) {
-        self.line_start = None;
         let old = self.v;
         self.v = address;
         let fetching = self.rendering_enabled()

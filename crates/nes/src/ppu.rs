@@ -104,7 +104,8 @@ pub struct Ppu {
     quiet_until: u16,
     /// Frames started since power-on (incremented when line 0 begins).
     pub frame: u64,
-    pub oam: [u8; 256],
+    /// Private: a change must forget `overflow_counted`.
+    oam: [u8; 256],
     /// Palette RAM: 6-bit entries; $3F10/$14/$18/$1C are mirrors of $3F00/$04/$08/$0C.
     pub palette: [u8; 32],
     /// 9-bit pixels: palette index (bits 0-5) and emphasis (bits 6-8: red, green, blue, on every
@@ -152,6 +153,14 @@ pub struct Ppu {
     /// driven high (in frames) so it can decay.
     io_latch: u8,
     io_refreshed: [u64; 8],
+    /// The frame of the latch's last drive, in which it has no faded bit, and the bits
+    /// driven high in it since (`u64::MAX`: not known). Not part of the state.
+    latch_frame: u64,
+    refreshed_now: u8,
+    /// Whether nine OAM bytes are in range of a line ([`Ppu::overflow_possible`]) for the
+    /// line and sprite height it was counted for, while OAM stays the same. Not part of the
+    /// state.
+    overflow_counted: Option<(u16, u16, bool)>,
 
     bg: background::Pipeline,
     sprites: sprites::Sprites,
@@ -224,6 +233,9 @@ impl Field for Ppu {
             fetched: _,
             io_latch,
             io_refreshed,
+            latch_frame,
+            refreshed_now,
+            overflow_counted,
             bg,
             sprites,
             line_colours: _,
@@ -231,6 +243,7 @@ impl Field for Ppu {
             slot_tables,
         } = self;
         (*a12_seen, *slot_tables) = (None, None);
+        (*latch_frame, *refreshed_now, *overflow_counted) = (u64::MAX, 0, None);
         let lines = self.region.lines_per_frame();
         io.checked(scanline, "PPU scanline", |&l| l < lines);
         io.checked(dot, "PPU dot", |&d| d < DOTS_PER_LINE);
@@ -310,6 +323,9 @@ impl Default for Ppu {
             fetched: 0,
             io_latch: 0,
             io_refreshed: [0; 8],
+            latch_frame: u64::MAX,
+            refreshed_now: 0,
+            overflow_counted: None,
             bg: background::Pipeline::default(),
             sprites: sprites::Sprites::default(),
             line_colours: LineColours::default(),
@@ -1173,24 +1189,36 @@ impl Ppu {
         self.vblank && self.ppu_ctrl & ctrl::NMI != 0
     }
 
-    /// The I/O latch with bits that have not been driven high recently faded to 0.
-    /// (Branch-free, as every register access asks.)
+    /// The I/O latch with bits that have not been driven high recently faded to 0. Bits fade
+    /// between frames: in the frame of its last drive, the latch is as that left it.
     fn decayed_latch(&self) -> u8 {
-        let fresh = (0..8).fold(0, |acc, bit| {
+        if self.frame == self.latch_frame {
+            self.io_latch
+        } else {
+            self.io_latch & self.fresh_bits()
+        }
+    }
+
+    /// The latch's bits last driven high less than [`DECAY_FRAMES`] ago.
+    fn fresh_bits(&self) -> u8 {
+        (0..8).fold(0, |acc, bit| {
             let age = self.frame.saturating_sub(self.io_refreshed[bit]);
             acc | u8::from(age < DECAY_FRAMES) << bit
-        });
-        self.io_latch & fresh
+        })
     }
 
     /// Drives the latch bits in `driven` with `val`; the other bits keep (and decay) as they are.
     fn drive_latch(&mut self, val: u8, driven: u8) {
         self.io_latch = (self.decayed_latch() & !driven) | (val & driven);
-        let refreshed = driven & val;
-        for (bit, at) in self.io_refreshed.iter_mut().enumerate() {
-            if refreshed & (1 << bit) != 0 {
-                *at = self.frame;
-            }
+        if self.latch_frame != self.frame {
+            (self.latch_frame, self.refreshed_now) = (self.frame, 0);
+        }
+        // Bits driven high already this frame have their time.
+        let mut refreshed = driven & val & !self.refreshed_now;
+        self.refreshed_now |= refreshed;
+        while refreshed != 0 {
+            self.io_refreshed[refreshed.trailing_zeros() as usize] = self.frame;
+            refreshed &= refreshed - 1;
         }
     }
 
@@ -1216,7 +1244,7 @@ impl Ppu {
     /// dot 0 (where they clear) and the VBlank lines do nothing to them; with rendering on, a
     /// visible line sets sprite 0 hit only on dots 1-256 while the line buffer holds sprite 0,
     /// and overflow only on dots 65-256, where the scan needs nine OAM bytes in range.
-    fn sprite_flags_settled(&self) -> bool {
+    fn sprite_flags_settled(&mut self) -> bool {
         let (line, from, to) = (self.render_line, self.render_dot, self.dot);
         if line != self.scanline || self.mask_pending.is_some() {
             return false;
@@ -1229,7 +1257,7 @@ impl Ppu {
         }
         let hit_settled =
             self.sprite0_hit || (self.sprites.buffered && !self.sprites.sprite0_in_line);
-        hit_settled && (self.sprite_overflow || to <= 65 || !self.overflow_possible())
+        hit_settled && (self.sprite_overflow || to <= 65 || !self.overflow_counted())
     }
 
     /// CPU read of $2000-$2007 (`reg` already reduced to 0-7).
@@ -1397,6 +1425,7 @@ impl Ppu {
         };
         self.oam[usize::from(self.oam_addr)] = val;
         self.oam_addr = self.oam_addr.wrapping_add(1);
+        self.overflow_counted = None;
     }
 
     /// An OAM DMA's 256 $2004 writes on the VBlank lines, where each goes to OAM: what as

@@ -370,6 +370,7 @@ impl Ppu {
         if let Some(addr) = self.sprites.oam_corruption.take() {
             let row = usize::from(addr) * 8;
             self.oam.copy_within(0..8, row);
+            self.overflow_counted = None;
             self.sprites.secondary[usize::from(addr)] = self.sprites.secondary[0];
         }
     }
@@ -392,6 +393,20 @@ impl Ppu {
             self.render_dot,
         ) = kept;
         tables
+    }
+
+    /// [`Self::overflow_possible`], counted once for a line and sprite height while OAM stays
+    /// the same.
+    pub(super) fn overflow_counted(&mut self) -> bool {
+        let key = (self.render_line & 0xFF, self.sprite_height());
+        match self.overflow_counted {
+            Some((line, height, possible)) if (line, height) == key => possible,
+            _ => {
+                let possible = self.overflow_possible();
+                self.overflow_counted = Some((key.0, key.1, possible));
+                possible
+            }
+        }
     }
 
     /// Whether the render line's scan could set the overflow flag: it reads Y from OAM bytes,

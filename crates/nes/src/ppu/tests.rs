@@ -891,3 +891,76 @@ fn compare_with_lockstep(
     }
     irqs
 }
+
+#[test]
+fn the_latch_decays_as_counting_every_bits_age_does() {
+    // The reference: each bit's last drive high, and the latch's bits older than
+    // DECAY_FRAMES faded, asked at every read.
+    let mut random = XorShift(0x6A09_E667_F3BC_C908);
+    let (mut ppu, mut cart) = (Ppu::default(), cart());
+    let (mut latch, mut refreshed) = (0u8, [0u64; 8]);
+    let fresh = |refreshed: &[u64; 8], frame: u64| {
+        (0..8).fold(0u8, |acc, bit| {
+            acc | u8::from(frame.saturating_sub(refreshed[bit]) < DECAY_FRAMES) << bit
+        })
+    };
+    let mut faded = 0;
+    for _ in 0..20_000 {
+        match random.byte() {
+            0..=7 => ppu.frame += u64::from(random.byte() % 40),
+            8..=9 => {
+                // A state load forgets when the latch was last driven.
+                let state = ppu_state(&ppu);
+                ppu = Ppu::default();
+                StateIo::load(&state, |io| ppu.visit(io)).unwrap();
+            }
+            10..=99 => {
+                let val = random.byte();
+                let reg = [0, 3, 5, 6][usize::from(random.byte() % 4)];
+                ppu.write_register(reg, val, &mut cart);
+                latch = val;
+                refreshed
+                    .iter_mut()
+                    .enumerate()
+                    .filter(|(bit, _)| val >> bit & 1 != 0)
+                    .for_each(|(_, at)| *at = ppu.frame);
+            }
+            _ => {
+                // $2002 drives bits 5-7, with VBlank and the sprite flags clear here.
+                let expected = latch & fresh(&refreshed, ppu.frame);
+                faded += usize::from(expected != latch);
+                assert_eq!(ppu.read_register(2, &mut cart), expected & 0x1F);
+                latch = expected & 0x1F;
+                assert_eq!(ppu.read_register(1, &mut cart), latch);
+            }
+        }
+    }
+    assert!(faded > 40, "{faded} reads saw bits faded");
+}
+
+#[test]
+fn overflow_counted_once_a_line_matches_counting_every_time() {
+    let mut random = XorShift(0xBB67_AE85_84CA_A73B);
+    let mut ppu = Ppu::default();
+    let (mut possible, mut impossible) = (0, 0);
+    for _ in 0..20_000 {
+        match random.byte() {
+            0..=49 => {
+                // A $2004 write outside rendering.
+                ppu.oam_addr = random.byte();
+                ppu.write_oam(random.byte() % 64);
+            }
+            50..=59 => ppu.ppu_ctrl ^= ctrl::SPRITE_8X16,
+            60..=69 => ppu.sprites.oam_corruption = Some(random.byte() % 32),
+            70..=79 => ppu.corrupt_oam(),
+            80..=159 => ppu.render_line = u16::from(random.byte()) % LINES_PER_FRAME,
+            _ => {
+                let counted = ppu.overflow_counted();
+                assert_eq!(counted, ppu.overflow_possible());
+                possible += usize::from(counted);
+                impossible += usize::from(!counted);
+            }
+        }
+    }
+    assert!(possible > 500 && impossible > 500, "{possible} / {impossible}");
+}

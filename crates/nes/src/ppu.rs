@@ -714,31 +714,32 @@ impl Ppu {
 
     /// The render part's dots up to `end` of its line (a visible or the pre-render line) with
     /// rendering on, as [`Self::render_step`] runs them one by one, but in runs where nothing
-    /// in between can see them: a tile's eight dots at once on dots 1-256, a sprite slot's on
-    /// 257-320, and 321-340 together. Dots the runs do not cover (the stretch's ends inside a
-    /// tile, a PPUMASK write, $2007 read or $2006 copy on its way, sprites drawn dot by dot)
-    /// run one by one.
+    /// in between can see them: a tile's dots (or those of it in the stretch) at once on dots
+    /// 1-256, a sprite slot's on 257-320, and 321-340 together. The other dots (a slot or dots
+    /// 321-340 cut by the stretch's end, dot 0, every dot while a PPUMASK write or $2007 read
+    /// is on its way or sprites are drawn dot by dot) run one by one.
     fn render_run(&mut self, end: u16, cart: &mut Cartridge) {
         let line = self.render_line;
-        let runs = self.mask_pending.is_none() && !self.read_now;
+        // A $2007 read on its way takes the byte of the fetches (`fetched`) after it, which
+        // runs do not keep.
+        let runs = self.mask_pending.is_none() && self.read_pending == 0;
         self.corrupt_oam();
         while self.render_line == line && self.render_dot < end {
-            match self.render_dot {
-                1..=249 if runs && self.render_dot % 8 == 1 && self.render_dot + 8 <= end => {
-                    if !self.render_tiles(end, cart) {
-                        self.render_step(cart);
+            let ran = runs
+                && match self.render_dot {
+                    1..=256 => self.render_tiles(end, cart),
+                    257..=320 => self.render_slots(end, cart),
+                    321 if end == DOTS_PER_LINE => {
+                        let memory = LineMemory::new(cart, self.ppu_ctrl);
+                        self.fetch_next_tiles(&memory);
+                        self.fetched_last(cart, self.nametable_addr());
+                        self.next_render_line();
+                        true
                     }
-                }
-                257..=313 if runs && self.render_dot % 8 == 1 && self.render_dot + 8 <= end => {
-                    self.render_slots(end, cart);
-                }
-                321 if runs && end == DOTS_PER_LINE => {
-                    let memory = LineMemory::new(cart, self.ppu_ctrl);
-                    self.fetch_next_tiles(&memory);
-                    self.fetched_last(cart, self.nametable_addr());
-                    self.next_render_line();
-                }
-                _ => self.render_step(cart),
+                    _ => false,
+                };
+            if !ran {
+                self.render_step(cart);
             }
         }
     }
@@ -751,20 +752,29 @@ impl Ppu {
         }
     }
 
-    /// Whole tiles of dots 1-256 from the render part's dot (one of a tile's first) up to
-    /// `end` (see [`Self::render_run`]): the background's fetches, shifts and scroll steps,
-    /// and on a visible line the tiles' pixels with the buffered sprites, the secondary OAM
-    /// clear and the OAM scan. A tile is drawn as the output stage sends it, so with colour
-    /// bits on, only once the stretch covers the three dots after it. Returns whether a tile
-    /// was run (a visible line whose sprites run dot by dot runs none).
+    /// Dots 1-256 from the render part's dot up to `end` (see [`Self::render_run`]), a tile's
+    /// dots (eight from one with dot % 8 == 1) or the part of them in the stretch at once:
+    /// the background's fetches, shifts and scroll steps, and on a visible line the pixels
+    /// with the buffered sprites, the secondary OAM clear and the OAM scan. Pixels are drawn
+    /// as the output stage sends them three dots later: with colour bits on, only whole tiles
+    /// whose three dots after are in the stretch. Returns whether a dot was run (none on a
+    /// visible line whose sprites run dot by dot).
     fn render_tiles(&mut self, end: u16, cart: &mut Cartridge) -> bool {
         let visible = self.render_line < 240;
         if visible && !self.sprites.buffered {
             return false;
         }
         let coloured = visible && self.ppu_mask & (mask::GREYSCALE | mask::EMPHASIS) != 0;
-        let last_dot = end.saturating_sub(if coloured { 11 } else { 8 });
-        if self.render_dot > last_dot {
+        let stop = if coloured {
+            let last_first = end.saturating_sub(11).min(249);
+            if self.render_dot % 8 != 1 || self.render_dot > last_first {
+                return false;
+            }
+            ((last_first - 1) & !7 | 1) + 8
+        } else {
+            end.min(257)
+        };
+        if self.render_dot >= stop {
             return false;
         }
         if visible {
@@ -772,15 +782,19 @@ impl Ppu {
         }
         let shown = self.layers_shown();
         let memory = LineMemory::new(cart, self.ppu_ctrl);
-        let mut last_fetch = 0;
-        while self.render_dot <= last_dot.min(249) {
+        let mut last_fetch = None;
+        while self.render_dot < stop {
             let dot = self.render_dot;
+            let first = (dot - 1) & !7 | 1;
+            let to = stop.min(first + 8);
             if dot > 1 {
                 self.bg.shift(1);
-                self.bg.reload();
+                if dot == first {
+                    self.bg.reload();
+                }
             }
             if visible {
-                // The pixels of dots `dot` to `dot + 7`: nibbles fine X on of what the shift
+                // The pixels of dots `dot` to `to - 1`: nibbles fine X on of what the shift
                 // registers hold now (see `Pipeline::queued_rows`).
                 let [drawn, next] = self.bg.queued_rows().map(u64::from);
                 let bg = (next << 32 | drawn) >> (4 * self.fine_x);
@@ -790,14 +804,19 @@ impl Ppu {
                         self.send_pixel(x);
                     }
                 }
-                self.sprite0_hit |= self.draw_tile(usize::from(dot - 1), bg, &shown);
-                self.scan_dots(dot, dot + 8);
+                let x = usize::from(dot - 1);
+                self.sprite0_hit |= self.draw_tile(x, bg, usize::from(to - dot), &shown);
+                self.scan_dots(dot, to);
             }
-            self.bg.shift(7);
-            last_fetch = self.fetch_tile_dots(&memory, dot + 7);
-            self.render_dot = dot + 8;
+            self.bg.shift(to - dot - 1);
+            last_fetch = self
+                .fetch_tile_dots(&memory, first, dot - first..to - first)
+                .or(last_fetch);
+            self.render_dot = to;
         }
-        self.fetched_last(cart, last_fetch);
+        if let Some(addr) = last_fetch {
+            self.fetched_last(cart, addr);
+        }
         true
     }
 
@@ -805,7 +824,10 @@ impl Ppu {
     /// up to `end` (see [`Self::render_run`]), with what else those dots do: the background
     /// shifters' last reload, the last pixels sent, the horizontal copy on dot 257 and the
     /// pre-render line's vertical copies.
-    fn render_slots(&mut self, end: u16, cart: &mut Cartridge) {
+    fn render_slots(&mut self, end: u16, cart: &mut Cartridge) -> bool {
+        if self.render_dot % 8 != 1 || self.render_dot + 8 > end {
+            return false;
+        }
         let mut last_fetch = 0;
         while self.render_dot <= 313 && self.render_dot + 8 <= end {
             let dot = self.render_dot;
@@ -824,10 +846,13 @@ impl Ppu {
                 self.copy_vertical();
             }
             self.oam_addr = 0;
-            last_fetch = self.fetch_slot(usize::from((dot - 257) / 8), cart, true);
+            let slot = usize::from((dot - 257) / 8);
+            self.fetch_slot(slot, cart, true);
+            last_fetch = self.slot_pattern_addr(slot) | 8;
             self.render_dot = dot + 8;
         }
         self.fetched_last(cart, last_fetch);
+        true
     }
 
     /// Whether the render part's dots up to `end` of its line can run at once: rendering off
@@ -1007,7 +1032,7 @@ impl Ppu {
         let mut hit = false;
         for tile in 0..32 {
             let bg = (u64::from(stream[tile + 1]) << 32 | u64::from(stream[tile])) >> fine_x;
-            hit |= self.draw_tile(tile * 8, bg, &shown);
+            hit |= self.draw_tile(tile * 8, bg, 8, &shown);
         }
         self.sprite0_hit |= hit;
     }
@@ -1026,21 +1051,22 @@ impl Ppu {
         ]
     }
 
-    /// Pixels `x` to `x + 7` of the render line (`x` a multiple of 8) as the output stage
+    /// Pixels `x` to `x + count - 1` of the render line, all in one tile, as the output stage
     /// sends them, from their background palette addresses (`bg`, a nibble each, the first
     /// in the low one) and the sprite line buffer, the layers masked by `shown` (see
     /// [`Self::layers_shown`]); returns whether sprite 0 hits among them.
     #[inline(always)]
-    fn draw_tile(&mut self, x: usize, bg: u64, shown: &[[u64; 2]; 2]) -> bool {
-        let rest = usize::from(x > 0);
+    fn draw_tile(&mut self, x: usize, bg: u64, count: usize, shown: &[[u64; 2]; 2]) -> bool {
+        let rest = usize::from(x >= 8);
         let bg = bg & shown[0][rest];
         // The sprite line buffer is 0 where no sprite pixel is.
-        let sprites =
-            u64::from_le_bytes(self.sprites.line[x..x + 8].try_into().unwrap()) & shown[1][rest];
+        let mut line = [0; 8];
+        line[..count].copy_from_slice(&self.sprites.line[x..x + count]);
+        let sprites = u64::from_le_bytes(line) & shown[1][rest];
         let start = usize::from(self.render_line) * WIDTH + x;
-        let pixels = &mut self.frame_buffer[start..start + 8];
+        let pixels = &mut self.frame_buffer[start..start + count];
         let colours = &self.line_colours;
-        if sprites == 0 {
+        if sprites == 0 && count == 8 {
             for (two, i) in pixels.chunks_exact_mut(2).zip((0..).step_by(8)) {
                 let pair = colours.pairs[usize::from((bg >> i) as u8)];
                 two[0] = pair as u16;

@@ -7,6 +7,7 @@
 use super::{ctrl, Ppu};
 use crate::cartridge::Cartridge;
 use crate::state::{fields, Field, StateIo};
+use std::ops::Range;
 
 /// Nibble i of `SPREAD[b]` is bit 7 - i of `b`: a row of eight pixels' bits, 4 bits a pixel.
 const SPREAD: [u32; 256] = {
@@ -232,20 +233,44 @@ impl Ppu {
         fetch
     }
 
-    /// A tile's dots of dots 1-256 (`last_dot` the eighth) at once, as [`Self::background_dot`]
-    /// runs them: its four fetches at v into the latches, then the step to the next column
-    /// (and row, on dot 256). Returns the last fetch's address.
-    pub(super) fn fetch_tile_dots(&mut self, memory: &LineMemory, last_dot: u16) -> u16 {
-        let fetch = self.fetch_at(memory, self.v, None);
-        let last_fetch = bg_pattern_addr(self.ppu_ctrl, fetch.tile, self.v) | 8;
-        let bg = &mut self.bg;
-        (bg.tile, bg.attribute, bg.pattern_low, bg.pattern_high) =
-            (fetch.tile, fetch.attribute, fetch.low, fetch.high);
-        self.increment_coarse_x();
-        if last_dot == 256 {
-            self.increment_y();
+    /// Steps `steps` (0-7) of the tile whose dots start at `first` at once, as
+    /// [`Self::background_dot`] runs them: the fetches at v into the latches (step 0 the
+    /// nametable byte, 2 the attribute, 4 and 6 the pattern planes), then the step to the next
+    /// column (7; and row, on dot 256). Returns the last fetch's address, if any.
+    pub(super) fn fetch_tile_dots(
+        &mut self,
+        memory: &LineMemory,
+        first: u16,
+        steps: Range<u16>,
+    ) -> Option<u16> {
+        let v = self.v;
+        let mut last = None;
+        if steps.contains(&0) {
+            let addr = nametable_addr(v);
+            self.bg.tile = memory.read(addr);
+            last = Some(addr);
         }
-        last_fetch
+        if steps.contains(&2) {
+            let (addr, shift) = attribute_addr(v);
+            self.bg.attribute = (memory.read(addr) >> shift) & 3;
+            last = Some(addr);
+        }
+        let pattern = bg_pattern_addr(self.ppu_ctrl, self.bg.tile, v);
+        if steps.contains(&4) {
+            self.bg.pattern_low = memory.read(pattern);
+            last = Some(pattern);
+        }
+        if steps.contains(&6) {
+            self.bg.pattern_high = memory.read(pattern | 8);
+            last = Some(pattern | 8);
+        }
+        if steps.contains(&7) {
+            self.increment_coarse_x();
+            if first == 249 {
+                self.increment_y();
+            }
+        }
+        last
     }
 
     /// The rows of the tiles fetched on dots 1-248 of a line run as a whole (as

@@ -539,14 +539,14 @@ impl Ppu {
 
     /// Slot `slot`'s eight dots of dots 257-320 at once, as [`Self::fetch_sprite`] runs them
     /// (the unused nametable fetches left out): its pattern row read (for an empty slot only
-    /// if `latched`: its low plane stays in the latch) and loaded. Returns the last fetch's
-    /// address.
-    pub(super) fn fetch_slot(&mut self, slot: usize, cart: &Cartridge, latched: bool) -> u16 {
+    /// if `latched`: its low plane stays in the latch) and loaded.
+    #[inline]
+    pub(super) fn fetch_slot(&mut self, slot: usize, cart: &Cartridge, latched: bool) {
         let entry = &self.sprites.secondary[slot * 4..slot * 4 + 4];
-        let (y, tile, attr, x) = (entry[0], entry[1], entry[2], entry[3]);
+        let (y, attr, x) = (entry[0], entry[2], entry[3]);
         let in_range = self.sprite_in_range(y);
-        let addr = self.sprite_pattern_addr(y, tile, attr);
         let (low, high) = if in_range || latched {
+            let addr = self.slot_pattern_addr(slot);
             (cart.ppu_peek(addr), cart.ppu_peek(addr | 8))
         } else {
             (0, 0)
@@ -555,7 +555,12 @@ impl Ppu {
         // The slot's last dots read its X byte.
         self.sprites.oam_bus = x;
         self.load_slot(slot, in_range, low, high, attr, x);
-        addr | 8
+    }
+
+    /// The low plane's address of slot `slot`'s pattern row, from its secondary OAM bytes.
+    pub(super) fn slot_pattern_addr(&self, slot: usize) -> u16 {
+        let entry = &self.sprites.secondary[slot * 4..slot * 4 + 3];
+        self.sprite_pattern_addr(entry[0], entry[1], entry[2])
     }
 
     /// One dot of the OAM scan (dots 65-256).

@@ -863,7 +863,7 @@ impl Ppu {
         !self.rendering_enabled()
             && self.mask_pending.is_none()
             && !(line == 0 && start <= 1 && end > 1)
-            && !(line == PRE_RENDER_LINE
+            && !(line == self.pre_render_line
                 && (start == 0 || (self.skip_last_dot && start <= 339 && end > 339)))
     }
 
@@ -1276,7 +1276,7 @@ impl Ppu {
             return false;
         }
         if line >= 240 {
-            return line != PRE_RENDER_LINE || from > 0;
+            return line != self.pre_render_line || from > 0;
         }
         if !self.rendering_enabled() || from > 256 {
             return true;

@@ -732,8 +732,7 @@ fn cpu_cycle(
             ppu.run_dots(n, cart);
         }
     };
-    if !dot_by_dot && matches!(access, Access::None) && cart.quiet_cycles() && ppu.quiet_for(3)
-    {
+    if !dot_by_dot && matches!(access, Access::None) && cart.quiet_cycles() && ppu.quiet_for(3) {
         cart.quiet_cycle();
         ppu.count_dots(3);
         return 0;
@@ -962,5 +961,8 @@ fn overflow_counted_once_a_line_matches_counting_every_time() {
             }
         }
     }
-    assert!(possible > 500 && impossible > 500, "{possible} / {impossible}");
+    assert!(
+        possible > 500 && impossible > 500,
+        "{possible} / {impossible}"
+    );
 }

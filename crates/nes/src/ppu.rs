@@ -11,7 +11,8 @@
 //! Speed: the PPU runs in two parts. The timing part (position, frame count, VBlank flag, the
 //! odd-frame skip) advances with every dot, mostly by a plain add. The render part (fetches,
 //! scroll counters, sprite evaluation, pixels, the sprite flags) runs behind it and catches up,
-//! a whole line at a time where it can, whenever something could observe it: a register access,
+//! a whole line at a time where it can and in runs of a tile's or a sprite slot's dots in the
+//! middle of a line ([`Ppu::catch_up`]), whenever something could observe it: a register access,
 //! a cartridge write (banks, mirroring), and the end of every line. Between those points
 //! nothing outside the render part reads or changes what it works on, so the result is the
 //! same as running it dot by dot. Mappers that watch only A12 of the PPU's address bus (MMC3's

@@ -1009,6 +1009,7 @@ impl Ppu {
     /// Dots 321-340 of a line with rendering on at once: the next line's first two tiles
     /// (337 and 339 fetch unused nametable bytes, which only a mapper watching the bus could
     /// notice), the sprites' idle reads of slot 0, and their counters' start.
+    #[inline(always)]
     fn fetch_next_tiles(&mut self, memory: &LineMemory) {
         let first = self.fetch_quiet(memory, None);
         let second = self.fetch_quiet(memory, Some(first));

@@ -528,6 +528,7 @@ impl Ppu {
 
     /// Dots 321-340 of the sprites at once: the idle reads of slot 0, then the counters'
     /// start (late after the pre-render line's skipped dot).
+    #[inline(always)]
     pub(super) fn slots_idle(&mut self) {
         self.sprites.oam_bus = self.sprites.secondary[0];
         if self.render_line == self.pre_render_line && self.skip_last_dot {
@@ -540,7 +541,7 @@ impl Ppu {
     /// Slot `slot`'s eight dots of dots 257-320 at once, as [`Self::fetch_sprite`] runs them
     /// (the unused nametable fetches left out): its pattern row read (for an empty slot only
     /// if `latched`: its low plane stays in the latch) and loaded.
-    #[inline]
+    #[inline(always)]
     pub(super) fn fetch_slot(&mut self, slot: usize, cart: &Cartridge, latched: bool) {
         let entry = &self.sprites.secondary[slot * 4..slot * 4 + 4];
         let (y, attr, x) = (entry[0], entry[2], entry[3]);

@@ -806,7 +806,7 @@ impl Ppu {
                     }
                 }
                 let x = usize::from(dot - 1);
-                self.sprite0_hit |= self.draw_tile(x, bg, usize::from(to - dot), &shown);
+                self.sprite0_hit |= self.line_pixels(shown).draw(x, bg, usize::from(to - dot));
                 self.scan_dots(dot, to);
             }
             self.bg.shift(to - dot - 1);
@@ -1029,12 +1029,12 @@ impl Ppu {
         self.fetch_line_rows(memory, fetched.try_into().unwrap());
 
         self.refresh_line_colours();
-        let shown = self.layers_shown();
         let fine_x = 4 * u32::from(self.fine_x);
+        let mut pixels = self.line_pixels(self.layers_shown());
         let mut hit = false;
         for tile in 0..32 {
             let bg = (u64::from(stream[tile + 1]) << 32 | u64::from(stream[tile])) >> fine_x;
-            hit |= self.draw_tile(tile * 8, bg, 8, &shown);
+            hit |= pixels.draw(tile * 8, bg, 8);
         }
         self.sprite0_hit |= hit;
     }
@@ -1053,37 +1053,18 @@ impl Ppu {
         ]
     }
 
-    /// Pixels `x` to `x + count - 1` of the render line, all in one tile, as the output stage
-    /// sends them, from their background palette addresses (`bg`, a nibble each, the first
-    /// in the low one) and the sprite line buffer, the layers masked by `shown` (see
-    /// [`Self::layers_shown`]); returns whether sprite 0 hits among them.
-    #[inline(always)]
-    fn draw_tile(&mut self, x: usize, bg: u64, count: usize, shown: &[[u64; 2]; 2]) -> bool {
-        let rest = usize::from(x >= 8);
-        let bg = bg & shown[0][rest];
-        // The sprite line buffer is 0 where no sprite pixel is.
-        let mut line = [0; 8];
-        line[..count].copy_from_slice(&self.sprites.line[x..x + count]);
-        let sprites = u64::from_le_bytes(line) & shown[1][rest];
-        let start = usize::from(self.render_line) * WIDTH + x;
-        let pixels = &mut self.frame_buffer[start..start + count];
-        let colours = &self.line_colours;
-        if sprites == 0 && count == 8 {
-            for (two, i) in pixels.chunks_exact_mut(2).zip((0..).step_by(8)) {
-                let pair = colours.pairs[usize::from((bg >> i) as u8)];
-                two[0] = pair as u16;
-                two[1] = (pair >> 16) as u16;
-            }
-            return false;
+    /// The render line's row of the frame buffer with what its pixels are drawn from, the
+    /// layers masked by `shown` (see [`Self::layers_shown`]).
+    fn line_pixels(&mut self, shown: [[u64; 2]; 2]) -> LinePixels<'_> {
+        let start = usize::from(self.render_line) * WIDTH;
+        LinePixels {
+            out: (&mut self.frame_buffer[start..start + WIDTH])
+                .try_into()
+                .unwrap(),
+            sprites: &self.sprites.line,
+            colours: &self.line_colours,
+            shown,
         }
-        let mut hit = false;
-        for (i, pixel) in pixels.iter_mut().enumerate() {
-            let sprite = sprites::Pixel::from_line((sprites >> (8 * i)) as u8);
-            let (addr, sprite0) = combine(x + i, (bg >> (4 * i)) as u8 & 0x0F, sprite);
-            hit |= sprite0;
-            *pixel = colours.single[usize::from(addr & 0x1F)];
-        }
-        hit
     }
 
     /// Brings the colours a line is drawn with up to date with palette RAM and PPUMASK.
@@ -1504,6 +1485,47 @@ impl Ppu {
             };
             self.v = self.v.wrapping_add(step) & 0x7FFF;
         }
+    }
+}
+
+/// A line's pixels as [`Ppu::line_pixels`] gives them to draw.
+struct LinePixels<'a> {
+    out: &'a mut [u16; WIDTH],
+    sprites: &'a [u8; WIDTH],
+    colours: &'a LineColours,
+    shown: [[u64; 2]; 2],
+}
+
+impl LinePixels<'_> {
+    /// Pixels `x` to `x + count - 1`, all in one tile, as the output stage sends them, from
+    /// their background palette addresses (`bg`, a nibble each, the first in the low one) and
+    /// the sprite line buffer; returns whether sprite 0 hits among them.
+    #[inline(always)]
+    fn draw(&mut self, x: usize, bg: u64, count: usize) -> bool {
+        let rest = usize::from(x >= 8);
+        let bg = bg & self.shown[0][rest];
+        // The sprite line buffer is 0 where no sprite pixel is.
+        let mut line = [0; 8];
+        line[..count].copy_from_slice(&self.sprites[x..x + count]);
+        let sprites = u64::from_le_bytes(line) & self.shown[1][rest];
+        let pixels = &mut self.out[x..x + count];
+        let colours = self.colours;
+        if sprites == 0 && count == 8 {
+            for (two, i) in pixels.chunks_exact_mut(2).zip((0..).step_by(8)) {
+                let pair = colours.pairs[usize::from((bg >> i) as u8)];
+                two[0] = pair as u16;
+                two[1] = (pair >> 16) as u16;
+            }
+            return false;
+        }
+        let mut hit = false;
+        for (i, pixel) in pixels.iter_mut().enumerate() {
+            let sprite = sprites::Pixel::from_line((sprites >> (8 * i)) as u8);
+            let (addr, sprite0) = combine(x + i, (bg >> (4 * i)) as u8 & 0x0F, sprite);
+            hit |= sprite0;
+            *pixel = colours.single[usize::from(addr & 0x1F)];
+        }
+        hit
     }
 }
 

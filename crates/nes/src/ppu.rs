@@ -11,7 +11,8 @@
 //! Speed: the PPU runs in two parts. The timing part (position, frame count, VBlank flag, the
 //! odd-frame skip) advances with every dot, mostly by a plain add. The render part (fetches,
 //! scroll counters, sprite evaluation, pixels, the sprite flags) runs behind it and catches up,
-//! a whole line at a time where it can, whenever something could observe it: a register access,
+//! a whole line at a time where it can and in runs of a tile's or a sprite slot's dots in the
+//! middle of a line ([`Ppu::catch_up`]), whenever something could observe it: a register access,
 //! a cartridge write (banks, mirroring), and the end of every line. Between those points
 //! nothing outside the render part reads or changes what it works on, so the result is the
 //! same as running it dot by dot. Mappers that watch only A12 of the PPU's address bus (MMC3's
@@ -104,7 +105,8 @@ pub struct Ppu {
     quiet_until: u16,
     /// Frames started since power-on (incremented when line 0 begins).
     pub frame: u64,
-    pub oam: [u8; 256],
+    /// Private: a change must forget `overflow_counted`.
+    oam: [u8; 256],
     /// Palette RAM: 6-bit entries; $3F10/$14/$18/$1C are mirrors of $3F00/$04/$08/$0C.
     pub palette: [u8; 32],
     /// 9-bit pixels: palette index (bits 0-5) and emphasis (bits 6-8: red, green, blue, on every
@@ -152,14 +154,19 @@ pub struct Ppu {
     /// driven high (in frames) so it can decay.
     io_latch: u8,
     io_refreshed: [u64; 8],
+    /// The frame of the latch's last drive, in which it has no faded bit, and the bits
+    /// driven high in it since (`u64::MAX`: not known). Not part of the state.
+    latch_frame: u64,
+    refreshed_now: u8,
+    /// Whether nine OAM bytes are in range of a line ([`Ppu::overflow_possible`]) for the
+    /// line and sprite height it was counted for, while OAM stays the same. Not part of the
+    /// state.
+    overflow_counted: Option<(u16, u16, bool)>,
 
     bg: background::Pipeline,
     sprites: sprites::Sprites,
     /// Made from palette RAM and PPUMASK when they change; not part of the state.
     line_colours: LineColours,
-    /// The render part's line as it began, while it runs dot by dot only because it was
-    /// caught up to the middle and nothing has changed since (see [`Ppu::catch_up`]).
-    line_start: Option<LineStart>,
     /// With a board that follows A12 ([`Cartridge::follows_a12`]): the level of A12 it last
     /// heard of, if known (unknown: the next fetch tells it again). Not part of the state.
     a12_seen: Option<bool>,
@@ -167,18 +174,6 @@ pub struct Ppu {
     /// (bit n: slot n fetches from $1000), known before the render part fetches them: the
     /// line and the bits. Not part of the state.
     slot_tables: Option<(u16, u8)>,
-}
-
-/// What the render part changes over a line (besides pixels), as it was at dot 0.
-#[derive(Clone)]
-struct LineStart {
-    v: u16,
-    bg: background::Pipeline,
-    sprites: sprites::Sprites,
-    oam: [u8; 256],
-    oam_addr: u8,
-    sprite0_hit: bool,
-    sprite_overflow: bool,
 }
 
 /// The 9-bit pixels of the palette addresses (greyscale and emphasis applied) as lines drawn
@@ -239,15 +234,17 @@ impl Field for Ppu {
             fetched: _,
             io_latch,
             io_refreshed,
+            latch_frame,
+            refreshed_now,
+            overflow_counted,
             bg,
             sprites,
             line_colours: _,
-            line_start,
             a12_seen,
             slot_tables,
         } = self;
-        *line_start = None;
         (*a12_seen, *slot_tables) = (None, None);
+        (*latch_frame, *refreshed_now, *overflow_counted) = (u64::MAX, 0, None);
         let lines = self.region.lines_per_frame();
         io.checked(scanline, "PPU scanline", |&l| l < lines);
         io.checked(dot, "PPU dot", |&d| d < DOTS_PER_LINE);
@@ -327,10 +324,12 @@ impl Default for Ppu {
             fetched: 0,
             io_latch: 0,
             io_refreshed: [0; 8],
+            latch_frame: u64::MAX,
+            refreshed_now: 0,
+            overflow_counted: None,
             bg: background::Pipeline::default(),
             sprites: sprites::Sprites::default(),
             line_colours: LineColours::default(),
-            line_start: None,
             a12_seen: None,
             slot_tables: None,
         }
@@ -341,7 +340,6 @@ impl Ppu {
     /// The reset button: PPUCTRL, PPUMASK, the write toggle and the read buffer clear; OAM,
     /// palette and VRAM keep their contents.
     pub fn reset(&mut self) {
-        self.line_start = None;
         // PPUCTRL and PPUMASK change: what the timing part expected of the fetches too.
         self.quiet_until = 0;
         self.slot_tables = None;
@@ -663,7 +661,6 @@ impl Ppu {
     /// The cartridge's registers may have changed: a mapper that now watches the PPU's address
     /// bus sees every dot from here on.
     pub fn cartridge_changed(&mut self, cart: &Cartridge) {
-        self.line_start = None;
         if cart.watches_ppu_bus() {
             self.quiet_until = 0;
         }
@@ -675,26 +672,6 @@ impl Ppu {
 
     /// Runs the render part up to the timing part's dot.
     pub fn catch_up(&mut self, cart: &mut Cartridge) {
-        self.render_until_now(cart, true);
-    }
-
-    /// [`Self::catch_up`] for a register access, which changes what the render part works
-    /// on: its line's start is not kept.
-    fn catch_up_for_access(&mut self, cart: &mut Cartridge) {
-        self.render_until_now(cart, false);
-        self.line_start = None;
-        if cart.follows_a12() {
-            // The access may change what the fetches read or put an address on the bus: the
-            // timing part looks at its fetches again from the next dot on.
-            self.quiet_until = 0;
-            self.a12_seen = None;
-            self.slot_tables = None;
-        }
-    }
-
-    /// Runs the render part up to the timing part's dot; `keep_line_start` when what it works
-    /// on may stay unchanged until its line is past.
-    fn render_until_now(&mut self, cart: &mut Cartridge, keep_line_start: bool) {
         let whole_lines = !cart.watches_every_fetch();
         while self.lags() {
             let line_past = self.render_line != self.scanline;
@@ -708,34 +685,181 @@ impl Ppu {
                 continue;
             }
             if whole_lines
+                && line_past
                 && self.render_dot == 0
                 && (self.sprites.buffered || !self.rendering_enabled())
             {
-                if line_past {
-                    self.render_whole_line(cart);
-                    continue;
-                }
-                // Dot by dot then: something looks at the line before its end (its start is
-                // kept in case the rest can still run as a whole).
-                if !line_past && keep_line_start {
-                    self.line_start = Some(self.line_start());
-                }
-            } else if line_past && self.line_start.is_some() {
-                // Nothing has changed since the line began, and its rest is past: the whole
-                // line again, from its start, draws the same pixels there.
-                self.restart_line();
+                self.render_whole_line(cart);
                 continue;
             }
             let line = self.render_line;
             let end = if line_past { DOTS_PER_LINE } else { self.dot };
             if whole_lines && self.idle_at_once(end) {
                 self.render_idle_dots(end);
-                continue;
+            } else if whole_lines && self.rendering_enabled() {
+                self.render_run(end, cart);
+            } else {
+                while self.render_line == line && self.lags() {
+                    self.render_step(cart);
+                }
             }
-            while self.render_line == line && self.lags() {
+        }
+    }
+
+    /// [`Self::catch_up`] for a register access, which changes what the render part works
+    /// on.
+    fn catch_up_for_access(&mut self, cart: &mut Cartridge) {
+        self.catch_up(cart);
+        if cart.follows_a12() {
+            // The access may change what the fetches read or put an address on the bus: the
+            // timing part looks at its fetches again from the next dot on.
+            self.quiet_until = 0;
+            self.a12_seen = None;
+            self.slot_tables = None;
+        }
+    }
+
+    /// The render part's dots up to `end` of its line (a visible or the pre-render line) with
+    /// rendering on, as [`Self::render_step`] runs them one by one, but in runs where nothing
+    /// in between can see them: a tile's dots (or those of it in the stretch) at once on dots
+    /// 1-256, a sprite slot's on 257-320, and 321-340 together. The other dots (a slot or dots
+    /// 321-340 cut by the stretch's end, dot 0, every dot while a PPUMASK write or $2007 read
+    /// is on its way or sprites are drawn dot by dot) run one by one.
+    fn render_run(&mut self, end: u16, cart: &mut Cartridge) {
+        let line = self.render_line;
+        // A $2007 read on its way takes the byte of the fetches (`fetched`) after it, which
+        // runs do not keep.
+        let runs = self.mask_pending.is_none() && self.read_pending == 0;
+        self.corrupt_oam();
+        while self.render_line == line && self.render_dot < end {
+            let ran = runs
+                && match self.render_dot {
+                    1..=256 => self.render_tiles(end, cart),
+                    257..=320 => self.render_slots(end, cart),
+                    321 if end == DOTS_PER_LINE => {
+                        let memory = LineMemory::new(cart, self.ppu_ctrl);
+                        self.fetch_next_tiles(&memory);
+                        self.fetched_last(cart, self.nametable_addr());
+                        self.next_render_line();
+                        true
+                    }
+                    _ => false,
+                };
+            if !ran {
                 self.render_step(cart);
             }
         }
+    }
+
+    /// A run of the render part's fetches made at once ended on `addr`: a board that hears
+    /// of the fetches (and does not follow A12 through the timing part) keeps the last.
+    fn fetched_last(&self, cart: &mut Cartridge, addr: u16) {
+        if !cart.follows_a12() {
+            cart.ppu_address(addr);
+        }
+    }
+
+    /// Dots 1-256 from the render part's dot up to `end` (see [`Self::render_run`]), a tile's
+    /// dots (eight from one with dot % 8 == 1) or the part of them in the stretch at once:
+    /// the background's fetches, shifts and scroll steps, and on a visible line the pixels
+    /// with the buffered sprites, the secondary OAM clear and the OAM scan. Pixels are drawn
+    /// as the output stage sends them three dots later: with colour bits on, only whole tiles
+    /// whose three dots after are in the stretch. Returns whether a dot was run (none on a
+    /// visible line whose sprites run dot by dot).
+    fn render_tiles(&mut self, end: u16, cart: &mut Cartridge) -> bool {
+        let visible = self.render_line < 240;
+        if visible && !self.sprites.buffered {
+            return false;
+        }
+        let coloured = visible && self.ppu_mask & (mask::GREYSCALE | mask::EMPHASIS) != 0;
+        let stop = if coloured {
+            let last_first = end.saturating_sub(11).min(249);
+            if self.render_dot % 8 != 1 || self.render_dot > last_first {
+                return false;
+            }
+            ((last_first - 1) & !7 | 1) + 8
+        } else {
+            end.min(257)
+        };
+        if self.render_dot >= stop {
+            return false;
+        }
+        if visible {
+            self.refresh_line_colours();
+        }
+        let shown = self.layers_shown();
+        let memory = LineMemory::new(cart, self.ppu_ctrl);
+        let mut last_fetch = None;
+        while self.render_dot < stop {
+            let dot = self.render_dot;
+            let first = (dot - 1) & !7 | 1;
+            let to = stop.min(first + 8);
+            if dot > 1 {
+                self.bg.shift(1);
+                if dot == first {
+                    self.bg.reload();
+                }
+            }
+            if visible {
+                // The pixels of dots `dot` to `to - 1`: nibbles fine X on of what the shift
+                // registers hold now (see `Pipeline::queued_rows`).
+                let [drawn, next] = self.bg.queued_rows().map(u64::from);
+                let bg = (next << 32 | drawn) >> (4 * self.fine_x);
+                if coloured {
+                    // The output stage sends the three pixels before the tile's on its dots.
+                    for x in dot.saturating_sub(4)..dot - 1 {
+                        self.send_pixel(x);
+                    }
+                }
+                let x = usize::from(dot - 1);
+                self.sprite0_hit |= self.line_pixels(shown).draw(x, bg, usize::from(to - dot));
+                self.scan_dots(dot, to);
+            }
+            self.bg.shift(to - dot - 1);
+            last_fetch = self
+                .fetch_tile_dots(&memory, first, dot - first..to - first)
+                .or(last_fetch);
+            self.render_dot = to;
+        }
+        if let Some(addr) = last_fetch {
+            self.fetched_last(cart, addr);
+        }
+        true
+    }
+
+    /// Whole sprite slots of dots 257-320 from the render part's dot (one of a slot's first)
+    /// up to `end` (see [`Self::render_run`]), with what else those dots do: the background
+    /// shifters' last reload, the last pixels sent, the horizontal copy on dot 257 and the
+    /// pre-render line's vertical copies.
+    fn render_slots(&mut self, end: u16, cart: &mut Cartridge) -> bool {
+        if self.render_dot % 8 != 1 || self.render_dot + 8 > end {
+            return false;
+        }
+        let mut last_fetch = 0;
+        while self.render_dot <= 313 && self.render_dot + 8 <= end {
+            let dot = self.render_dot;
+            if dot == 257 {
+                self.bg.shift(1);
+                self.bg.reload();
+                if self.render_line < 240 {
+                    for x in 253..256 {
+                        self.send_pixel(x);
+                    }
+                }
+                self.start_fetches();
+                self.copy_horizontal();
+            }
+            if self.render_line == self.pre_render_line && (273..=297).contains(&dot) {
+                self.copy_vertical();
+            }
+            self.oam_addr = 0;
+            let slot = usize::from((dot - 257) / 8);
+            self.fetch_slot(slot, cart, true);
+            last_fetch = self.slot_pattern_addr(slot) | 8;
+            self.render_dot = dot + 8;
+        }
+        self.fetched_last(cart, last_fetch);
+        true
     }
 
     /// Whether the render part's dots up to `end` of its line can run at once: rendering off
@@ -746,7 +870,7 @@ impl Ppu {
         !self.rendering_enabled()
             && self.mask_pending.is_none()
             && !(line == 0 && start <= 1 && end > 1)
-            && !(line == PRE_RENDER_LINE
+            && !(line == self.pre_render_line
                 && (start == 0 || (self.skip_last_dot && start <= 339 && end > 339)))
     }
 
@@ -829,43 +953,12 @@ impl Ppu {
     }
 
     fn next_render_line(&mut self) {
-        self.line_start = None;
         self.render_dot = 0;
         self.render_line = if self.render_line == self.pre_render_line {
             0
         } else {
             self.render_line + 1
         };
-    }
-
-    /// What the render part's work on its current line changes, at dot 0.
-    fn line_start(&self) -> LineStart {
-        LineStart {
-            v: self.v,
-            bg: self.bg.clone(),
-            sprites: self.sprites.clone(),
-            oam: self.oam,
-            oam_addr: self.oam_addr,
-            sprite0_hit: self.sprite0_hit,
-            sprite_overflow: self.sprite_overflow,
-        }
-    }
-
-    /// Takes the render part back to the start of its line, as kept in `line_start`.
-    fn restart_line(&mut self) {
-        let Some(start) = self.line_start.take() else {
-            return;
-        };
-        LineStart {
-            v: self.v,
-            bg: self.bg,
-            sprites: self.sprites,
-            oam: self.oam,
-            oam_addr: self.oam_addr,
-            sprite0_hit: self.sprite0_hit,
-            sprite_overflow: self.sprite_overflow,
-        } = start;
-        self.render_dot = 0;
     }
 
     /// The render part's whole current line, from dot 0.
@@ -877,10 +970,8 @@ impl Ppu {
                 self.corrupt_oam();
                 self.render_line(&memory, cart);
                 // Dot 339's nametable fetch is the line's last address on the bus (MMC1 keeps
-                // its A12), unless the timing part tells the board of A12 itself.
-                if !cart.follows_a12() {
-                    cart.ppu_address(self.nametable_addr());
-                }
+                // its A12).
+                self.fetched_last(cart, self.nametable_addr());
             } else if line < 240 {
                 if !self.sprites.buffered {
                     self.sprites.idle_dots(256);
@@ -918,11 +1009,18 @@ impl Ppu {
             self.copy_vertical();
         }
         self.fetch_line(cart);
-        // Dots 321-336: the next line's first two tiles; 337 and 339 fetch unused nametable
-        // bytes, which only a mapper watching the bus could notice.
+        self.fetch_next_tiles(memory);
+    }
+
+    /// Dots 321-340 of a line with rendering on at once: the next line's first two tiles
+    /// (337 and 339 fetch unused nametable bytes, which only a mapper watching the bus could
+    /// notice), the sprites' idle reads of slot 0, and their counters' start.
+    #[inline(always)]
+    fn fetch_next_tiles(&mut self, memory: &LineMemory) {
         let first = self.fetch_quiet(memory, None);
         let second = self.fetch_quiet(memory, Some(first));
         self.bg.load_prefetched(first, second);
+        self.slots_idle();
     }
 
     /// Dots 1-256 of a visible line with rendering on: the background fetches, then the
@@ -937,49 +1035,42 @@ impl Ppu {
         self.fetch_line_rows(memory, fetched.try_into().unwrap());
 
         self.refresh_line_colours();
-        let colours = &self.line_colours;
         let fine_x = 4 * u32::from(self.fine_x);
-        // What each layer shows in the first tile and in the others (left-edge clipping).
-        let shown = |on: u8, left: u8| {
-            let all = |on: bool| if on { u64::MAX } else { 0 };
-            let mask = self.shown();
-            [all(mask & (on | left) == on | left), all(mask & on == on)]
-        };
-        let (bg_shown, sprites_shown) = (
-            shown(mask::BG, mask::BG_LEFT),
-            shown(mask::SPRITES, mask::SPRITES_LEFT),
-        );
-        let start = usize::from(self.render_line) * WIDTH;
-        let out: &mut [u16; WIDTH] = (&mut self.frame_buffer[start..start + WIDTH])
-            .try_into()
-            .unwrap();
-        let line = &self.sprites.line;
+        let mut pixels = self.line_pixels(self.layers_shown());
         let mut hit = false;
         for tile in 0..32 {
-            let x = tile * 8;
-            let rest = usize::from(tile > 0);
-            let bg = ((u64::from(stream[tile + 1]) << 32 | u64::from(stream[tile])) >> fine_x)
-                & bg_shown[rest];
-            // The sprite line buffer is 0 where no sprite pixel is.
-            let sprites =
-                u64::from_le_bytes(line[x..x + 8].try_into().unwrap()) & sprites_shown[rest];
-            let pixels = &mut out[x..x + 8];
-            if sprites == 0 {
-                for (two, i) in pixels.chunks_exact_mut(2).zip((0..).step_by(8)) {
-                    let pair = colours.pairs[usize::from((bg >> i) as u8)];
-                    two[0] = pair as u16;
-                    two[1] = (pair >> 16) as u16;
-                }
-                continue;
-            }
-            for (i, pixel) in pixels.iter_mut().enumerate() {
-                let sprite = sprites::Pixel::from_line((sprites >> (8 * i)) as u8);
-                let (addr, sprite0) = combine(x + i, (bg >> (4 * i)) as u8 & 0x0F, sprite);
-                hit |= sprite0;
-                *pixel = colours.single[usize::from(addr & 0x1F)];
-            }
+            let bg = (u64::from(stream[tile + 1]) << 32 | u64::from(stream[tile])) >> fine_x;
+            hit |= pixels.draw(tile * 8, bg, 8);
         }
         self.sprite0_hit |= hit;
+    }
+
+    /// What of the background and the sprites shows (left-edge clipping): each layer's mask,
+    /// for the first tile and the others.
+    fn layers_shown(&self) -> [[u64; 2]; 2] {
+        let mask = self.shown();
+        let shown = |on: u8, left: u8| {
+            let all = |on: bool| if on { u64::MAX } else { 0 };
+            [all(mask & (on | left) == on | left), all(mask & on == on)]
+        };
+        [
+            shown(mask::BG, mask::BG_LEFT),
+            shown(mask::SPRITES, mask::SPRITES_LEFT),
+        ]
+    }
+
+    /// The render line's row of the frame buffer with what its pixels are drawn from, the
+    /// layers masked by `shown` (see [`Self::layers_shown`]).
+    fn line_pixels(&mut self, shown: [[u64; 2]; 2]) -> LinePixels<'_> {
+        let start = usize::from(self.render_line) * WIDTH;
+        LinePixels {
+            out: (&mut self.frame_buffer[start..start + WIDTH])
+                .try_into()
+                .unwrap(),
+            sprites: &self.sprites.line,
+            colours: &self.line_colours,
+            shown,
+        }
     }
 
     /// Brings the colours a line is drawn with up to date with palette RAM and PPUMASK.
@@ -1113,24 +1204,36 @@ impl Ppu {
         self.vblank && self.ppu_ctrl & ctrl::NMI != 0
     }
 
-    /// The I/O latch with bits that have not been driven high recently faded to 0.
-    /// (Branch-free, as every register access asks.)
+    /// The I/O latch with bits that have not been driven high recently faded to 0. Bits fade
+    /// between frames: in the frame of its last drive, the latch is as that left it.
     fn decayed_latch(&self) -> u8 {
-        let fresh = (0..8).fold(0, |acc, bit| {
+        if self.frame == self.latch_frame {
+            self.io_latch
+        } else {
+            self.io_latch & self.fresh_bits()
+        }
+    }
+
+    /// The latch's bits last driven high less than [`DECAY_FRAMES`] ago.
+    fn fresh_bits(&self) -> u8 {
+        (0..8).fold(0, |acc, bit| {
             let age = self.frame.saturating_sub(self.io_refreshed[bit]);
             acc | u8::from(age < DECAY_FRAMES) << bit
-        });
-        self.io_latch & fresh
+        })
     }
 
     /// Drives the latch bits in `driven` with `val`; the other bits keep (and decay) as they are.
     fn drive_latch(&mut self, val: u8, driven: u8) {
         self.io_latch = (self.decayed_latch() & !driven) | (val & driven);
-        let refreshed = driven & val;
-        for (bit, at) in self.io_refreshed.iter_mut().enumerate() {
-            if refreshed & (1 << bit) != 0 {
-                *at = self.frame;
-            }
+        if self.latch_frame != self.frame {
+            (self.latch_frame, self.refreshed_now) = (self.frame, 0);
+        }
+        // Bits driven high already this frame have their time.
+        let mut refreshed = driven & val & !self.refreshed_now;
+        self.refreshed_now |= refreshed;
+        while refreshed != 0 {
+            self.io_refreshed[refreshed.trailing_zeros() as usize] = self.frame;
+            refreshed &= refreshed - 1;
         }
     }
 
@@ -1156,20 +1259,20 @@ impl Ppu {
     /// dot 0 (where they clear) and the VBlank lines do nothing to them; with rendering on, a
     /// visible line sets sprite 0 hit only on dots 1-256 while the line buffer holds sprite 0,
     /// and overflow only on dots 65-256, where the scan needs nine OAM bytes in range.
-    fn sprite_flags_settled(&self) -> bool {
+    fn sprite_flags_settled(&mut self) -> bool {
         let (line, from, to) = (self.render_line, self.render_dot, self.dot);
         if line != self.scanline || self.mask_pending.is_some() {
             return false;
         }
         if line >= 240 {
-            return line != PRE_RENDER_LINE || from > 0;
+            return line != self.pre_render_line || from > 0;
         }
         if !self.rendering_enabled() || from > 256 {
             return true;
         }
         let hit_settled =
             self.sprite0_hit || (self.sprites.buffered && !self.sprites.sprite0_in_line);
-        hit_settled && (self.sprite_overflow || to <= 65 || !self.overflow_possible())
+        hit_settled && (self.sprite_overflow || to <= 65 || !self.overflow_counted())
     }
 
     /// CPU read of $2000-$2007 (`reg` already reduced to 0-7).
@@ -1337,6 +1440,7 @@ impl Ppu {
         };
         self.oam[usize::from(self.oam_addr)] = val;
         self.oam_addr = self.oam_addr.wrapping_add(1);
+        self.overflow_counted = None;
     }
 
     /// An OAM DMA's 256 $2004 writes on the VBlank lines, where each goes to OAM: what as
@@ -1355,7 +1459,6 @@ impl Ppu {
 
     /// A PPUMASK write taking effect (the render part caught up to this dot).
     fn apply_mask(&mut self, val: u8) {
-        self.line_start = None;
         self.slot_tables = None;
         self.mask_pending = None;
         if self.rendering_now() && val & mask::RENDERING == 0 {
@@ -1388,6 +1491,47 @@ impl Ppu {
             };
             self.v = self.v.wrapping_add(step) & 0x7FFF;
         }
+    }
+}
+
+/// A line's pixels as [`Ppu::line_pixels`] gives them to draw.
+struct LinePixels<'a> {
+    out: &'a mut [u16; WIDTH],
+    sprites: &'a [u8; WIDTH],
+    colours: &'a LineColours,
+    shown: [[u64; 2]; 2],
+}
+
+impl LinePixels<'_> {
+    /// Pixels `x` to `x + count - 1`, all in one tile, as the output stage sends them, from
+    /// their background palette addresses (`bg`, a nibble each, the first in the low one) and
+    /// the sprite line buffer; returns whether sprite 0 hits among them.
+    #[inline(always)]
+    fn draw(&mut self, x: usize, bg: u64, count: usize) -> bool {
+        let rest = usize::from(x >= 8);
+        let bg = bg & self.shown[0][rest];
+        // The sprite line buffer is 0 where no sprite pixel is.
+        let mut line = [0; 8];
+        line[..count].copy_from_slice(&self.sprites[x..x + count]);
+        let sprites = u64::from_le_bytes(line) & self.shown[1][rest];
+        let pixels = &mut self.out[x..x + count];
+        let colours = self.colours;
+        if sprites == 0 && count == 8 {
+            for (two, i) in pixels.chunks_exact_mut(2).zip((0..).step_by(8)) {
+                let pair = colours.pairs[usize::from((bg >> i) as u8)];
+                two[0] = pair as u16;
+                two[1] = (pair >> 16) as u16;
+            }
+            return false;
+        }
+        let mut hit = false;
+        for (i, pixel) in pixels.iter_mut().enumerate() {
+            let sprite = sprites::Pixel::from_line((sprites >> (8 * i)) as u8);
+            let (addr, sprite0) = combine(x + i, (bg >> (4 * i)) as u8 & 0x0F, sprite);
+            hit |= sprite0;
+            *pixel = colours.single[usize::from(addr & 0x1F)];
+        }
+        hit
     }
 }
 

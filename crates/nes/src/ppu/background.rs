@@ -7,6 +7,7 @@
 use super::{ctrl, Ppu};
 use crate::cartridge::Cartridge;
 use crate::state::{fields, Field, StateIo};
+use std::ops::Range;
 
 /// Nibble i of `SPREAD[b]` is bit 7 - i of `b`: a row of eight pixels' bits, 4 bits a pixel.
 const SPREAD: [u32; 256] = {
@@ -232,6 +233,46 @@ impl Ppu {
         fetch
     }
 
+    /// Steps `steps` (0-7) of the tile whose dots start at `first` at once, as
+    /// [`Self::background_dot`] runs them: the fetches at v into the latches (step 0 the
+    /// nametable byte, 2 the attribute, 4 and 6 the pattern planes), then the step to the next
+    /// column (7; and row, on dot 256). Returns the last fetch's address, if any.
+    pub(super) fn fetch_tile_dots(
+        &mut self,
+        memory: &LineMemory,
+        first: u16,
+        steps: Range<u16>,
+    ) -> Option<u16> {
+        let v = self.v;
+        let mut last = None;
+        if steps.contains(&0) {
+            let addr = nametable_addr(v);
+            self.bg.tile = memory.read(addr);
+            last = Some(addr);
+        }
+        if steps.contains(&2) {
+            let (addr, shift) = attribute_addr(v);
+            self.bg.attribute = (memory.read(addr) >> shift) & 3;
+            last = Some(addr);
+        }
+        let pattern = bg_pattern_addr(self.ppu_ctrl, self.bg.tile, v);
+        if steps.contains(&4) {
+            self.bg.pattern_low = memory.read(pattern);
+            last = Some(pattern);
+        }
+        if steps.contains(&6) {
+            self.bg.pattern_high = memory.read(pattern | 8);
+            last = Some(pattern | 8);
+        }
+        if steps.contains(&7) {
+            self.increment_coarse_x();
+            if first == 249 {
+                self.increment_y();
+            }
+        }
+        last
+    }
+
     /// The rows of the tiles fetched on dots 1-248 of a line run as a whole (as
     /// [`Self::fetch_quiet`] makes them) from v on. The tile of dots 249-256 only reaches the
     /// latches, which dots 321-336 overwrite; after its column v's coarse X has stepped 32
@@ -321,7 +362,6 @@ impl Ppu {
     /// goes to the new v's high byte with the low byte already in the address latch: nestor
     /// made the fetch on its address dot, so it is made again from there.
     pub(super) fn copy_address(&mut self, address: u16, cart: &mut Cartridge) {
-        self.line_start = None;
         let old = self.v;
         self.v = address;
         let fetching = self.rendering_enabled()

@@ -328,7 +328,7 @@ impl Ppu {
     }
 
     /// Dot 257: the fetches for the next line begin, with a clear line buffer.
-    fn start_fetches(&mut self) {
+    pub(super) fn start_fetches(&mut self) {
         self.unbuffer_slots();
         let s = &mut self.sprites;
         // The buffer is empty already when no sprite was drawn into it.
@@ -370,6 +370,7 @@ impl Ppu {
         if let Some(addr) = self.sprites.oam_corruption.take() {
             let row = usize::from(addr) * 8;
             self.oam.copy_within(0..8, row);
+            self.overflow_counted = None;
             self.sprites.secondary[usize::from(addr)] = self.sprites.secondary[0];
         }
     }
@@ -392,6 +393,20 @@ impl Ppu {
             self.render_dot,
         ) = kept;
         tables
+    }
+
+    /// [`Self::overflow_possible`], counted once for a line and sprite height while OAM stays
+    /// the same.
+    pub(super) fn overflow_counted(&mut self) -> bool {
+        let key = (self.render_line & 0xFF, self.sprite_height());
+        match self.overflow_counted {
+            Some((line, height, possible)) if (line, height) == key => possible,
+            _ => {
+                let possible = self.overflow_possible();
+                self.overflow_counted = Some((key.0, key.1, possible));
+                possible
+            }
+        }
     }
 
     /// Whether the render line's scan could set the overflow flag: it reads Y from OAM bytes,
@@ -430,19 +445,73 @@ impl Ppu {
             self.oam_addr = 128;
             return;
         }
-        for dot in 65..=256 {
-            if dot > 65 && dot % 2 == 1 && self.sprites.scan_done {
-                // The idle rest of the scan: each pair of dots reads a Y byte, moves on to the
-                // next sprite and reads secondary OAM.
-                let pairs = (257 - dot) / 2;
-                let s = &mut self.sprites;
-                s.oam_bus = s.secondary[usize::from(s.secondary_addr & 0x1F)];
-                self.oam_addr = self.oam_addr.wrapping_add((4 * pairs) as u8);
-                return;
+        self.scan_dots(65, 257);
+    }
+
+    /// Dots `from` to `to - 1` of a visible line's secondary OAM clear (dots 1-64) and OAM
+    /// scan (65-256), as [`Self::sprite_dot`] runs them one by one, with the scan's pairs of
+    /// dots that find nothing in range at once.
+    pub(super) fn scan_dots(&mut self, from: u16, to: u16) {
+        let mut dot = from;
+        while dot < to.min(65) {
+            if dot % 2 == 1 {
+                self.sprites.oam_bus = 0xFF;
+            } else {
+                self.sprites.secondary[usize::from(dot / 2 - 1)] = 0xFF;
+            }
+            dot += 1;
+        }
+        while dot < to {
+            let pairs = (to - dot) / 2;
+            if dot > 65 && dot % 2 == 1 && pairs > 0 {
+                if self.sprites.scan_done {
+                    // The idle rest of the scan: each pair of dots reads a Y byte, moves on
+                    // to the next sprite and reads secondary OAM.
+                    let s = &mut self.sprites;
+                    s.oam_bus = s.secondary[usize::from(s.secondary_addr & 0x1F)];
+                    self.oam_addr = self.oam_addr.wrapping_add((4 * pairs) as u8);
+                    dot += 2 * pairs;
+                    continue;
+                }
+                let missed = self.scan_misses(pairs);
+                if missed > 0 {
+                    dot += 2 * missed;
+                    continue;
+                }
             }
             self.render_dot = dot;
             self.evaluate_sprites();
+            dot += 1;
         }
+    }
+
+    /// Up to `pairs` pairs of the scan's dots (from a Y byte's read) at once while each reads
+    /// a Y byte out of range with secondary OAM not full: each copies the byte into the next
+    /// free one and moves on to the next sprite, the last one past OAM's end ending the scan.
+    /// Returns the pairs run.
+    fn scan_misses(&mut self, pairs: u16) -> u16 {
+        let s = &self.sprites;
+        if s.copying > 0 || s.secondary_addr >= 32 {
+            return 0;
+        }
+        let mut run = 0;
+        while run < pairs {
+            let y = self.oam[usize::from(self.oam_addr)];
+            if self.sprite_in_range(y) {
+                break;
+            }
+            let s = &mut self.sprites;
+            s.secondary[usize::from(s.secondary_addr)] = y;
+            s.oam_bus = y;
+            run += 1;
+            let before = self.oam_addr;
+            self.oam_addr = self.oam_addr.wrapping_add(4);
+            if self.oam_addr & 0xFC < before & 0xFC {
+                self.sprites.scan_done = true;
+                break;
+            }
+        }
+        run
     }
 
     /// Dots 257-340 at once: the eight slots' fetches, then the idle reads of slot 0. The
@@ -452,25 +521,47 @@ impl Ppu {
         self.oam_addr = 0;
         self.start_fetches();
         for slot in 0..8 {
-            let entry = &self.sprites.secondary[slot * 4..slot * 4 + 4];
-            let (y, tile, attr, x) = (entry[0], entry[1], entry[2], entry[3]);
             // An empty slot's pattern is not drawn; only the last one stays in a latch.
-            let in_range = self.sprite_in_range(y);
-            let (low, high) = if in_range || slot == 7 {
-                let addr = self.sprite_pattern_addr(y, tile, attr);
-                (cart.ppu_peek(addr), cart.ppu_peek(addr | 8))
-            } else {
-                (0, 0)
-            };
-            self.sprites.pattern_low = low;
-            self.load_slot(slot, in_range, low, high, attr, x);
+            self.fetch_slot(slot, cart, slot == 7);
         }
+    }
+
+    /// Dots 321-340 of the sprites at once: the idle reads of slot 0, then the counters'
+    /// start (late after the pre-render line's skipped dot).
+    #[inline(always)]
+    pub(super) fn slots_idle(&mut self) {
         self.sprites.oam_bus = self.sprites.secondary[0];
         if self.render_line == self.pre_render_line && self.skip_last_dot {
             self.skipped_last_dot();
         } else {
             self.sprites.start_counting();
         }
+    }
+
+    /// Slot `slot`'s eight dots of dots 257-320 at once, as [`Self::fetch_sprite`] runs them
+    /// (the unused nametable fetches left out): its pattern row read (for an empty slot only
+    /// if `latched`: its low plane stays in the latch) and loaded.
+    #[inline(always)]
+    pub(super) fn fetch_slot(&mut self, slot: usize, cart: &Cartridge, latched: bool) {
+        let entry = &self.sprites.secondary[slot * 4..slot * 4 + 4];
+        let (y, attr, x) = (entry[0], entry[2], entry[3]);
+        let in_range = self.sprite_in_range(y);
+        let (low, high) = if in_range || latched {
+            let addr = self.slot_pattern_addr(slot);
+            (cart.ppu_peek(addr), cart.ppu_peek(addr | 8))
+        } else {
+            (0, 0)
+        };
+        self.sprites.pattern_low = low;
+        // The slot's last dots read its X byte.
+        self.sprites.oam_bus = x;
+        self.load_slot(slot, in_range, low, high, attr, x);
+    }
+
+    /// The low plane's address of slot `slot`'s pattern row, from its secondary OAM bytes.
+    pub(super) fn slot_pattern_addr(&self, slot: usize) -> u16 {
+        let entry = &self.sprites.secondary[slot * 4..slot * 4 + 3];
+        self.sprite_pattern_addr(entry[0], entry[1], entry[2])
     }
 
     /// One dot of the OAM scan (dots 65-256).

@@ -16,12 +16,14 @@ use std::time::{Duration, Instant};
 const SPIN: Duration = Duration::from_micros(100);
 
 /// Returns once `ready()`: spins for up to [`SPIN`], then sleeps until unparked (unparks may
-/// come early or stale, so `ready` is checked again after each).
+/// come early or stale, so `ready` is checked again after each). The spin yields the core to
+/// any thread waiting for it, such as the one that will make `ready()` true when the machine
+/// is busier than its cores.
 fn wait(ready: impl Fn() -> bool) {
     let start = Instant::now();
     while !ready() {
         if start.elapsed() < SPIN {
-            std::hint::spin_loop();
+            thread::yield_now();
         } else {
             thread::park();
         }

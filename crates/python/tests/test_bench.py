@@ -1,3 +1,4 @@
+import pathlib
 import re
 import subprocess
 import sys
@@ -24,3 +25,6 @@ def test_the_bench_prints_every_figure_and_the_scaling():
         found = re.search(rf"{ratio}\n    {one}:{side}\n    {two}:{side}", out)
         assert found, out
         assert int(found.group(1)) > 0 and int(found.group(2)) > 0
+    if pathlib.Path("/proc/stat").is_file():
+        others = re.findall(r"other processes: [\d.]+ cores \(median\); (\d+) pairs with under 0.15 cores", out)
+        assert len(others) == 3 and all(int(n) <= 3 for n in others), out

@@ -18,11 +18,17 @@ side."""
 
 import argparse
 import multiprocessing
+import os
 import time
 
 import numpy as np
 
 import nestor
+
+
+# Cores other processes may use in a slice for its pair to count as run on an idle machine
+# (/proc/stat counts in ticks of 10 ms: a 0.2 s slice on 2 cores has 40).
+QUIET = 0.15
 
 
 def rate(step, seconds):
@@ -99,19 +105,41 @@ class TwoProcesses:
             worker.join()
 
 
+def machine_busy():
+    """CPU seconds all processes have used since boot (Linux's /proc/stat), or None."""
+    try:
+        with open("/proc/stat") as stat:
+            ticks = [int(x) for x in stat.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    # All but idle and iowait: user, nice, system, irq, softirq, steal.
+    return (sum(ticks[:3]) + sum(ticks[5:8])) / os.sysconf("SC_CLK_TCK")
+
+
+def with_others(run, seconds):
+    """`run(seconds)`'s (frames, wall seconds, CPU seconds) and the cores other processes kept
+    busy meanwhile (NaN where the machine does not tell)."""
+    before = machine_busy()
+    result = run(seconds)
+    after = machine_busy()
+    others = np.nan if before is None else max(0.0, after - before - result[2]) / result[1]
+    return np.append(result, others)
+
+
 def paired(one, two, pairs, seconds):
     """`pairs` ratios of `two`'s frames per second of wall time over `one`'s, each from a slice
     of each run back to back (which goes first takes turns), and the slices of each side as
-    rows of (frames, wall seconds, CPU seconds). `one()` and `two()` run a slice of `seconds`."""
+    rows of (frames, wall seconds, CPU seconds, other processes' cores). `one()` and `two()`
+    run a slice of `seconds`."""
     one(seconds / 4), two(seconds / 4)  # warm-up
     ones, twos = [], []
     for k in range(pairs):
         if k % 2:
-            twos.append(two(seconds))
-            ones.append(one(seconds))
+            twos.append(with_others(two, seconds))
+            ones.append(with_others(one, seconds))
         else:
-            ones.append(one(seconds))
-            twos.append(two(seconds))
+            ones.append(with_others(one, seconds))
+            twos.append(with_others(two, seconds))
     ones, twos = np.array(ones), np.array(twos)
     ratios = (twos[:, 0] / twos[:, 1]) / (ones[:, 0] / ones[:, 1])
     return ratios, ones, twos
@@ -119,17 +147,27 @@ def paired(one, two, pairs, seconds):
 
 def report_scaling(what, ratios, ones, twos, one, two):
     """Prints the median ratio with its interquartile range, and each side's frames per second,
-    CPU time per frame and cores used (medians over the slices)."""
+    CPU time per frame and cores used (medians over the slices); then the cores other processes
+    used, and the ratio over the pairs in which they used almost none (when the machine has
+    several users or sessions, theirs take cores that the threads would have had)."""
     low, median, high = np.percentile(ratios, [25, 50, 75])
     print(
         f"{what}: {two} / {one} = {median:.2f} (median of {len(ratios)} pairs of slices;"
         f" interquartile {low:.2f}-{high:.2f})"
     )
     for side, slices in ((one, ones), (two, twos)):
-        frames, wall, cpu = slices.T
+        frames, wall, cpu, _ = slices.T
         print(
             f"    {side}: {np.median(frames / wall):8.0f} frames/s, {np.median(cpu / frames) * 1e6:6.1f} us"
             f" of CPU a frame, {np.median(cpu / wall):.2f} cores busy"
+        )
+    others = np.maximum(ones[:, 3], twos[:, 3])
+    if not np.isnan(others).any():
+        alone = ratios[others < QUIET]
+        print(
+            f"    other processes: {np.median(others):.2f} cores (median); {len(alone)} pairs with"
+            f" under {QUIET} cores in both slices"
+            + (f": {two} / {one} = {np.median(alone):.2f}" if len(alone) else "")
         )
 
 

@@ -20,6 +20,9 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
+mod pool;
+use pool::Pool;
+
 /// The project's own NES Tetris-compatible game, the default ROM.
 const QUADFALL: &[u8] = include_bytes!("../../../roms/quadfall.nes");
 const RAM_SIZE: usize = 0x800;
@@ -336,10 +339,14 @@ impl Ram {
 /// back as batched arrays.
 #[pyclass(module = "nestor")]
 struct VecConsole {
-    consoles: Vec<nes::Console>,
-    /// None with one thread: the caller steps every console.
-    pool: Option<rayon::ThreadPool>,
+    consoles: Vec<CacheLines<nes::Console>>,
+    pool: Pool,
 }
+
+/// A value alone in its cache lines (and their neighbours, which x86 cores fetch in pairs):
+/// written by one thread, it slows no other thread's writes to the values beside it.
+#[repr(align(128))]
+struct CacheLines<T>(T);
 
 /// One console's part of a batch step: the console, its buttons, and where its RAM and picture go.
 struct Job<'a> {
@@ -367,10 +374,10 @@ impl Job<'_> {
 /// state stays in its core's cache, and steps them one at a time; once its own are done it
 /// takes those another has not started yet, so a console with costlier frames holds up no one.
 fn step_batch(
-    consoles: &mut [nes::Console],
+    consoles: &mut [CacheLines<nes::Console>],
     buttons: &[u8],
     frames: u32,
-    pool: Option<&rayon::ThreadPool>,
+    pool: &Pool,
     ram: &mut [u8],
     pixels: Option<&mut [MaybeUninit<u8>]>,
 ) {
@@ -382,32 +389,26 @@ fn step_batch(
         .map(|((console, &pad), ram)| {
             let pixels = pictures.as_mut().and_then(|p| p.next());
             Mutex::new(Job {
-                console,
+                console: &mut console.0,
                 pad,
                 ram,
                 pixels,
             })
         })
         .collect();
-    let threads = 1 + pool.map_or(0, |p| p.current_num_threads());
-    let runs: Vec<&[Mutex<Job>]> = jobs.chunks(jobs.len().div_ceil(threads)).collect();
-    let next: Vec<AtomicUsize> = runs.iter().map(|_| AtomicUsize::new(0)).collect();
-    let work = |thread: usize| {
+    let runs: Vec<&[Mutex<Job>]> = jobs.chunks(jobs.len().div_ceil(pool.threads())).collect();
+    // The index of each run's next job to start.
+    let next: Vec<CacheLines<AtomicUsize>> = runs
+        .iter()
+        .map(|_| CacheLines(AtomicUsize::new(0)))
+        .collect();
+    pool.run(&|thread| {
         for run in (0..runs.len()).map(|r| (thread + r) % runs.len()) {
-            while let Some(job) = runs[run].get(next[run].fetch_add(1, Ordering::Relaxed)) {
+            while let Some(job) = runs[run].get(next[run].0.fetch_add(1, Ordering::Relaxed)) {
                 job.lock().expect("a job is taken once").run(frames);
             }
         }
-    };
-    match pool {
-        Some(pool) => pool.in_place_scope(|scope| {
-            for thread in 1..threads {
-                scope.spawn(move |_| work(thread));
-            }
-            work(0);
-        }),
-        None => work(0),
-    }
+    });
 }
 
 impl VecConsole {
@@ -439,21 +440,12 @@ impl VecConsole {
         if threads == 0 {
             return Err(PyValueError::new_err("threads must be at least 1"));
         }
-        // The caller is the first thread.
-        let pool = match threads - 1 {
-            0 => None,
-            helpers => Some(
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(helpers)
-                    .thread_name(|i| format!("nestor-vec-{i}"))
-                    .build()
-                    .map_err(|e| {
-                        PyRuntimeError::new_err(format!("cannot start {threads} threads: {e}"))
-                    })?,
-            ),
-        };
+        let pool = Pool::new(threads)
+            .map_err(|e| PyRuntimeError::new_err(format!("cannot start {threads} threads: {e}")))?;
         Ok(VecConsole {
-            consoles: (0..n).map(|_| nes::Console::new(cart.clone())).collect(),
+            consoles: (0..n)
+                .map(|_| CacheLines(nes::Console::new(cart.clone())))
+                .collect(),
             pool,
         })
     }
@@ -464,7 +456,7 @@ impl VecConsole {
 
     #[getter]
     fn threads(&self) -> usize {
-        1 + self.pool.as_ref().map_or(0, |p| p.current_num_threads())
+        self.pool.threads()
     }
 
     /// Holds `buttons[i]` on console i's controller 1 for `frames` frames, on all consoles at
@@ -490,7 +482,7 @@ impl VecConsole {
             .map(|b| self::buttons(b).map(|b| b.0))
             .collect::<PyResult<_>>()?;
         let mut ram = vec![0; n * RAM_SIZE];
-        let (consoles, pool) = (&mut self.consoles, self.pool.as_ref());
+        let (consoles, pool) = (&mut self.consoles, &self.pool);
         let mut step = |pictures: Option<&mut [MaybeUninit<u8>]>| {
             py.detach(|| step_batch(consoles, &pads, frames, pool, &mut ram, pictures))
         };
@@ -510,24 +502,25 @@ impl VecConsole {
 
     fn save_state<'py>(&self, py: Python<'py>, i: usize) -> PyResult<Bound<'py, PyBytes>> {
         let i = self.console_index(i)?;
-        Ok(PyBytes::new(py, &self.consoles[i].save_state()))
+        Ok(PyBytes::new(py, &self.consoles[i].0.save_state()))
     }
 
     fn load_state(&mut self, i: usize, state: &[u8]) -> PyResult<()> {
         let i = self.console_index(i)?;
         self.consoles[i]
+            .0
             .load_state(state)
             .map_err(|e| PyValueError::new_err(e.to_string()))
     }
 
     fn read(&self, i: usize, addr: i64) -> PyResult<u8> {
         let i = self.console_index(i)?;
-        Ok(self.consoles[i].peek(address(addr)?))
+        Ok(self.consoles[i].0.peek(address(addr)?))
     }
 
     fn write(&mut self, i: usize, addr: i64, value: i64) -> PyResult<()> {
         let i = self.console_index(i)?;
-        self.consoles[i].write(address(addr)?, byte(value)?);
+        self.consoles[i].0.write(address(addr)?, byte(value)?);
         Ok(())
     }
 }

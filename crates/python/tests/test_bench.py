@@ -1,19 +1,30 @@
+import pathlib
 import re
 import subprocess
 import sys
 
 
-def test_the_bench_prints_every_figure_and_the_ratios():
+def test_the_bench_prints_every_figure_and_the_scaling():
     out = subprocess.run(
-        [sys.executable, "-m", "nestor.bench", "--seconds", "0.05", "--rounds", "2", "--envs", "2"],
+        [sys.executable, "-m", "nestor.bench", "--seconds", "0.05", "--rounds", "2", "--envs", "2"]
+        + ["--pairs", "3", "--slice", "0.05"],
         capture_output=True,
         text=True,
         check=True,
         timeout=300,
     ).stdout
     rows = [line for line in out.splitlines() if re.match(r"\s+\d+\s+\d+\s+[\d.]+\s+\S", line)]
-    assert any("2 processes" in row for row in rows)
-    assert all(int(row.split()[0]) > 0 for row in rows)
-    assert re.search(r"this machine's own scaling\): \d+\.\d\d", out)
-    for kind in ("RAM", "pixels"):
-        assert re.search(rf"VecConsole {kind}: 2 threads / 1 thread = \d+\.\d\d \(wall, median of 2 rounds", out)
+    assert len(rows) >= 4 and all(int(row.split()[0]) > 0 for row in rows)
+    for what, one, two in (
+        ("VecConsole RAM", "1 thread", "2 threads"),
+        ("VecConsole pixels", "1 thread", "2 threads"),
+        ("Independent processes, VecConsole 1 thread each, RAM", "1 process", "2 processes"),
+    ):
+        ratio = rf"{what}: {two} / {one} = \d+\.\d\d \(median of 3 pairs of slices; interquartile [\d.]+-[\d.]+\)"
+        side = r"\s+(\d+) frames/s,\s+[\d.]+ us of CPU a frame, [\d.]+ cores busy"
+        found = re.search(rf"{ratio}\n    {one}:{side}\n    {two}:{side}", out)
+        assert found, out
+        assert int(found.group(1)) > 0 and int(found.group(2)) > 0
+    if pathlib.Path("/proc/stat").is_file():
+        others = re.findall(r"other processes: [\d.]+ cores \(median\); (\d+) pairs with under 0.15 cores", out)
+        assert len(others) == 3 and all(int(n) <= 3 for n in others), out

@@ -155,6 +155,10 @@ impl CpuBus for Watched<'_> {
         self.console.bus.irq_line()
     }
 
+    fn lines_moved(&mut self) -> bool {
+        self.console.bus.lines_moved()
+    }
+
     fn dma_halted_last_read(&self) -> bool {
         self.console.bus.dma_halted_last_read()
     }

@@ -87,6 +87,9 @@ pub struct Bus {
     /// may move them ([`Bus::settle_lines`]); not part of a state.
     nmi: bool,
     irq: bool,
+    /// A line moved, or may have, since the CPU last looked ([`CpuBus::lines_moved`]): the
+    /// CPU samples them only then. Not part of a state: a load sets it.
+    lines_moved: bool,
 }
 
 impl Field for Bus {
@@ -118,6 +121,7 @@ impl Field for Bus {
             fast_forward: _,
             nmi: _,
             irq: _,
+            lines_moved: _,
         } = self;
         // Not stored: the pads' strobe flags are, and the next put cycle passes the latch on.
         *strobe_high = true;
@@ -200,6 +204,7 @@ impl Bus {
             fast_forward: true,
             nmi: false,
             irq: false,
+            lines_moved: true,
         }
     }
 
@@ -275,13 +280,18 @@ impl Bus {
     pub(crate) fn settle(&mut self) {
         self.catch_up();
         self.settle_lines();
+        // The CPU's own view of them (a loaded state's, say) may be an older one.
+        self.lines_moved = true;
         self.plan_quiet_cycles();
     }
 
     /// Reads the /NMI and /IRQ lines from the devices (see the `nmi` field).
     fn settle_lines(&mut self) {
-        self.nmi = self.ppu.nmi_line();
-        self.irq = self.apu.irq_line() || self.cart.irq();
+        let nmi = self.ppu.nmi_line();
+        let irq = self.apu.irq_line() || self.cart.irq();
+        self.lines_moved |= (nmi != self.nmi) | (irq != self.irq);
+        self.nmi = nmi;
+        self.irq = irq;
     }
 
     /// The console's region.
@@ -723,6 +733,16 @@ impl CpuBus for Bus {
 
     fn irq_line(&self) -> bool {
         self.irq
+    }
+
+    /// Only a full cycle ([`Bus::tick`]) or [`Bus::settle`] moves them.
+    #[inline(always)]
+    fn lines_moved(&mut self) -> bool {
+        if self.lines_moved {
+            self.lines_moved = false;
+            return true;
+        }
+        false
     }
 
     fn dma_halted_last_read(&self) -> bool {

@@ -6,7 +6,9 @@
 //! Interrupts follow the hardware's pipeline: after every cycle the NMI edge detector and the
 //! IRQ level (masked by I) are sampled. An instruction hands over to the interrupt sequence when
 //! the sample taken at the end of its second-to-last cycle asked for one, which is what makes
-//! CLI/SEI/PLP take effect one instruction late and RTI immediately.
+//! CLI/SEI/PLP take effect one instruction late and RTI immediately. The sample only changes
+//! when a line or I does, so the lines are looked at only after a cycle the bus says may have
+//! moved them ([`CpuBus::lines_moved`]) and the poll worked out again when I changes.
 
 mod opcodes;
 
@@ -20,6 +22,11 @@ pub trait CpuBus {
     fn nmi_line(&self) -> bool;
     /// The wired-OR /IRQ line after the last cycle (true = asserted).
     fn irq_line(&self) -> bool;
+    /// Whether /NMI or /IRQ may have moved since the last call (in the last cycle or between
+    /// two cycles); the call clears the mark. A bus that cannot tell says yes.
+    fn lines_moved(&mut self) -> bool {
+        true
+    }
     /// Whether a DMA halted the CPU (pulled RDY low) just before the last read.
     fn dma_halted_last_read(&self) -> bool {
         false
@@ -188,15 +195,30 @@ impl Cpu {
         self.sample_interrupts(bus);
     }
 
-    /// End of a cycle: the NMI edge detector and the IRQ level (masked by I) are sampled.
-    /// Branch-free (`&`, `|`): it runs after every cycle.
+    /// End of a cycle: the interrupt poll moves down the pipeline, and is taken again if the
+    /// lines may have moved (otherwise it is the same as the last one).
     #[inline(always)]
-    fn sample_interrupts<B: CpuBus>(&mut self, bus: &B) {
+    fn sample_interrupts<B: CpuBus>(&mut self, bus: &mut B) {
+        self.prev_poll = self.poll;
+        if bus.lines_moved() {
+            self.sense(bus);
+        }
+    }
+
+    /// The NMI edge detector and the IRQ level (masked by I) sampled now: after a cycle that
+    /// may have moved a line, and when I changes.
+    #[inline(always)]
+    fn sense<B: CpuBus>(&mut self, bus: &B) {
         let nmi = bus.nmi_line();
         self.nmi_pending |= nmi & !self.nmi_level;
         self.nmi_level = nmi;
-        self.prev_poll = self.poll;
         self.poll = self.nmi_pending | (self.p & I == 0) & bus.irq_line();
+    }
+
+    /// Sets P from outside the program (a debugger, a script); the next samples see its I.
+    pub fn set_status<B: CpuBus>(&mut self, p: u8, bus: &B) {
+        self.p = p;
+        self.sense(bus);
     }
 
     #[inline(always)]
@@ -341,6 +363,7 @@ impl Cpu {
                 self.stack_dummy_read(bus);
                 let p = self.pull(bus);
                 self.set_p(p);
+                self.sense(bus);
                 let lo = self.pull(bus);
                 self.pc = u16::from_le_bytes([lo, self.pull(bus)]);
             }
@@ -364,6 +387,7 @@ impl Cpu {
                     self.a = self.set_nz(val);
                 } else {
                     self.set_p(val);
+                    self.sense(bus);
                 }
             }
             JMP => {
@@ -409,6 +433,9 @@ impl Cpu {
             _ if mode == Mode::Imp => {
                 self.read(bus, self.pc);
                 self.implied(op);
+                if matches!(op, CLI | SEI) {
+                    self.sense(bus);
+                }
             }
             _ => {
                 let addr = self.address(bus, mode, false);
@@ -450,6 +477,7 @@ impl Cpu {
             self.push(bus, self.p | b | U);
             self.p |= I;
         }
+        self.sense(bus);
         let lo = self.read(bus, vector);
         self.pc = u16::from_le_bytes([lo, self.read(bus, vector + 1)]);
         // The sequence does not poll at its end: the handler's first instruction always runs.

@@ -34,7 +34,7 @@ fn set_register(c: &mut Console, name: &str, v: i64) {
         "x" => cpu.x = v as u8,
         "y" => cpu.y = v as u8,
         "s" => cpu.s = v as u8,
-        "p" => cpu.p = v as u8,
+        "p" => cpu.set_status(v as u8, &c.bus),
         _ => {}
     }
 }

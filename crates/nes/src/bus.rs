@@ -261,10 +261,13 @@ impl Bus {
     /// a DMA, the board, the PPU or the APU needs [`Bus::tick`], none with the fast paths off
     /// (every cycle then runs in full, the reference for this one). The devices are caught up.
     fn plan_quiet_cycles(&mut self) {
+        // After a DMA the next read runs in full, which tells `dma_halted` again: a quiet read
+        // need not.
         let quiet = self.fast_forward
             && !(self.joypad_out || self.strobe_high)
             && self.joypad_oe.is_none()
             && self.oam_dma.is_none()
+            && !self.dma_halted
             && self.cart.quiet_cycles();
         let cycles = if quiet {
             let ppu = self.cycles_within(u64::from(self.ppu.quiet_dots()));
@@ -709,11 +712,10 @@ struct OamDma {
 }
 
 impl CpuBus for Bus {
-    /// A quiet cycle has no DMA waiting (see `quiet_end`).
+    /// A quiet cycle has no DMA waiting, nor one just done (see `quiet_end`).
     #[inline(always)]
     fn read(&mut self, addr: u16) -> u8 {
         if is_ram_or_rom(addr) && self.count_quiet_cycle() {
-            self.dma_halted = false;
             let val = self.read_ram_or_rom(addr);
             self.open_bus = val;
             self.internal_bus = val;

@@ -57,6 +57,10 @@ pub struct Cartridge {
     /// Bit n: a read of window n needs more than the bank table's PRG-ROM byte: a Game Genie
     /// code, PRG-RAM there, or a board that sees the read.
     special_windows: u8,
+    /// Where a PRG-ROM read of each window of $8000-$FFFF starts: the bank's offset, or one
+    /// past the ROM's end ([`GAME_GENIE_FAR`]) for a window with Game Genie codes, so that the
+    /// read's bounds check alone sends those, and banks that wrap, the slow way.
+    prg_reads: [usize; 4],
     /// The PPU shows a board that watches its bus every fetch as it happens, even one that
     /// only needs A12's changes: the reference for that shortcut (not part of a state).
     ppu_lockstep: bool,
@@ -222,6 +226,7 @@ impl Field for Cartridge {
             game_genie: _,
             game_genie_windows: _,
             special_windows: _,
+            prg_reads: _,
             ppu_lockstep: _,
             m2_owed: _,
         } = self;
@@ -286,6 +291,7 @@ impl Cartridge {
             game_genie: Vec::new(),
             game_genie_windows: 0,
             special_windows: 0,
+            prg_reads: [0; 4],
             ppu_lockstep: false,
             m2_owed: 0,
         };
@@ -318,6 +324,14 @@ impl Cartridge {
         });
         self.special_windows =
             self.game_genie_windows | self.banks.prg_ram_windows | self.banks.prg_read_windows;
+        self.prg_reads = std::array::from_fn(|n| {
+            let far = if self.game_genie_windows & 1 << n != 0 {
+                GAME_GENIE_FAR
+            } else {
+                0
+            };
+            self.banks.prg[n] + far
+        });
     }
 
     /// Whether the PPU shows a board that watches its bus every fetch as it happens
@@ -371,27 +385,30 @@ impl Cartridge {
     /// The byte at CPU address `addr` ($8000-$FFFF) where the window shows PRG-ROM: the ROM's,
     /// or a Game Genie code's. The bus's quiet cycles read this way: they never come while a
     /// window shows RAM or the board sees reads (see [`Banks::quiet_cycles`]).
-    #[inline]
+    #[inline(always)]
     pub fn prg_rom_byte(&self, addr: u16) -> u8 {
-        let byte = self.prg_rom_at(addr);
-        if self.game_genie_windows == 0 {
-            return byte;
+        let at = self.prg_reads[usize::from(addr >> 13) & 3] + usize::from(addr & 0x1FFF);
+        match self.prg_rom.get(at) {
+            Some(&byte) => byte,
+            None => self.prg_rom_far(addr),
         }
-        self.game_genie_byte(addr, byte)
     }
 
-    /// The PRG-ROM byte the bank table shows at `addr` ($8000-$FFFF).
-    #[inline(always)]
-    fn prg_rom_at(&self, addr: u16) -> u8 {
+    /// [`Self::prg_rom_byte`] past the ROM's end: a bank that wraps (a ROM whose size is not
+    /// a whole number of windows) or a window with Game Genie codes.
+    #[cold]
+    #[inline(never)]
+    fn prg_rom_far(&self, addr: u16) -> u8 {
         let bank = self.banks.prg[usize::from(addr >> 13) & 3];
-        self.prg_rom[wrap(bank + usize::from(addr & 0x1FFF), self.prg_rom.len())]
+        let byte = self.prg_rom[wrap(bank + usize::from(addr & 0x1FFF), self.prg_rom.len())];
+        self.game_genie_byte(addr, byte)
     }
 
     /// A CPU read of $8000-$FFFF, which the board may see; `None` is open bus.
     #[inline]
     pub fn cpu_read_prg(&mut self, addr: u16) -> Option<u8> {
         if self.special_windows == 0 {
-            return Some(self.prg_rom_at(addr));
+            return Some(self.prg_rom_byte(addr));
         }
         self.special_prg_read(addr)
     }
@@ -417,7 +434,6 @@ impl Cartridge {
         (!ram.is_empty()).then(|| ram[wrap(bank + usize::from(addr & 0x1FFF), ram.len())])
     }
 
-    #[cold]
     fn game_genie_byte(&self, addr: u16, byte: u8) -> u8 {
         if self.game_genie_windows & window_bit(addr) == 0 {
             return byte;
@@ -751,6 +767,10 @@ const OPEN_BUS: [u8; 0x400] = {
 fn window_bit(addr: u16) -> u8 {
     1 << ((addr >> 13) & 3)
 }
+
+/// Added to a window's PRG-ROM offset in [`Cartridge::prg_reads`]: past the end of any
+/// memory (a `Vec` holds at most `isize::MAX` bytes).
+const GAME_GENIE_FAR: usize = isize::MAX as usize;
 
 /// `size` rounded up to whole KiB, the PPU's window.
 fn whole_kib(size: usize) -> usize {

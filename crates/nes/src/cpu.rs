@@ -313,16 +313,13 @@ impl Cpu {
 
     // ---- instructions ----
 
-    /// One arm per opcode, with its operation and mode as constants: the matches on them in
-    /// [`Cpu::execute_as`] and the functions it inlines fold away.
+    /// One arm per opcode, each a function of its own ([`Cpu::execute_opcode`]).
+    #[inline(always)]
     fn execute<B: CpuBus>(&mut self, bus: &mut B, opcode: u8) {
         macro_rules! arms {
             ($($code:literal)*) => {
                 match opcode {
-                    $($code => {
-                        const OP_MODE: (Op, Mode) = OPCODES[$code];
-                        self.execute_as(bus, OP_MODE.0, OP_MODE.1)
-                    })*
+                    $($code => self.execute_opcode::<$code, B>(bus),)*
                 }
             };
         }
@@ -344,6 +341,15 @@ impl Cpu {
             0xE0 0xE1 0xE2 0xE3 0xE4 0xE5 0xE6 0xE7 0xE8 0xE9 0xEA 0xEB 0xEC 0xED 0xEE 0xEF
             0xF0 0xF1 0xF2 0xF3 0xF4 0xF5 0xF6 0xF7 0xF8 0xF9 0xFA 0xFB 0xFC 0xFD 0xFE 0xFF
         }
+    }
+
+    /// One opcode's instruction, with its operation and mode as constants, so that the matches
+    /// on them in [`Cpu::execute_as`] and the functions it inlines fold away; on its own, it
+    /// saves only the registers its instruction needs.
+    #[inline(never)]
+    fn execute_opcode<const OPCODE: u8, B: CpuBus>(&mut self, bus: &mut B) {
+        let (op, mode) = const { OPCODES[OPCODE as usize] };
+        self.execute_as(bus, op, mode)
     }
 
     #[inline(always)]

@@ -118,8 +118,17 @@ pub struct Watched<'a> {
 
 impl CpuBus for Watched<'_> {
     fn read(&mut self, addr: u16) -> u8 {
+        self.cpu_read(addr).0
+    }
+
+    fn write(&mut self, addr: u16, value: u8) {
+        self.cpu_write(addr, value);
+    }
+
+    /// A hook may move the lines (an untimed write, a state load).
+    fn cpu_read(&mut self, addr: u16) -> (u8, bool) {
         let addr = self.fetch_from.take().unwrap_or(addr);
-        let value = self.console.bus.read(addr);
+        let (value, lines_moved) = self.console.bus.cpu_read(addr);
         if self.watch.read.get(addr) {
             let access = Access {
                 kind: Kind::Read,
@@ -129,12 +138,13 @@ impl CpuBus for Watched<'_> {
             // The hook may look at the PPU and the APU, which quiet cycles leave behind.
             self.console.bus.catch_up();
             (self.hook)(self.console, access);
+            return (value, true);
         }
-        value
+        (value, lines_moved)
     }
 
-    fn write(&mut self, addr: u16, value: u8) {
-        self.console.bus.write(addr, value);
+    fn cpu_write(&mut self, addr: u16, value: u8) -> bool {
+        let lines_moved = self.console.bus.cpu_write(addr, value);
         if self.watch.write.get(addr) {
             let access = Access {
                 kind: Kind::Write,
@@ -144,7 +154,9 @@ impl CpuBus for Watched<'_> {
             // The hook may look at the PPU and the APU, which quiet cycles leave behind.
             self.console.bus.catch_up();
             (self.hook)(self.console, access);
+            return true;
         }
+        lines_moved
     }
 
     fn nmi_line(&self) -> bool {
@@ -153,10 +165,6 @@ impl CpuBus for Watched<'_> {
 
     fn irq_line(&self) -> bool {
         self.console.bus.irq_line()
-    }
-
-    fn lines_moved(&mut self) -> bool {
-        self.console.bus.lines_moved()
     }
 
     fn dma_halted_last_read(&self) -> bool {

@@ -87,8 +87,9 @@ pub struct Bus {
     /// may move them ([`Bus::settle_lines`]); not part of a state.
     nmi: bool,
     irq: bool,
-    /// A line moved, or may have, since the CPU last looked ([`CpuBus::lines_moved`]): the
-    /// CPU samples them only then. Not part of a state: a load sets it.
+    /// A line moved, or may have, since the CPU last looked ([`CpuBus::cpu_read`]): the CPU
+    /// samples them only then. No cycle is quiet while it is set, so the CPU hears of it at
+    /// its next cycle. Not part of a state: a load sets it.
     lines_moved: bool,
 }
 
@@ -268,6 +269,7 @@ impl Bus {
             && self.joypad_oe.is_none()
             && self.oam_dma.is_none()
             && !self.dma_halted
+            && !self.lines_moved
             && self.cart.quiet_cycles();
         let cycles = if quiet {
             let ppu = self.cycles_within(u64::from(self.ppu.quiet_dots()));
@@ -381,9 +383,28 @@ impl Bus {
     /// this way, with no call (so the CPU's reads and writes save no registers).
     #[inline(always)]
     fn count_quiet_cycle(&mut self) -> bool {
-        let quiet = self.cycles < self.quiet_end;
-        self.cycles += u64::from(quiet);
-        quiet
+        if self.cycles < self.quiet_end {
+            self.cycles += 1;
+            return true;
+        }
+        false
+    }
+
+    /// The CPU's read on a quiet cycle, if this is one (see [`Bus::count_quiet_cycle`]).
+    #[inline(always)]
+    fn quiet_read(&mut self, addr: u16) -> Option<u8> {
+        if !(is_ram_or_rom(addr) && self.count_quiet_cycle()) {
+            return None;
+        }
+        let val = self.read_ram_or_rom(addr);
+        self.open_bus = val;
+        self.internal_bus = val;
+        Some(val)
+    }
+
+    /// Whether the lines moved since the CPU last asked; clears the mark.
+    fn take_lines_moved(&mut self) -> bool {
+        std::mem::take(&mut self.lines_moved)
     }
 
     /// A CPU read on a cycle that is not a quiet one: the DMA unit first if it wants the bus
@@ -411,9 +432,9 @@ impl Bus {
         })
     }
 
-    /// A write cycle as the CPU (or the DMA unit) does it.
+    /// A write cycle as the CPU (or the DMA unit) does it; returns whether it ran in full.
     #[inline(always)]
-    fn write_cycle(&mut self, addr: u16, val: u8) {
+    fn write_cycle(&mut self, addr: u16, val: u8) -> bool {
         let access = |bus: &mut Bus| {
             bus.open_bus = val;
             bus.internal_bus = val;
@@ -421,9 +442,10 @@ impl Bus {
         };
         if addr < 0x2000 && self.count_quiet_cycle() {
             access(self);
-        } else {
-            self.tick_write(access);
+            return false;
         }
+        self.tick_write(access);
+        true
     }
 
     /// [`Bus::write_cycle`] through [`Bus::tick`].
@@ -715,18 +737,28 @@ impl CpuBus for Bus {
     /// A quiet cycle has no DMA waiting, nor one just done (see `quiet_end`).
     #[inline(always)]
     fn read(&mut self, addr: u16) -> u8 {
-        if is_ram_or_rom(addr) && self.count_quiet_cycle() {
-            let val = self.read_ram_or_rom(addr);
-            self.open_bus = val;
-            self.internal_bus = val;
-            return val;
-        }
-        self.read_in_full(addr)
+        self.quiet_read(addr)
+            .unwrap_or_else(|| self.read_in_full(addr))
     }
 
     #[inline(always)]
     fn write(&mut self, addr: u16, val: u8) {
         self.write_cycle(addr, val);
+    }
+
+    /// Only a full cycle ([`Bus::tick`]) or [`Bus::settle`] moves the lines, and no cycle is
+    /// quiet while the CPU has not heard of it.
+    #[inline(always)]
+    fn cpu_read(&mut self, addr: u16) -> (u8, bool) {
+        match self.quiet_read(addr) {
+            Some(val) => (val, false),
+            None => (self.read_in_full(addr), self.take_lines_moved()),
+        }
+    }
+
+    #[inline(always)]
+    fn cpu_write(&mut self, addr: u16, val: u8) -> bool {
+        self.write_cycle(addr, val) && self.take_lines_moved()
     }
 
     fn nmi_line(&self) -> bool {
@@ -735,16 +767,6 @@ impl CpuBus for Bus {
 
     fn irq_line(&self) -> bool {
         self.irq
-    }
-
-    /// Only a full cycle ([`Bus::tick`]) or [`Bus::settle`] moves them.
-    #[inline(always)]
-    fn lines_moved(&mut self) -> bool {
-        if self.lines_moved {
-            self.lines_moved = false;
-            return true;
-        }
-        false
     }
 
     fn dma_halted_last_read(&self) -> bool {

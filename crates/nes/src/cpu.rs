@@ -8,7 +8,7 @@
 //! the sample taken at the end of its second-to-last cycle asked for one, which is what makes
 //! CLI/SEI/PLP take effect one instruction late and RTI immediately. The sample only changes
 //! when a line or I does, so the lines are looked at only after a cycle the bus says may have
-//! moved them ([`CpuBus::lines_moved`]) and the poll worked out again when I changes.
+//! moved them ([`CpuBus::cpu_read`]) and the poll worked out again when I changes.
 
 mod opcodes;
 
@@ -22,9 +22,17 @@ pub trait CpuBus {
     fn nmi_line(&self) -> bool;
     /// The wired-OR /IRQ line after the last cycle (true = asserted).
     fn irq_line(&self) -> bool;
-    /// Whether /NMI or /IRQ may have moved since the last call (in the last cycle or between
-    /// two cycles); the call clears the mark. A bus that cannot tell says yes.
-    fn lines_moved(&mut self) -> bool {
+    /// [`CpuBus::read`] as the CPU's own cycle, which also tells whether /NMI or /IRQ may have
+    /// moved since the CPU's last cycle (in this one or between the two). A bus that cannot
+    /// tell says yes.
+    #[inline(always)]
+    fn cpu_read(&mut self, addr: u16) -> (u8, bool) {
+        (self.read(addr), true)
+    }
+    /// [`CpuBus::write`] as the CPU's own cycle, with [`CpuBus::cpu_read`]'s answer.
+    #[inline(always)]
+    fn cpu_write(&mut self, addr: u16, val: u8) -> bool {
+        self.write(addr, val);
         true
     }
     /// Whether a DMA halted the CPU (pulled RDY low) just before the last read.
@@ -184,23 +192,23 @@ impl Cpu {
 
     #[inline(always)]
     fn read<B: CpuBus>(&mut self, bus: &mut B, addr: u16) -> u8 {
-        let val = bus.read(addr);
-        self.sample_interrupts(bus);
+        let (val, lines_moved) = bus.cpu_read(addr);
+        self.sample_interrupts(bus, lines_moved);
         val
     }
 
     #[inline(always)]
     fn write<B: CpuBus>(&mut self, bus: &mut B, addr: u16, val: u8) {
-        bus.write(addr, val);
-        self.sample_interrupts(bus);
+        let lines_moved = bus.cpu_write(addr, val);
+        self.sample_interrupts(bus, lines_moved);
     }
 
     /// End of a cycle: the interrupt poll moves down the pipeline, and is taken again if the
     /// lines may have moved (otherwise it is the same as the last one).
     #[inline(always)]
-    fn sample_interrupts<B: CpuBus>(&mut self, bus: &mut B) {
+    fn sample_interrupts<B: CpuBus>(&mut self, bus: &B, lines_moved: bool) {
         self.prev_poll = self.poll;
-        if bus.lines_moved() {
+        if lines_moved {
             self.sense(bus);
         }
     }

@@ -5,8 +5,9 @@
 //!
 //! Timing: every CPU cycle goes through [`Bus::tick`]: the cartridge's M2 clock, two PPU dots
 //! (whose render part may run later, see ppu.rs) and the APU's cycle, then the CPU's (or the DMA unit's) memory access, then the cycle's third
-//! PPU dot; the CPU samples the NMI and IRQ lines after that, at the end of the cycle. The
-//! access lands late in the cycle as on the hardware (data is latched at the end of φ2); the
+//! PPU dot; the CPU samples the NMI and IRQ lines after that (if they may have moved), at the
+//! end of the cycle. The access lands late in the cycle as on the hardware (data is latched
+//! at the end of φ2); the
 //! PPU's VBlank races and the blargg PPU timing ROMs are tuned to this order
 //! (ppu_vbl_nmi and cpu_interrupts_v2 in `tests/conformance` check it). Where `tick` would
 //! only count, two shortcuts stand for it: quiet cycles ([`Bus::count_quiet_cycle`]), around
@@ -82,9 +83,9 @@ pub struct Bus {
     /// done at once. The host's choice, not part of a state: the machine runs the same.
     pub(crate) fast_forward: bool,
     /// The /NMI and /IRQ lines (true = asserted) as the last full cycle of [`Bus::tick`] left
-    /// them: a quiet cycle only counts, so it cannot move them, and the CPU's sampling after
-    /// every cycle reads two bytes. Worked out again from the devices after anything else that
-    /// may move them ([`Bus::settle_lines`]); not part of a state.
+    /// them: a quiet cycle only counts, so it cannot move them, and the CPU's sampling reads
+    /// two bytes. Worked out again from the devices after anything else that may move them
+    /// ([`Bus::settle_lines`]); not part of a state.
     nmi: bool,
     irq: bool,
     /// A line moved, or may have, since the CPU last looked ([`CpuBus::cpu_read`]): the CPU

@@ -801,6 +801,37 @@ mod tests {
     }
 
     #[test]
+    fn a_rom_smaller_than_its_window_repeats_through_it() {
+        // NES 2.0's exponent-multiplier size, 2^10 * 3: 3 KiB of PRG-ROM on NROM.
+        let mut image = vec![b'N', b'E', b'S', 0x1A, 10 << 2 | 1, 1, 0, 0x08, 0, 0x0F];
+        image.resize(16, 0);
+        let prg: Vec<u8> = (0..3 * 1024).map(|i| (i % 251) as u8).collect();
+        image.extend(&prg);
+        image.resize(image.len() + CHR_BANK, 0);
+        let mut cart = Cartridge::from_ines(&image).unwrap();
+        let code = GameGenie {
+            addr: 0x9001,
+            value: 0xAB,
+            compare: None,
+        };
+        for codes in [false, true] {
+            if codes {
+                cart.add_game_genie(code);
+            }
+            for addr in 0x8000..=0xFFFF {
+                let rom = prg[usize::from(addr - 0x8000) % prg.len()];
+                let byte = if codes && addr == code.addr {
+                    0xAB
+                } else {
+                    rom
+                };
+                assert_eq!(cart.prg_rom_byte(addr), byte, "${addr:04X}");
+                assert_eq!(cart.cpu_read_prg(addr), Some(byte), "${addr:04X}");
+            }
+        }
+    }
+
+    #[test]
     fn rejects_bad_images_with_a_reason() {
         assert_eq!(Cartridge::from_ines(&[]).err(), Some(RomError::Empty));
         assert_eq!(

@@ -79,7 +79,8 @@ pub struct Cpu {
     pub x: u8,
     pub y: u8,
     pub s: u8,
-    /// Status register; bit 5 always set, bit 4 (B) always clear.
+    /// Status register; bit 5 always set, bit 4 (B) always clear. Set from outside the
+    /// program with [`Cpu::set_status`], so that the interrupt poll sees its I.
     pub p: u8,
     pub pc: u16,
     /// A JAM opcode stopped the CPU; only reset restarts it.

@@ -25,6 +25,7 @@ pub mod palette;
 mod sprites;
 
 use crate::cartridge::Cartridge;
+use crate::mapper::A12_UNCOUNTED_DOTS;
 use crate::region::Region;
 use crate::state::{fields, Field, StateIo};
 use background::LineMemory;
@@ -103,6 +104,11 @@ pub struct Ppu {
     /// Dots of the current line before this one only move the timing part on (a cache of
     /// [`Ppu::quiet_until`]; 0 sends every dot through the careful path).
     quiet_until: u16,
+    /// Dots of the current line before this one only count for the bus's quiet cycles
+    /// ([`Ppu::bus_quiet_dots`]): `quiet_until`, or with a board whose A12 filter counts M2
+    /// edges, past the changes of A12 it cannot count, which the timing part still tells it
+    /// on their dots (the bus passes it the edges before them). 0 when not known.
+    bus_quiet_until: u16,
     /// Frames started since power-on (incremented when line 0 begins).
     pub frame: u64,
     /// Private: a change must forget `overflow_counted`.
@@ -170,6 +176,8 @@ pub struct Ppu {
     /// With a board that follows A12 ([`Cartridge::follows_a12`]): the level of A12 it last
     /// heard of, if known (unknown: the next fetch tells it again). Not part of the state.
     a12_seen: Option<bool>,
+    /// The line and dot of the last fall of A12 the board heard of. Not part of the state.
+    a12_fell: Option<(u16, u16)>,
     /// The pattern tables of the eight sprite slots' fetches on a line with 8x16 sprites
     /// (bit n: slot n fetches from $1000), known before the render part fetches them: the
     /// line and the bits. Not part of the state.
@@ -206,6 +214,7 @@ impl Field for Ppu {
             render_line,
             render_dot,
             quiet_until,
+            bus_quiet_until,
             frame,
             oam,
             palette,
@@ -241,15 +250,16 @@ impl Field for Ppu {
             sprites,
             line_colours: _,
             a12_seen,
+            a12_fell,
             slot_tables,
         } = self;
-        (*a12_seen, *slot_tables) = (None, None);
+        (*a12_seen, *a12_fell, *slot_tables) = (None, None, None);
         (*latch_frame, *refreshed_now, *overflow_counted) = (u64::MAX, 0, None);
         let lines = self.region.lines_per_frame();
         io.checked(scanline, "PPU scanline", |&l| l < lines);
         io.checked(dot, "PPU dot", |&d| d < DOTS_PER_LINE);
         // States are taken with the render part caught up (Console::save_state).
-        (*render_line, *render_dot, *quiet_until) = (*scanline, *dot, 0);
+        (*render_line, *render_dot, *quiet_until, *bus_quiet_until) = (*scanline, *dot, 0, 0);
         fields!(
             io,
             oam,
@@ -296,6 +306,7 @@ impl Default for Ppu {
             render_line: 0,
             render_dot: 0,
             quiet_until: 0,
+            bus_quiet_until: 0,
             frame: 0,
             oam: [0; 256],
             palette: [0; 32],
@@ -331,6 +342,7 @@ impl Default for Ppu {
             sprites: sprites::Sprites::default(),
             line_colours: LineColours::default(),
             a12_seen: None,
+            a12_fell: None,
             slot_tables: None,
         }
     }
@@ -341,7 +353,7 @@ impl Ppu {
     /// palette and VRAM keep their contents.
     pub fn reset(&mut self) {
         // PPUCTRL and PPUMASK change: what the timing part expected of the fetches too.
-        self.quiet_until = 0;
+        self.look_again();
         self.slot_tables = None;
         self.ppu_ctrl = 0;
         self.ppu_mask = 0;
@@ -358,7 +370,7 @@ impl Ppu {
         self.region = region;
         self.vblank_line = region.vblank_line();
         self.pre_render_line = region.lines_per_frame() - 1;
-        self.quiet_until = 0;
+        self.look_again();
     }
 
     /// The last value written to PPUMASK, whether or not it has taken effect yet.
@@ -408,6 +420,21 @@ impl Ppu {
     #[inline]
     pub fn quiet_dots(&self) -> u16 {
         self.quiet_until.saturating_sub(self.dot)
+    }
+
+    /// The most dots from the current one that the bus's quiet cycles may pass (see
+    /// `bus_quiet_until`): the timing part runs those of them past [`Ppu::quiet_dots`] when
+    /// the bus catches up.
+    #[inline]
+    pub fn bus_quiet_dots(&self) -> u16 {
+        self.bus_quiet_until.saturating_sub(self.dot)
+    }
+
+    /// Something changed what the timing part expects of the coming dots: it looks at the
+    /// next one again.
+    fn look_again(&mut self) {
+        self.quiet_until = 0;
+        self.bus_quiet_until = 0;
     }
 
     /// `n` dots of the timing part, the quiet stretches of each line by one add.
@@ -479,6 +506,7 @@ impl Ppu {
         if self.dot >= DOTS_PER_LINE {
             self.dot = 0;
             self.scanline += 1;
+            self.bus_quiet_until = 0;
             if self.scanline > self.pre_render_line {
                 self.scanline = 0;
                 self.frame += 1;
@@ -537,6 +565,14 @@ impl Ppu {
         } else {
             self.quiet_until()
         };
+        self.bus_quiet_until = if self.quiet_until == 0 || !cart.a12_filtered() {
+            self.quiet_until
+        } else if self.dot < self.bus_quiet_until {
+            // Still ahead: the changes in between are ones the filter cannot count.
+            self.bus_quiet_until
+        } else {
+            self.quiet_until().min(self.next_counted_rise(cart))
+        };
     }
 
     /// The board follows A12 and the timing part has run dot `dot` of line `line`: if the
@@ -545,6 +581,8 @@ impl Ppu {
     fn tell_a12(&mut self, line: u16, dot: u16, cart: &mut Cartridge) {
         if let Some(high) = self.fetch_a12(line, dot, cart, true) {
             if self.a12_seen != Some(high) {
+                // A fall from a level the board heard of resets its filter's count.
+                self.a12_fell = (self.a12_seen == Some(true)).then_some((line, dot));
                 self.a12_seen = Some(high);
                 cart.ppu_address(u16::from(high) << 12);
             }
@@ -610,6 +648,56 @@ impl Ppu {
         DOTS_PER_LINE
     }
 
+    /// With a board whose A12 filter counts M2 edges ([`Cartridge::a12_filtered`]): the first
+    /// dot from the timing part's on where A12 may rise past the filter, a rise from a level
+    /// the board heard of as low or not known, unless A12 fell on this line at most
+    /// [`A12_UNCOUNTED_DOTS`] before; or a dot whose A12 is not known yet; the end of the line
+    /// if none.
+    fn next_counted_rise(&mut self, cart: &mut Cartridge) -> u16 {
+        let line = self.scanline;
+        if !self.rendering_enabled() || (240..self.pre_render_line).contains(&line) {
+            return DOTS_PER_LINE;
+        }
+        let background = self.ppu_ctrl & ctrl::BG_TABLE != 0;
+        let sprites = self.sprite_tables(line, cart, false);
+        let mut level = self.a12_seen;
+        let mut fell = match self.a12_fell {
+            Some((at, dot)) if at == line && level == Some(false) => Some(dot),
+            _ => None,
+        };
+        let mut dot = self.dot | 1;
+        while dot < DOTS_PER_LINE {
+            let low = level == Some(false);
+            // Stretches of fetches all from below $1000 while A12 is low are passed at once.
+            if low && !background && matches!(dot, 1..=256 | 321..=336) {
+                dot = if dot <= 256 { 257 } else { 337 };
+                continue;
+            }
+            if low && sprites == Some(0) && (257..=320).contains(&dot) {
+                dot = 321;
+                continue;
+            }
+            match self.fetch_a12(line, dot, cart, false) {
+                None => return dot,
+                Some(true) if !low && level.is_some() => {}
+                Some(true) => {
+                    if fell.is_none_or(|at| dot - at > A12_UNCOUNTED_DOTS) {
+                        return dot;
+                    }
+                    level = Some(true);
+                }
+                Some(false) => {
+                    if level == Some(true) {
+                        fell = Some(dot);
+                    }
+                    level = Some(false);
+                }
+            }
+            dot += 2;
+        }
+        DOTS_PER_LINE
+    }
+
     /// The eight slots' pattern tables on `line` (bit n: slot n fetches from $1000), if known
     /// before the render part fetches them. 8x8 sprites take PPUCTRL's table. 8x16 ones take
     /// bit 0 of the tile number each slot has in secondary OAM: from the render part's
@@ -662,7 +750,7 @@ impl Ppu {
     /// bus sees every dot from here on.
     pub fn cartridge_changed(&mut self, cart: &Cartridge) {
         if cart.watches_ppu_bus() {
-            self.quiet_until = 0;
+            self.look_again();
         }
         if !cart.follows_a12() {
             // The board hears of every fetch itself until it follows A12 again.
@@ -713,7 +801,7 @@ impl Ppu {
         if cart.follows_a12() {
             // The access may change what the fetches read or put an address on the bus: the
             // timing part looks at its fetches again from the next dot on.
-            self.quiet_until = 0;
+            self.look_again();
             self.a12_seen = None;
             self.slot_tables = None;
         }
@@ -1305,7 +1393,7 @@ impl Ppu {
                 // The read's own dot, a few dots on, fills the buffer from the fetches' bus
                 // and moves v on (see READ_DELAY).
                 self.read_pending = READ_DELAY + 1;
-                self.quiet_until = 0;
+                self.look_again();
                 let val = self.read_buffer;
                 self.drive_latch(val, 0xFF);
                 val
@@ -1376,7 +1464,7 @@ impl Ppu {
                 let at_once = mask::EMPHASIS_RED | mask::EMPHASIS_GREEN;
                 self.ppu_mask = (self.ppu_mask & !at_once) | (val & at_once);
                 self.mask_pending = Some((val, MASK_DELAY));
-                self.quiet_until = 0;
+                self.look_again();
             }
             3 => self.oam_addr = val,
             4 => {
@@ -1404,7 +1492,7 @@ impl Ppu {
                     self.t = (self.t & 0x7F00) | u16::from(val);
                     if self.rendering_now() {
                         self.address_pending = Some((self.t, ADDRESS_DELAY));
-                        self.quiet_until = 0;
+                        self.look_again();
                     } else {
                         self.v = self.t;
                         // The new address appears on the PPU bus, where mappers watching A12

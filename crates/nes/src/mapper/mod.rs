@@ -117,6 +117,8 @@ fn prg_8k_swappable(addr: u16, banks: [u8; 2], swapped: bool, second_last: usize
     CpuTarget::PrgRom(banked(bank, 0x2000, addr))
 }
 
+pub(crate) use mmc3::A12_UNCOUNTED_DOTS;
+
 /// The CHR layout of Namco 108, MMC3 and Taito's X1 chips: two 2 KiB banks at $0000 and $0800
 /// then four 1 KiB ones at $1000-$1C00, or the other way round if `inverted`. Bank numbers count
 /// 1 KiB; a 2 KiB bank ignores its bit 0.

@@ -1011,3 +1011,28 @@ fn overflow_counted_once_a_line_matches_counting_every_time() {
         "{possible} / {impossible}"
     );
 }
+
+#[test]
+fn a12_fetches_follow_the_fetch_pattern() {
+    // Dots 1-256 and 321-336: nametable, attribute, then two pattern fetches a tile;
+    // 257-320: two garbage nametable fetches then two pattern fetches a sprite slot;
+    // 337-340: two nametable fetches.
+    for background in [false, true] {
+        for tables in [None, Some(0), Some(0xFF), Some(0x5A), Some(0x81)] {
+            let fetches = A12Fetches::new(background, tables);
+            for dot in (1..DOTS_PER_LINE).step_by(2) {
+                let expected = match dot {
+                    1..=256 | 321..=336 => Some(dot % 8 >= 5 && background),
+                    257..=320 if (dot - 257) % 8 < 4 => Some(false),
+                    257..=320 => tables.map(|t| t >> ((dot - 257) / 8) & 1 != 0),
+                    _ => Some(false),
+                };
+                assert_eq!(
+                    fetches.level(usize::from(dot / 2)),
+                    expected,
+                    "dot {dot}, {background}, {tables:?}"
+                );
+            }
+        }
+    }
+}

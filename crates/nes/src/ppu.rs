@@ -208,11 +208,11 @@ impl A12Fetches {
         // Dots 257-319 (bits 0-31 of the last word) the sprites', 321-335 the next line's
         // first two tiles, 337 and 339 nametable fetches.
         let sprites = (0..8).fold(0, |bits, slot| {
-            bits | u64::from(tables.unwrap_or(0) >> slot & 1) * 0b1100 << (4 * slot)
+            bits | (u64::from(tables.unwrap_or(0) >> slot & 1) * 0b1100) << (4 * slot)
         });
         let all = (1 << (Self::FETCHES - 128)) - 1;
         A12Fetches {
-            high: [tiles, tiles, (tiles & 0xFF) << 32 | sprites],
+            high: [tiles, tiles, ((tiles & 0xFF) << 32) | sprites],
             known: [
                 !0,
                 !0,

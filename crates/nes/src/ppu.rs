@@ -198,6 +198,10 @@ struct A12Fetches {
 
 impl A12Fetches {
     const FETCHES: usize = 170;
+    /// The last word's fetches: dots 257-339.
+    const LAST_WORD: u64 = (1 << (Self::FETCHES - 128)) - 1;
+    /// The sprites' pattern fetches in the last word, on dots 257 + 8n + 4 and + 6.
+    const SPRITE_PATTERNS: u64 = 0xCCCC_CCCC;
     /// A background tile's fetches on dots 8k + 1 to 8k + 7: nametable, attribute, then the
     /// pattern table twice.
     const BACKGROUND: u64 = 0xCCCC_CCCC_CCCC_CCCC;
@@ -210,23 +214,19 @@ impl A12Fetches {
         let sprites = (0..8).fold(0, |bits, slot| {
             bits | (u64::from(tables.unwrap_or(0) >> slot & 1) * 0b1100) << (4 * slot)
         });
-        let all = (1 << (Self::FETCHES - 128)) - 1;
+        let unknown = if tables.is_some() {
+            0
+        } else {
+            Self::SPRITE_PATTERNS
+        };
         A12Fetches {
             high: [tiles, tiles, ((tiles & 0xFF) << 32) | sprites],
-            known: [
-                !0,
-                !0,
-                if tables.is_some() {
-                    all
-                } else {
-                    all & !0xCCCC_CCCC
-                },
-            ],
+            known: [!0, !0, Self::LAST_WORD & !unknown],
         }
     }
 
     fn all_known(&self) -> bool {
-        self.known[2] == (1 << (Self::FETCHES - 128)) - 1
+        self.known[2] == Self::LAST_WORD
     }
 
     /// A12 of fetch `n` (on dot 2n + 1), if known.
@@ -245,7 +245,7 @@ impl A12Fetches {
         (from / 64..3).find_map(|word| {
             let mut differ = (self.high[word] ^ flip) | !self.known[word];
             if word == 2 {
-                differ &= (1 << (Self::FETCHES - 128)) - 1;
+                differ &= Self::LAST_WORD;
             }
             if word == from / 64 {
                 differ &= !0 << (from % 64);

@@ -252,11 +252,34 @@ impl Bus {
         }
         self.devices_at = self.cycles;
         (self.joypad_oe, self.joypad_oe_before) = (None, None);
-        let dots = u32::try_from(self.dots_in(n)).expect("less than a frame's worth of dots");
-        self.advance_divider(n);
-        self.ppu.run_many_dots(dots, &mut self.cart);
+        if self.cart.a12_filtered() {
+            self.catch_up_a12_filter(n);
+        } else {
+            let dots = u32::try_from(self.dots_in(n)).expect("less than a frame's worth of dots");
+            self.advance_divider(n);
+            self.ppu.run_many_dots(dots, &mut self.cart);
+            self.cart.pass_quiet_cycles(n);
+        }
         self.apu.run(n);
-        self.cart.pass_quiet_cycles(n);
+    }
+
+    /// [`Bus::catch_up`]'s PPU and board with a board whose A12 filter counts M2 edges: the
+    /// quiet cycles may pass A12's changes the filter cannot count (`Ppu::bus_quiet_dots`),
+    /// which the PPU's timing part tells it on their dots, so each cycle's edge reaches the
+    /// board before its dots, as in [`Bus::tick`]: cycles whose dots only count at once, a
+    /// cycle with a dot the timing part runs on its own.
+    fn catch_up_a12_filter(&mut self, mut n: u64) {
+        while n > 0 {
+            let cycles = self
+                .cycles_within(u64::from(self.ppu.quiet_dots()))
+                .clamp(1, n);
+            self.cart.pass_quiet_cycles(cycles);
+            let dots =
+                u32::try_from(self.dots_in(cycles)).expect("less than a frame's worth of dots");
+            self.advance_divider(cycles);
+            self.ppu.run_many_dots(dots, &mut self.cart);
+            n -= cycles;
+        }
     }
 
     /// Plans the quiet cycles from here (see `quiet_end`): the fewest before the pads' strobe,
@@ -273,7 +296,7 @@ impl Bus {
             && !self.lines_moved
             && self.cart.quiet_cycles();
         let cycles = if quiet {
-            let ppu = self.cycles_within(u64::from(self.ppu.quiet_dots()));
+            let ppu = self.cycles_within(u64::from(self.ppu.bus_quiet_dots()));
             ppu.min(self.apu.quiet_cycles())
         } else {
             0
@@ -360,10 +383,13 @@ impl Bus {
     }
 
     /// The pads' strobe is low and the cartridge neither counts CPU cycles nor watches the
-    /// PPU's bus: all a cycle of [`Bus::tick`] does outside the CPU, the PPU and the APU is
-    /// count. (A board's IRQ only moves with one of those two.)
+    /// PPU's bus, or only for an A12 filter that hears of them later
+    /// ([`Cartridge::a12_filtered`]): all a cycle of [`Bus::tick`] does outside the CPU, the
+    /// PPU and the APU is count. (A board's IRQ only moves with one of those two.)
     pub(crate) fn outside_only_counts(&self) -> bool {
-        !(self.joypad_out || self.strobe_high || self.cart.sees_every_cycle())
+        !(self.joypad_out
+            || self.strobe_high
+            || self.cart.sees_every_cycle() && !self.cart.a12_filtered())
     }
 
     /// How many cycles from now on [`Bus::run_idle`] can stand in for an idle loop: the /NMI
@@ -373,7 +399,12 @@ impl Bus {
         if !self.outside_only_counts() {
             return 0;
         }
-        let ppu = self.cycles_within(u64::from(self.ppu.dots_before_event()));
+        let mut dots = self.ppu.dots_before_event();
+        if self.cart.a12_filtered() && !irq_masked {
+            // The board's IRQ may rise on the next rise of A12 its filter can count.
+            dots = dots.min(u32::from(self.ppu.bus_quiet_dots()));
+        }
+        let ppu = self.cycles_within(u64::from(dots));
         ppu.min(self.apu.idle_cycles(irq_masked))
     }
 

@@ -95,6 +95,8 @@ struct Banks {
     /// That, and it looks at A12 alone ([`Needs::ppu_a12_only`]): the PPU tells it A12's
     /// changes from its fetch pattern, and its fetches pass no address on.
     follows_a12: bool,
+    /// That, and it counts CPU cycles only for an A12 filter ([`Needs::ppu_a12_only`]).
+    a12_filtered: bool,
     /// That, or the board counts CPU cycles.
     sees_every_cycle: bool,
     /// Cycles with no PPU dot in them that the board must hear of as it happens can pass
@@ -196,6 +198,7 @@ impl WithBoard for Layout {
             ppu_writable,
             watches_ppu_bus,
             follows_a12,
+            a12_filtered: follows_a12 && self.needs.cpu_clock,
             sees_every_cycle: watches_ppu_bus || self.needs.cpu_clock,
             quiet_cycles: plain_prg
                 && if follows_a12 {
@@ -601,6 +604,14 @@ impl Cartridge {
     #[inline]
     pub fn follows_a12(&self) -> bool {
         self.banks.follows_a12
+    }
+
+    /// Whether the board [`Self::follows_a12`] and counts CPU cycles only for its A12 filter
+    /// (MMC3's): then only a rise of A12 after it stayed low for a while can move its IRQ,
+    /// and it must hear of the cycles before each of A12's changes first.
+    #[inline]
+    pub fn a12_filtered(&self) -> bool {
+        self.banks.a12_filtered
     }
 
     /// Whether the board counts CPU cycles or watches the PPU's bus now: then every cycle

@@ -290,7 +290,7 @@ impl Console {
     #[inline(never)]
     fn skip_passes(&mut self, start: &LoopStart, steps: u64, max: u64, end: u64) -> u64 {
         if !self.bus.outside_only_counts() {
-            // Nothing can be skipped while the board sees every cycle (MMC3 for one).
+            // Nothing can be skipped while the board sees every cycle (RAMBO-1 for one).
             return 0;
         }
         self.bus.catch_up();

@@ -25,6 +25,7 @@ pub mod palette;
 mod sprites;
 
 use crate::cartridge::Cartridge;
+use crate::mapper::A12_UNCOUNTED_DOTS;
 use crate::region::Region;
 use crate::state::{fields, Field, StateIo};
 use background::LineMemory;
@@ -103,6 +104,11 @@ pub struct Ppu {
     /// Dots of the current line before this one only move the timing part on (a cache of
     /// [`Ppu::quiet_until`]; 0 sends every dot through the careful path).
     quiet_until: u16,
+    /// Dots of the current line before this one only count for the bus's quiet cycles
+    /// ([`Ppu::bus_quiet_dots`]): `quiet_until`, or with a board whose A12 filter counts M2
+    /// edges, past the changes of A12 it cannot count, which the timing part still tells it
+    /// on their dots (the bus passes it the edges before them). 0 when not known.
+    bus_quiet_until: u16,
     /// Frames started since power-on (incremented when line 0 begins).
     pub frame: u64,
     /// Private: a change must forget `overflow_counted`.
@@ -170,10 +176,88 @@ pub struct Ppu {
     /// With a board that follows A12 ([`Cartridge::follows_a12`]): the level of A12 it last
     /// heard of, if known (unknown: the next fetch tells it again). Not part of the state.
     a12_seen: Option<bool>,
+    /// The line and dot of the last fall of A12 the board heard of. Not part of the state.
+    a12_fell: Option<(u16, u16)>,
     /// The pattern tables of the eight sprite slots' fetches on a line with 8x16 sprites
     /// (bit n: slot n fetches from $1000), known before the render part fetches them: the
     /// line and the bits. Not part of the state.
     slot_tables: Option<(u16, u8)>,
+    /// A12 of the fetches on a line (the line, the levels) while the fetch pattern stays the
+    /// same, as `slot_tables`. Not part of the state.
+    a12_fetches: Option<(u16, A12Fetches)>,
+}
+
+/// A12 of the fetches of a line with rendering on, on its odd dots, where they read: bit n of
+/// `high` for the fetch on dot 2n + 1, n < [`A12Fetches::FETCHES`] (dots 1-339), and which of
+/// them are `known` (the sprites' may not be: the tables of 8x16 sprites).
+#[derive(Clone, Copy)]
+struct A12Fetches {
+    high: [u64; 3],
+    known: [u64; 3],
+}
+
+impl A12Fetches {
+    const FETCHES: usize = 170;
+    /// The last word's fetches: dots 257-339.
+    const LAST_WORD: u64 = (1 << (Self::FETCHES - 128)) - 1;
+    /// The sprites' pattern fetches in the last word, on dots 257 + 8n + 4 and + 6.
+    const SPRITE_PATTERNS: u64 = 0xCCCC_CCCC;
+    /// A background tile's fetches on dots 8k + 1 to 8k + 7: nametable, attribute, then the
+    /// pattern table twice.
+    const BACKGROUND: u64 = 0xCCCC_CCCC_CCCC_CCCC;
+
+    /// `tables`: bit n, sprite slot n fetches from $1000 (dots 257 + 8n + 4 and + 6), if known.
+    fn new(background: bool, tables: Option<u8>) -> A12Fetches {
+        let tiles = if background { Self::BACKGROUND } else { 0 };
+        // Dots 257-319 (bits 0-31 of the last word) the sprites', 321-335 the next line's
+        // first two tiles, 337 and 339 nametable fetches.
+        let sprites = (0..8).fold(0, |bits, slot| {
+            bits | (u64::from(tables.unwrap_or(0) >> slot & 1) * 0b1100) << (4 * slot)
+        });
+        let unknown = if tables.is_some() {
+            0
+        } else {
+            Self::SPRITE_PATTERNS
+        };
+        A12Fetches {
+            high: [tiles, tiles, ((tiles & 0xFF) << 32) | sprites],
+            known: [!0, !0, Self::LAST_WORD & !unknown],
+        }
+    }
+
+    fn all_known(&self) -> bool {
+        self.known[2] == Self::LAST_WORD
+    }
+
+    /// A12 of fetch `n` (on dot 2n + 1), if known.
+    fn level(&self, n: usize) -> Option<bool> {
+        let (word, bit) = (n / 64, n % 64);
+        (self.known[word] >> bit & 1 != 0).then_some(self.high[word] >> bit & 1 != 0)
+    }
+
+    /// The first fetch from `from` on whose A12 is not `level` (or not known); `from` itself
+    /// if `level` is not known.
+    fn next_change(&self, from: usize, level: Option<bool>) -> Option<usize> {
+        let Some(level) = level else {
+            return (from < Self::FETCHES).then_some(from);
+        };
+        let flip = if level { !0 } else { 0 };
+        (from / 64..3).find_map(|word| {
+            let mut differ = (self.high[word] ^ flip) | !self.known[word];
+            if word == 2 {
+                differ &= Self::LAST_WORD;
+            }
+            if word == from / 64 {
+                differ &= !0 << (from % 64);
+            }
+            (differ != 0).then(|| word * 64 + differ.trailing_zeros() as usize)
+        })
+    }
+}
+
+/// The dot of fetch `n` in [`A12Fetches`].
+fn dot_of_fetch(n: usize) -> u16 {
+    2 * n as u16 + 1
 }
 
 /// The 9-bit pixels of the palette addresses (greyscale and emphasis applied) as lines drawn
@@ -206,6 +290,7 @@ impl Field for Ppu {
             render_line,
             render_dot,
             quiet_until,
+            bus_quiet_until,
             frame,
             oam,
             palette,
@@ -241,15 +326,17 @@ impl Field for Ppu {
             sprites,
             line_colours: _,
             a12_seen,
+            a12_fell,
             slot_tables,
+            a12_fetches,
         } = self;
-        (*a12_seen, *slot_tables) = (None, None);
+        (*a12_seen, *a12_fell, *slot_tables, *a12_fetches) = (None, None, None, None);
         (*latch_frame, *refreshed_now, *overflow_counted) = (u64::MAX, 0, None);
         let lines = self.region.lines_per_frame();
         io.checked(scanline, "PPU scanline", |&l| l < lines);
         io.checked(dot, "PPU dot", |&d| d < DOTS_PER_LINE);
         // States are taken with the render part caught up (Console::save_state).
-        (*render_line, *render_dot, *quiet_until) = (*scanline, *dot, 0);
+        (*render_line, *render_dot, *quiet_until, *bus_quiet_until) = (*scanline, *dot, 0, 0);
         fields!(
             io,
             oam,
@@ -296,6 +383,7 @@ impl Default for Ppu {
             render_line: 0,
             render_dot: 0,
             quiet_until: 0,
+            bus_quiet_until: 0,
             frame: 0,
             oam: [0; 256],
             palette: [0; 32],
@@ -331,7 +419,9 @@ impl Default for Ppu {
             sprites: sprites::Sprites::default(),
             line_colours: LineColours::default(),
             a12_seen: None,
+            a12_fell: None,
             slot_tables: None,
+            a12_fetches: None,
         }
     }
 }
@@ -341,8 +431,8 @@ impl Ppu {
     /// palette and VRAM keep their contents.
     pub fn reset(&mut self) {
         // PPUCTRL and PPUMASK change: what the timing part expected of the fetches too.
-        self.quiet_until = 0;
-        self.slot_tables = None;
+        self.look_again();
+        self.forget_fetch_pattern();
         self.ppu_ctrl = 0;
         self.ppu_mask = 0;
         self.mask_pending = None;
@@ -358,7 +448,7 @@ impl Ppu {
         self.region = region;
         self.vblank_line = region.vblank_line();
         self.pre_render_line = region.lines_per_frame() - 1;
-        self.quiet_until = 0;
+        self.look_again();
     }
 
     /// The last value written to PPUMASK, whether or not it has taken effect yet.
@@ -408,6 +498,21 @@ impl Ppu {
     #[inline]
     pub fn quiet_dots(&self) -> u16 {
         self.quiet_until.saturating_sub(self.dot)
+    }
+
+    /// The most dots from the current one that the bus's quiet cycles may pass (see
+    /// `bus_quiet_until`): the timing part runs those of them past [`Ppu::quiet_dots`] when
+    /// the bus catches up.
+    #[inline]
+    pub fn bus_quiet_dots(&self) -> u16 {
+        self.bus_quiet_until.saturating_sub(self.dot)
+    }
+
+    /// Something changed what the timing part expects of the coming dots: it looks at the
+    /// next one again.
+    fn look_again(&mut self) {
+        self.quiet_until = 0;
+        self.bus_quiet_until = 0;
     }
 
     /// `n` dots of the timing part, the quiet stretches of each line by one add.
@@ -479,6 +584,7 @@ impl Ppu {
         if self.dot >= DOTS_PER_LINE {
             self.dot = 0;
             self.scanline += 1;
+            self.bus_quiet_until = 0;
             if self.scanline > self.pre_render_line {
                 self.scanline = 0;
                 self.frame += 1;
@@ -537,6 +643,14 @@ impl Ppu {
         } else {
             self.quiet_until()
         };
+        self.bus_quiet_until = if self.quiet_until == 0 || !cart.a12_filtered() {
+            self.quiet_until
+        } else if self.dot < self.bus_quiet_until {
+            // Still ahead: the changes in between are ones the filter cannot count.
+            self.bus_quiet_until
+        } else {
+            self.quiet_until().min(self.next_counted_rise(cart))
+        };
     }
 
     /// The board follows A12 and the timing part has run dot `dot` of line `line`: if the
@@ -545,6 +659,8 @@ impl Ppu {
     fn tell_a12(&mut self, line: u16, dot: u16, cart: &mut Cartridge) {
         if let Some(high) = self.fetch_a12(line, dot, cart, true) {
             if self.a12_seen != Some(high) {
+                // A fall from a level the board heard of resets its filter's count.
+                self.a12_fell = (self.a12_seen == Some(true)).then_some((line, dot));
                 self.a12_seen = Some(high);
                 cart.ppu_address(u16::from(high) << 12);
             }
@@ -553,9 +669,7 @@ impl Ppu {
 
     /// A12 of the render part's fetch on dot `dot` of `line`, the timing part's line, None if
     /// it fetches nothing there (or, unless `catch_up` lets the render part run up to now to
-    /// find out, if that is not known yet: the tables of 8x16 sprites). Nametable and
-    /// attribute fetches are at $2000-$2FFF; the background's patterns come from PPUCTRL's
-    /// table, the sprites' from theirs or, 8x16, from each slot's tile number.
+    /// find out, if that is not known yet: the tables of 8x16 sprites).
     fn fetch_a12(
         &mut self,
         line: u16,
@@ -563,51 +677,94 @@ impl Ppu {
         cart: &mut Cartridge,
         catch_up: bool,
     ) -> Option<bool> {
-        if dot.is_multiple_of(2)
-            || !self.rendering_enabled()
-            || (240..self.pre_render_line).contains(&line)
-        {
+        if dot.is_multiple_of(2) || !self.fetches_on(line) {
             return None;
         }
-        match dot {
-            1..=256 | 321..=336 => Some(dot % 8 >= 5 && self.ppu_ctrl & ctrl::BG_TABLE != 0),
-            257..=320 if (dot - 257) % 8 < 4 => Some(false),
-            257..=320 => {
-                let slot = (dot - 257) / 8;
-                self.sprite_tables(line, cart, catch_up)
-                    .map(|tables| tables >> slot & 1 != 0)
-            }
-            _ => Some(false),
+        let fetch = usize::from(dot / 2);
+        match self.a12_fetches(line, cart, false).level(fetch) {
+            // A sprite's pattern fetch: the evaluation is done.
+            None if catch_up => self.a12_fetches(line, cart, true).level(fetch),
+            level => level,
         }
+    }
+
+    /// Whether the render part fetches on `line`, the timing part's.
+    fn fetches_on(&self, line: u16) -> bool {
+        self.rendering_enabled() && !(240..self.pre_render_line).contains(&line)
+    }
+
+    /// A12 of the render part's fetches on `line` with rendering on (see [`A12Fetches`]),
+    /// with the sprites' tables if known (or, if `catch_up`, after running the render part up
+    /// to now, past the sprite evaluation). Nametable and attribute fetches are at $2000-$2FFF; the background's patterns
+    /// come from PPUCTRL's table, the sprites' from theirs or, 8x16, from each slot's tile
+    /// number.
+    fn a12_fetches(&mut self, line: u16, cart: &mut Cartridge, catch_up: bool) -> A12Fetches {
+        match self.a12_fetches {
+            Some((at, fetches)) if at == line && (fetches.all_known() || !catch_up) => {
+                return fetches
+            }
+            _ => {}
+        }
+        let fetches = A12Fetches::new(
+            self.ppu_ctrl & ctrl::BG_TABLE != 0,
+            self.sprite_tables(line, cart, catch_up),
+        );
+        self.a12_fetches = Some((line, fetches));
+        fetches
     }
 
     /// The first dot from the timing part's on whose fetch the board must hear of (see
     /// [`Self::tell_a12`]), or one whose A12 is not known yet; the end of the line if none.
     fn next_a12_change(&mut self, cart: &mut Cartridge) -> u16 {
         let line = self.scanline;
-        if !self.rendering_enabled() || (240..self.pre_render_line).contains(&line) {
+        if !self.fetches_on(line) {
             return DOTS_PER_LINE;
         }
-        let background = self.ppu_ctrl & ctrl::BG_TABLE != 0;
-        let sprites = self.sprite_tables(line, cart, false);
-        let mut dot = self.dot | 1;
-        while dot < DOTS_PER_LINE {
-            let low = self.a12_seen == Some(false);
-            // Stretches of fetches all from below $1000 while A12 is low are passed at once.
-            if low && !background && matches!(dot, 1..=256 | 321..=336) {
-                dot = if dot <= 256 { 257 } else { 337 };
-                continue;
+        let fetches = self.a12_fetches(line, cart, false);
+        fetches
+            .next_change(usize::from(self.dot / 2), self.a12_seen)
+            .map_or(DOTS_PER_LINE, dot_of_fetch)
+    }
+
+    /// With a board whose A12 filter counts M2 edges ([`Cartridge::a12_filtered`]): the first
+    /// dot from the timing part's on where A12 may rise past the filter, a rise from a level
+    /// the board heard of as low or not known, unless A12 fell on this line at most
+    /// [`A12_UNCOUNTED_DOTS`] before; or a dot whose A12 is not known yet; the end of the line
+    /// if none.
+    fn next_counted_rise(&mut self, cart: &mut Cartridge) -> u16 {
+        let line = self.scanline;
+        if !self.fetches_on(line) {
+            return DOTS_PER_LINE;
+        }
+        let fetches = self.a12_fetches(line, cart, false);
+        let mut level = self.a12_seen;
+        let mut fell = match self.a12_fell {
+            Some((at, dot)) if at == line && level == Some(false) => Some(dot),
+            _ => None,
+        };
+        let mut from = usize::from(self.dot / 2);
+        while let Some(fetch) = fetches.next_change(from, level) {
+            let dot = dot_of_fetch(fetch);
+            match fetches.level(fetch) {
+                None => return dot,
+                Some(true) => {
+                    if level != Some(false) || fell.is_none_or(|at| dot - at > A12_UNCOUNTED_DOTS) {
+                        return dot;
+                    }
+                }
+                Some(false) => fell = (level == Some(true)).then_some(dot),
             }
-            if low && sprites == Some(0) && (257..=320).contains(&dot) {
-                dot = 321;
-                continue;
-            }
-            match self.fetch_a12(line, dot, cart, false) {
-                Some(high) if Some(high) == self.a12_seen => dot += 2,
-                _ => return dot,
-            }
+            level = fetches.level(fetch);
+            from = fetch + 1;
         }
         DOTS_PER_LINE
+    }
+
+    /// PPUCTRL, PPUMASK or OAM may have changed: the sprites' tables and A12 of the fetches
+    /// are looked at again.
+    fn forget_fetch_pattern(&mut self) {
+        self.slot_tables = None;
+        self.a12_fetches = None;
     }
 
     /// The eight slots' pattern tables on `line` (bit n: slot n fetches from $1000), if known
@@ -662,11 +819,12 @@ impl Ppu {
     /// bus sees every dot from here on.
     pub fn cartridge_changed(&mut self, cart: &Cartridge) {
         if cart.watches_ppu_bus() {
-            self.quiet_until = 0;
+            self.look_again();
         }
         if !cart.follows_a12() {
             // The board hears of every fetch itself until it follows A12 again.
             self.a12_seen = None;
+            self.a12_fetches = None;
         }
     }
 
@@ -713,9 +871,9 @@ impl Ppu {
         if cart.follows_a12() {
             // The access may change what the fetches read or put an address on the bus: the
             // timing part looks at its fetches again from the next dot on.
-            self.quiet_until = 0;
+            self.look_again();
             self.a12_seen = None;
-            self.slot_tables = None;
+            self.forget_fetch_pattern();
         }
     }
 
@@ -1305,7 +1463,7 @@ impl Ppu {
                 // The read's own dot, a few dots on, fills the buffer from the fetches' bus
                 // and moves v on (see READ_DELAY).
                 self.read_pending = READ_DELAY + 1;
-                self.quiet_until = 0;
+                self.look_again();
                 let val = self.read_buffer;
                 self.drive_latch(val, 0xFF);
                 val
@@ -1376,7 +1534,7 @@ impl Ppu {
                 let at_once = mask::EMPHASIS_RED | mask::EMPHASIS_GREEN;
                 self.ppu_mask = (self.ppu_mask & !at_once) | (val & at_once);
                 self.mask_pending = Some((val, MASK_DELAY));
-                self.quiet_until = 0;
+                self.look_again();
             }
             3 => self.oam_addr = val,
             4 => {
@@ -1404,7 +1562,7 @@ impl Ppu {
                     self.t = (self.t & 0x7F00) | u16::from(val);
                     if self.rendering_now() {
                         self.address_pending = Some((self.t, ADDRESS_DELAY));
-                        self.quiet_until = 0;
+                        self.look_again();
                     } else {
                         self.v = self.t;
                         // The new address appears on the PPU bus, where mappers watching A12
@@ -1459,7 +1617,7 @@ impl Ppu {
 
     /// A PPUMASK write taking effect (the render part caught up to this dot).
     fn apply_mask(&mut self, val: u8) {
-        self.slot_tables = None;
+        self.forget_fetch_pattern();
         self.mask_pending = None;
         if self.rendering_now() && val & mask::RENDERING == 0 {
             self.rendering_stopped();

@@ -17,6 +17,12 @@ const BANK_8K: usize = 8 * 1024;
 /// must: mmc3_test_2's A12 and scanline-timing ROMs pin it between the two.
 const A12_FILTER_CYCLES: u8 = 4;
 
+/// A rise of A12 at most this many dots after it fell cannot pass the filter: the four M2
+/// edges between take at least ten dots (an edge before every three or four). The PPU tells
+/// the board of such rises, and of the falls before them, without stopping the CPU's quiet
+/// cycles there (`Ppu::bus_quiet_dots`).
+pub(crate) const A12_UNCOUNTED_DOTS: u16 = 3 * (A12_FILTER_CYCLES as u16 - 1);
+
 #[derive(Clone, Debug)]
 pub struct Mmc3 {
     bank_select: u8,

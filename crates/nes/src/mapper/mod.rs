@@ -117,6 +117,8 @@ fn prg_8k_swappable(addr: u16, banks: [u8; 2], swapped: bool, second_last: usize
     CpuTarget::PrgRom(banked(bank, 0x2000, addr))
 }
 
+pub(crate) use mmc3::A12_UNCOUNTED_DOTS;
+
 /// The CHR layout of Namco 108, MMC3 and Taito's X1 chips: two 2 KiB banks at $0000 and $0800
 /// then four 1 KiB ones at $1000-$1C00, or the other way round if `inverted`. Bank numbers count
 /// 1 KiB; a 2 KiB bank ignores its bit 0.
@@ -168,8 +170,10 @@ pub struct Needs {
     /// With [`Self::ppu_bus`]: [`Board::ppu_address`] looks at A12 alone and changes no PPU
     /// window, so the PPU may show it only A12's changes, at the dots its fetch pattern makes
     /// them, instead of every fetch as it happens (see `Ppu::fetch_a12`). With
-    /// [`Self::cpu_clock`] too, the board counts cycles only for its A12 filter, so it may
-    /// hear of them late, before A12's next change ([`Board::cpu_clocks`]).
+    /// [`Self::cpu_clock`] too, the board counts cycles only for an A12 filter as MMC3's (a
+    /// rise counts after four M2 edges with A12 low, see [`A12_UNCOUNTED_DOTS`]), so it may
+    /// hear of them late, before A12's next change ([`Board::cpu_clocks`]), and only the rises
+    /// the filter can count may move its IRQ.
     pub ppu_a12_only: bool,
     /// Answers the PPU's reads itself ([`Board::ppu_read`]) and may take its writes
     /// ([`Board::ppu_write`]): memory of its own in the nametables, or a bank chosen per fetch.

@@ -714,17 +714,47 @@ enum Access {
     WriteMapper(u16, u8),
 }
 
+/// The bus's quiet cycles (NTSC: three dots each): planned after every full cycle
+/// (`Bus::plan_quiet_cycles`), only counted, and run later (`Bus::catch_up`).
+#[derive(Default)]
+struct QuietCycles {
+    planned: u64,
+    owed: u64,
+}
+
+impl QuietCycles {
+    /// Brings the PPU and the board up to the cycles counted, each cycle's M2 edge before its
+    /// dots where the timing part runs one (`Bus::catch_up_a12_filter`).
+    fn catch_up(&mut self, ppu: &mut Ppu, cart: &mut Cartridge) {
+        while self.owed > 0 {
+            let cycles = (u64::from(ppu.quiet_dots()) / 3).clamp(1, self.owed);
+            cart.pass_quiet_cycles(cycles);
+            ppu.run_many_dots(3 * cycles as u32, cart);
+            self.owed -= cycles;
+        }
+    }
+
+    fn plan(&mut self, ppu: &Ppu, cart: &Cartridge) {
+        self.planned = if cart.quiet_cycles() {
+            u64::from(ppu.bus_quiet_dots()) / 3
+        } else {
+            0
+        };
+    }
+}
+
 /// One CPU cycle as the bus runs it: the board's M2 clock, two dots, the access, one dot;
-/// with no access, a cycle the cartridge and the PPU let pass is only counted
-/// (`Bus::count_quiet_cycle`). `dot_by_dot`: the reference, the render part caught up after
-/// every dot. Returns what a read read.
+/// with no access, a cycle of those planned (`quiet`) is only counted
+/// (`Bus::count_quiet_cycle`). `quiet` None: the reference, every cycle in full and the render
+/// part caught up after every dot. Returns what a read read.
 fn cpu_cycle(
     ppu: &mut Ppu,
     cart: &mut Cartridge,
     access: Access,
     cycle: u64,
-    dot_by_dot: bool,
+    mut quiet: Option<&mut QuietCycles>,
 ) -> u8 {
+    let dot_by_dot = quiet.is_none();
     let run_dots = |ppu: &mut Ppu, cart: &mut Cartridge, n: u16| {
         if dot_by_dot {
             (0..n).for_each(|_| ppu.step(cart));
@@ -732,10 +762,13 @@ fn cpu_cycle(
             ppu.run_dots(n, cart);
         }
     };
-    if !dot_by_dot && matches!(access, Access::None) && cart.quiet_cycles() && ppu.quiet_for(3) {
-        cart.pass_quiet_cycles(1);
-        ppu.count_dots(3);
-        return 0;
+    if let Some(quiet) = quiet.as_deref_mut() {
+        if matches!(access, Access::None) && quiet.planned > 0 {
+            quiet.planned -= 1;
+            quiet.owed += 1;
+            return 0;
+        }
+        quiet.catch_up(ppu, cart);
     }
     cart.cpu_clock();
     run_dots(ppu, cart, 2);
@@ -754,6 +787,9 @@ fn cpu_cycle(
         }
     };
     run_dots(ppu, cart, 1);
+    if let Some(quiet) = quiet {
+        quiet.plan(ppu, cart);
+    }
     val
 }
 
@@ -855,14 +891,20 @@ fn compare_with_lockstep(
             lockstep.1.cpu_write(addr, val, 0);
         }
         let mut irq = false;
+        let mut quiet = QuietCycles::default();
         for cycle in 0..12_000 {
             let access = random_access(&mut random, off);
-            let read = cpu_cycle(&mut ppu, &mut cart, access, cycle, false);
-            let reference = cpu_cycle(&mut lockstep.0, &mut lockstep.1, access, cycle, true);
+            let read = cpu_cycle(&mut ppu, &mut cart, access, cycle, Some(&mut quiet));
+            let reference = cpu_cycle(&mut lockstep.0, &mut lockstep.1, access, cycle, None);
             let at = format!("scene {scene}, cycle {cycle}, {access:?}");
             assert_eq!(read, reference, "read, {at}");
+            if random.byte() < 64 {
+                // The end of an instruction: the bus catches up.
+                quiet.catch_up(&mut ppu, &mut cart);
+            }
             if random.byte() == 0 && random.byte() < 8 {
                 // Looked at from outside (a debugger, a Lua script) in the middle of a line.
+                quiet.catch_up(&mut ppu, &mut cart);
                 ppu.catch_up(&mut cart);
                 lockstep.0.catch_up(&mut lockstep.1);
                 assert_eq!(ppu_state(&ppu), ppu_state(&lockstep.0), "{at}");
@@ -871,15 +913,18 @@ fn compare_with_lockstep(
             irqs += usize::from(cart.irq() && !irq);
             irq = cart.irq();
             if irq && random.byte() < 16 {
-                // Acknowledged, some time after it rose.
+                // Acknowledged, some time after it rose (a write's full cycle, here untimed).
+                quiet.catch_up(&mut ppu, &mut cart);
                 for (ppu, cart) in [(&mut ppu, &mut cart), (&mut lockstep.0, &mut lockstep.1)] {
                     ppu.catch_up(cart);
                     cart.cpu_write(0xE000, 0, cycle);
                     cart.cpu_write(0xE001, 0, cycle);
                     ppu.cartridge_changed(cart);
                 }
+                quiet.plan(&ppu, &cart);
             }
         }
+        quiet.catch_up(&mut ppu, &mut cart);
         ppu.catch_up(&mut cart);
         lockstep.0.catch_up(&mut lockstep.1);
         assert_eq!(ppu_state(&ppu), ppu_state(&lockstep.0), "scene {scene}");
@@ -965,4 +1010,29 @@ fn overflow_counted_once_a_line_matches_counting_every_time() {
         possible > 500 && impossible > 500,
         "{possible} / {impossible}"
     );
+}
+
+#[test]
+fn a12_fetches_follow_the_fetch_pattern() {
+    // Dots 1-256 and 321-336: nametable, attribute, then two pattern fetches a tile;
+    // 257-320: two garbage nametable fetches then two pattern fetches a sprite slot;
+    // 337-340: two nametable fetches.
+    for background in [false, true] {
+        for tables in [None, Some(0), Some(0xFF), Some(0x5A), Some(0x81)] {
+            let fetches = A12Fetches::new(background, tables);
+            for dot in (1..DOTS_PER_LINE).step_by(2) {
+                let expected = match dot {
+                    1..=256 | 321..=336 => Some(dot % 8 >= 5 && background),
+                    257..=320 if (dot - 257) % 8 < 4 => Some(false),
+                    257..=320 => tables.map(|t| t >> ((dot - 257) / 8) & 1 != 0),
+                    _ => Some(false),
+                };
+                assert_eq!(
+                    fetches.level(usize::from(dot / 2)),
+                    expected,
+                    "dot {dot}, {background}, {tables:?}"
+                );
+            }
+        }
+    }
 }

@@ -476,7 +476,13 @@ pub fn fill_limits(gravity: Gravity) -> Option<&'static FillLimits> {
 /// stays open, and so every row above its bottom.
 pub fn unfillable_wells(board: &Board, limits: &FillLimits) -> u32 {
     let h = board.heights().map(i32::from);
-    let side = |x: i32| if (0..10).contains(&x) { h[x as usize] } else { HEIGHT as i32 };
+    let side = |x: i32| {
+        if (0..10).contains(&x) {
+            h[x as usize]
+        } else {
+            HEIGHT as i32
+        }
+    };
     let mut cells = 0;
     for (width, limits) in (1..=2).zip(limits) {
         for x in 0..=10 - width {
@@ -709,7 +715,10 @@ mod tests {
         assert_eq!(count(39), 10);
         // Lower, at 7 rows, it still fills.
         let b = stack([2, 2, 7, 7, 7, 7, 7, 7, 7, 7]);
-        assert_eq!(unfillable_wells(&b, fill_limits(Gravity::at(39, true)).unwrap()), 0);
+        assert_eq!(
+            unfillable_wells(&b, fill_limits(Gravity::at(39, true)).unwrap()),
+            0
+        );
     }
 
     #[test]
@@ -717,9 +726,8 @@ mod tests {
         let strong = Profile::by_name("strong").unwrap();
         let is_strong =
             |level, height, capped| matches!(strong.at(level, height, capped), Profile::Strong(_));
-        let keeps_well = |level, height| {
-            matches!(strong.at(level, height, true), Profile::KeepingWell)
-        };
+        let keeps_well =
+            |level, height| matches!(strong.at(level, height, true), Profile::KeepingWell);
         assert!(is_strong(29, KILL_SCREEN_BURN_HEIGHT - 1, true));
         assert!(keeps_well(29, KILL_SCREEN_BURN_HEIGHT));
         assert!(keeps_well(37, KILL_SCREEN_BURN_HEIGHT));

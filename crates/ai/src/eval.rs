@@ -403,28 +403,61 @@ pub const LAST_LEVEL_BURN_HEIGHT: u8 = 8;
 pub const REACTION_BURN_HEIGHT: u8 = 11;
 
 /// The same at levels 29-37 (a row a frame) in a capped game, where a piece can still reach
-/// every column of a stack this low at 30 Hz, and an I the well.
-pub const KILL_SCREEN_BURN_HEIGHT: u8 = 9;
+/// every column of a stack this low at 30 Hz, and an I the well; above it the classic function
+/// plays, keeping the well (`Profile::KeepingWell`).
+pub const KILL_SCREEN_BURN_HEIGHT: u8 = 10;
 
-/// For a well `d` rows deep (1, 2, 3 or more) in each column, the highest stack around it (the
-/// lower of its sides, rows) at which some piece freshly spawned still fills the well's bottom
-/// cell with taps at 30 Hz, searched up to 15 rows (15: that high or more; -1: at no height).
-/// Found by the controller search (test `fill_limits_are_the_searchs`).
-pub type FillLimits = [[i8; 10]; 3];
+/// Weight of each row of column 9's height (the Tetris well) in `Profile::KeepingWell`: about
+/// a row transition, so the classic function leaves no piece in the well but those whose cells
+/// there clear; on the first 50 standard games levels 29-38 then add 440k points instead of
+/// 359k (README).
+pub const WELL_KEEPING_WEIGHT: f64 = 30.0;
+
+/// Height of column 9.
+fn well_column_height(board: &Board) -> u8 {
+    board
+        .rows
+        .iter()
+        .position(|&r| r >> 9 & 1 != 0)
+        .map_or(0, |y| HEIGHT as u8 - y as u8)
+}
+
+/// For a well one or two columns wide (`[width - 1]`) and `d` rows deep (1, 2, 3 or more:
+/// `[d - 1]`) from each column (`[x]`, its left column), the highest stack around it (the lower
+/// of its sides, rows) at which pieces freshly spawned still fill each of its bottom cells with
+/// taps at 30 Hz, searched up to 15 rows (15: that high or more; -1: at no height). A two-wide
+/// well cannot start in column 9: 15 there. Found by the controller search (test
+/// `fill_limits_are_the_searchs`).
+pub type FillLimits = [[[i8; 10]; 3]; 2];
 
 /// At a row a frame (levels 29 and up): the edges fill only below 10-14 rows.
 const FILL_LIMITS_ROW_A_FRAME: FillLimits = [
-    [12, 14, 15, 15, 15, 15, 15, 15, 15, 14],
-    [10, 13, 15, 15, 15, 15, 15, 15, 15, 12],
-    [10, 12, 15, 15, 15, 15, 15, 15, 15, 12],
+    [
+        [12, 14, 15, 15, 15, 15, 15, 15, 15, 14],
+        [10, 13, 15, 15, 15, 15, 15, 15, 15, 12],
+        [10, 12, 15, 15, 15, 15, 15, 15, 15, 12],
+    ],
+    [
+        [13, 15, 15, 15, 15, 15, 15, 15, 15, 15],
+        [13, 15, 15, 15, 15, 15, 15, 15, 15, 15],
+        [13, 15, 15, 15, 15, 15, 15, 15, 15, 15],
+    ],
 ];
 
 /// On the double kill screen (two rows a frame): a piece spawned in column 5 passes the left
-/// columns later than the right ones, and a well in column 0 deeper than one row never fills.
+/// columns later than the right ones, a well in column 0 deeper than one row never fills, and
+/// one in columns 0-1 only below 7 rows.
 const FILL_LIMITS_TWO_ROWS_A_FRAME: FillLimits = [
-    [6, 10, 14, 15, 15, 15, 15, 15, 14, 10],
-    [2, 7, 11, 15, 15, 15, 15, 15, 11, 6],
-    [-1, 6, 11, 15, 15, 15, 15, 15, 11, 6],
+    [
+        [6, 10, 14, 15, 15, 15, 15, 15, 14, 10],
+        [2, 7, 11, 15, 15, 15, 15, 15, 11, 6],
+        [-1, 6, 11, 15, 15, 15, 15, 15, 11, 6],
+    ],
+    [
+        [7, 11, 15, 15, 15, 15, 15, 15, 11, 15],
+        [7, 11, 14, 15, 15, 15, 15, 15, 11, 15],
+        [7, 11, 14, 15, 15, 15, 15, 15, 11, 15],
+    ],
 ];
 
 /// The fill limits at `gravity` with taps at 30 Hz, from the kill-screen speed on (below it,
@@ -437,30 +470,36 @@ pub fn fill_limits(gravity: Gravity) -> Option<&'static FillLimits> {
     }
 }
 
-/// Cells of the one-column wells (depth below the lower side, a wall counting as high) that no
-/// piece can fill any more at the stack's height (`limits`): on the kill screen a well at
-/// the edge that grows too deep stays open, and so every row above its bottom.
+/// Cells of the wells one and two columns wide (depth below the lower side, a wall counting
+/// as high; a two-wide well from its higher bottom column) that pieces can no longer fill at
+/// the stack's height (`limits`): on the kill screen a well at the edge that grows too deep
+/// stays open, and so every row above its bottom.
 pub fn unfillable_wells(board: &Board, limits: &FillLimits) -> u32 {
     let h = board.heights().map(i32::from);
-    (0..10)
-        .map(|x| {
-            let left = if x == 0 { HEIGHT as i32 } else { h[x - 1] };
-            let right = if x == 9 { HEIGHT as i32 } else { h[x + 1] };
-            let around = left.min(right);
-            let depth = around - h[x];
-            let limit = limits[(depth.clamp(1, 3) - 1) as usize][x] as i32;
-            if depth >= 1 && around > limit {
-                depth as u32
-            } else {
-                0
+    let side = |x: i32| {
+        if (0..10).contains(&x) {
+            h[x as usize]
+        } else {
+            HEIGHT as i32
+        }
+    };
+    let mut cells = 0;
+    for (width, limits) in (1..=2).zip(limits) {
+        for x in 0..=10 - width {
+            let bottom = h[x as usize..(x + width) as usize].iter().max().unwrap();
+            let around = side(x - 1).min(side(x + width));
+            let depth = around - bottom;
+            if depth >= 1 && around > limits[(depth.min(3) - 1) as usize][x as usize] as i32 {
+                cells += (width * depth) as u32;
             }
-        })
-        .sum()
+        }
+    }
+    cells
 }
 
 /// Weight of an unfillable well cell, added to either profile's rating on the kill screen in a
 /// capped game (about four holes of the classic function): on the double kill screen from an
-/// empty playfield the classic function then survives 55.4 lines on average instead of 49.0
+/// empty playfield the classic function then survives 55.7 lines on average instead of 49.0
 /// (README).
 pub const UNFILLABLE_WELL_WEIGHT: f64 = 100.0;
 
@@ -469,6 +508,11 @@ pub const UNFILLABLE_WELL_WEIGHT: f64 = 100.0;
 pub enum Profile {
     Classic,
     Strong(Weights),
+    /// The classic function with the Tetris well kept open: each row of column 9's height
+    /// costs `WELL_KEEPING_WEIGHT`, so it burns with the pieces whose cells in the well clear
+    /// and leaves the well for an I. The strong profile hands over to it on the kill screen of
+    /// a capped game (`Profile::at`).
+    KeepingWell,
     /// One profile below level 29 and another from 29 on (the standard format's strong
     /// profile: weights trained on its play to the transition, and the built-in ones after).
     Banded(Box<[Profile; 2]>),
@@ -488,7 +532,7 @@ impl Profile {
 
     pub fn name(&self) -> &'static str {
         match self {
-            Profile::Classic => "classic",
+            Profile::Classic | Profile::KeepingWell => "classic",
             Profile::Strong(_) | Profile::Banded(_) => "strong",
         }
     }
@@ -507,7 +551,8 @@ impl Profile {
     /// function, which clears lines as they come) when it is high, and from level 29 (the kill
     /// screen, a row a frame) on. In a `capped` game (a competition format: the standard one
     /// ends at level 49) it still builds at levels 29-37 while the stack is low, and survives
-    /// from 38, before the standard format's double kill screen at 39. Without a cap the kill
+    /// from 38, before the standard format's double kill screen at 39; on a high stack there it
+    /// hands over to the classic function keeping the well. Without a cap the kill
     /// screen lasts thousands of lines, which the classic function survives and Tetris
     /// building does not. The standard format's banded profile survives from
     /// `REACTION_BURN_HEIGHT` at levels 19-27.
@@ -525,6 +570,9 @@ impl Profile {
             _ => 0,
         };
         match self {
+            Profile::Strong(_) if height >= burn_height && (29..38).contains(&level) && capped => {
+                &Profile::KeepingWell
+            }
             Profile::Strong(_) if height >= burn_height => &Profile::Classic,
             p => p,
         }
@@ -533,6 +581,9 @@ impl Profile {
     pub fn evaluate(&self, level: u8, board: &Board, placed: &[Placed]) -> f64 {
         match self {
             Profile::Classic => classic(board, placed),
+            Profile::KeepingWell => {
+                classic(board, placed) + WELL_KEEPING_WEIGHT * well_column_height(board) as f64
+            }
             Profile::Banded(bands) => bands[(level >= 29) as usize].evaluate(level, board, placed),
             Profile::Strong(w) => strong_features(board, placed, level)
                 .iter()
@@ -603,32 +654,40 @@ mod tests {
         use crate::rules::SPAWN_ID;
         let period = tap_period(30).unwrap();
         for gravity in [Gravity::at(29, true), Gravity::at(39, true)] {
-            // A stack `around` rows high everywhere but a well `depth` deep in column `x`.
-            let fills = |x: i8, depth: i8, around: i8| {
+            // A stack `around` rows high everywhere but a well `depth` deep in columns
+            // `x..x + width`: does some piece fill each of its bottom cells?
+            let fills = |x: i8, width: i8, depth: i8, around: i8| {
                 let mut b = Board::default();
                 for y in (HEIGHT - around)..HEIGHT {
-                    for c in (0..10).filter(|&c| c != x || y >= HEIGHT - around + depth) {
+                    let open = |c| (x..x + width).contains(&c) && y < HEIGHT - around + depth;
+                    for c in (0..10).filter(|&c| !open(c)) {
                         b.set(c, y);
                     }
                 }
                 let bottom = (HEIGHT - around + depth - 1) as usize;
                 let mut locks = Vec::new();
-                SPAWN_ID.iter().any(|&id| {
+                let mut filled = 0;
+                for &id in &SPAWN_ID {
                     spawn_tap_locks(&b, gravity, id, period, &mut locks);
-                    locks.iter().any(|p| {
+                    for p in &locks {
                         let mut piece = Board::default();
                         piece.lock(p.id, p.x, p.y);
-                        piece.rows[bottom] >> x & 1 != 0
-                    })
-                })
+                        filled |= piece.rows[bottom] >> x & ((1 << width) - 1);
+                    }
+                }
+                filled == (1 << width) - 1
             };
-            let searched: FillLimits = std::array::from_fn(|d| {
-                let depth = d as i8 + 1;
-                std::array::from_fn(|x| {
-                    (depth..=15)
-                        .filter(|&around| fills(x as i8, depth, around))
-                        .max()
-                        .unwrap_or(-1)
+            let searched: FillLimits = std::array::from_fn(|w| {
+                let width = w as i8 + 1;
+                std::array::from_fn(|d| {
+                    let depth = d as i8 + 1;
+                    std::array::from_fn(|x| match x as i8 {
+                        x if x + width > 10 => 15,
+                        x => (depth..=15)
+                            .filter(|&around| fills(x, width, depth, around))
+                            .max()
+                            .unwrap_or(-1),
+                    })
                 })
             });
             assert_eq!(Some(&searched), fill_limits(gravity), "{gravity:?}");
@@ -647,15 +706,46 @@ mod tests {
     }
 
     #[test]
+    fn a_two_column_gap_at_the_left_edge_counts_on_the_double_kill_screen() {
+        // Columns 0-1 five rows under an eight-row stack: neither is a one-column well, and at
+        // two rows a frame no piece reaches column 0's bottom cell any more.
+        let b = stack([3, 3, 8, 8, 8, 8, 8, 8, 8, 8]);
+        let count = |level| unfillable_wells(&b, fill_limits(Gravity::at(level, true)).unwrap());
+        assert_eq!(count(29), 0);
+        assert_eq!(count(39), 10);
+        // Lower, at 7 rows, it still fills.
+        let b = stack([2, 2, 7, 7, 7, 7, 7, 7, 7, 7]);
+        assert_eq!(
+            unfillable_wells(&b, fill_limits(Gravity::at(39, true)).unwrap()),
+            0
+        );
+    }
+
+    #[test]
     fn strong_builds_on_the_kill_screen_only_in_a_capped_game() {
         let strong = Profile::by_name("strong").unwrap();
-        let is_classic =
-            |level, height, capped| matches!(strong.at(level, height, capped), Profile::Classic);
-        assert!(!is_classic(29, KILL_SCREEN_BURN_HEIGHT - 1, true));
-        assert!(is_classic(29, KILL_SCREEN_BURN_HEIGHT, true));
-        assert!(!is_classic(37, 0, true));
-        assert!(is_classic(29, 0, false));
-        assert!(is_classic(37, 0, false));
+        let is_strong =
+            |level, height, capped| matches!(strong.at(level, height, capped), Profile::Strong(_));
+        let keeps_well =
+            |level, height| matches!(strong.at(level, height, true), Profile::KeepingWell);
+        assert!(is_strong(29, KILL_SCREEN_BURN_HEIGHT - 1, true));
+        assert!(keeps_well(29, KILL_SCREEN_BURN_HEIGHT));
+        assert!(keeps_well(37, KILL_SCREEN_BURN_HEIGHT));
+        assert!(is_strong(37, 0, true));
+        assert!(!keeps_well(38, KILL_SCREEN_BURN_HEIGHT));
+        assert!(!is_strong(29, 0, false));
+        assert!(matches!(strong.at(37, 12, false), Profile::Classic));
+    }
+
+    #[test]
+    fn keeping_the_well_costs_each_row_of_column_9() {
+        // The same classic rating, and 3 rows of column 9 (one of them a cell over a hole).
+        let open = stack([5, 5, 5, 5, 5, 5, 5, 5, 5, 0]);
+        let mut covered = open;
+        covered.set(9, 17);
+        let keeping = |b: &Board| Profile::KeepingWell.evaluate(29, b, &[]) - classic(b, &[]);
+        assert_eq!(keeping(&open), 0.0);
+        assert_eq!(keeping(&covered), 3.0 * WELL_KEEPING_WEIGHT);
     }
 
     #[test]

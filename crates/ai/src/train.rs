@@ -237,7 +237,10 @@ fn value_game(profile: &Profile, o: &TrainOptions, seed: u64) -> ValueGame {
     };
     let mut locks = Vec::new();
     let r = play_observed(profile, &cfg, &mut |board, level, lines| {
-        locks.push((value_features(board, level, &weights), POINTS[lines as usize] as f64))
+        locks.push((
+            value_features(board, level, &weights),
+            POINTS[lines as usize] as f64,
+        ))
     });
     ValueGame {
         locks,

@@ -397,11 +397,9 @@ const BOARD_FEATURES: [usize; 15] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 1
 /// to -2..2.
 const SURFACE_PATTERNS: usize = 125;
 /// The learned value's features: the strong rating of the playfield (its board features
-/// only), then a bias, the surface patterns counted over the six windows of columns 0-8, the
-/// cells missing from the four rows above the well's floor (and its square), the well's depth
-/// below the lowest of columns 0-8 (one-hot, 0-6 and more) and the stack's height (one-hot,
-/// 0-15 and more).
-pub const VALUE_FEATURES: usize = 1 + 1 + SURFACE_PATTERNS + 2;
+/// only), then a bias, the surface patterns counted over the six windows of columns 0-8, and
+/// the cells missing from the four rows above the well's floor.
+pub const VALUE_FEATURES: usize = 1 + 1 + SURFACE_PATTERNS + 1;
 
 fn board_rating(f: &[f64; STRONG_FEATURES], w: &Weights) -> f64 {
     BOARD_FEATURES.iter().map(|&i| f[i] * w.w[i]).sum()
@@ -423,7 +421,6 @@ fn value_extras(board: &Board, h: &[u8; 10], mut f: impl FnMut(usize, f64)) {
         .map(|r| 9 - (board.rows[floor - r] & 0x1FF).count_ones())
         .sum();
     f(at, missing as f64);
-    f(at + 1, (missing * missing) as f64);
 }
 
 /// A value learned from the simulator's games (`ai::train::fit_value`, `nestor ai-train
@@ -837,7 +834,7 @@ mod tests {
         let flat = 2 + 2 * 25 + 2 * 5 + 2;
         assert_eq!(x[flat], 6.0);
         assert_eq!(x[2..2 + SURFACE_PATTERNS].iter().sum::<f64>(), 6.0);
-        assert_eq!(&x[2 + SURFACE_PATTERNS..], &[1.0, 1.0]);
+        assert_eq!(&x[2 + SURFACE_PATTERNS..], &[1.0]);
     }
 
     #[test]

@@ -406,7 +406,7 @@ fn board_rating(f: &[f64; STRONG_FEATURES], w: &Weights) -> f64 {
 }
 
 /// Calls `f` with the index and value of each non-zero feature of the learned value past the
-/// board's strong features (offsets from `BOARD_FEATURES.len()`).
+/// rating (indices from 0 for the bias).
 fn value_extras(board: &Board, h: &[u8; 10], mut f: impl FnMut(usize, f64)) {
     f(0, 1.0);
     let step = |x: usize| (h[x + 1] as i32 - h[x] as i32).clamp(-2, 2) as usize + 2;

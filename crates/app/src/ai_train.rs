@@ -49,8 +49,9 @@ pub struct Args {
     #[arg(long)]
     start: Option<PathBuf>,
     /// Fit the learned value instead (weights/README.md): the points of the next HORIZON
-    /// pieces, by least squares over --games games to level 29 of the format's strong profile,
-    /// measured on as many held-out games; written as JSON to --out.
+    /// pieces, by least squares over --games games to level 29 of the standard format's strong
+    /// profile (with --format standard), measured on as many held-out games; written as JSON
+    /// to --out.
     #[arg(long, value_name = "HORIZON")]
     fit_value: Option<usize>,
     /// With --fit-value: rounds of fitted value iteration after the first fit, each adding
@@ -164,14 +165,10 @@ fn fit_value(a: &Args, o: &TrainOptions, horizon: usize) -> anyhow::Result<ExitC
     if horizon == 0 {
         bail!("--fit-value needs a horizon of at least 1 piece");
     }
-    let profile = if o.format.reaction > 0 {
-        Profile::standard()
-    } else {
-        Profile::Strong(match &a.start {
-            Some(path) => Weights::load_or_builtin(path),
-            None => Weights::strong(),
-        })
-    };
+    if o.format != Format::STANDARD {
+        bail!("--fit-value fits the standard format's profile (--format standard)");
+    }
+    let profile = Profile::standard();
     let t0 = Instant::now();
     let bar = ProgressBar::new(2 * o.games).with_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} games {elapsed_precise} eta {eta}")

@@ -539,8 +539,10 @@ fn ai_train_fits_a_value_that_ai_bench_plays() {
     );
     let (code, stderr) = run(&["ai-bench", "--value", committed]);
     assert_one_line(code, &stderr, "--value corrects the standard format");
-    let (code, stderr) = run(&["ai-train", "--fit-value", "0"]);
+    let (code, stderr) = run(&["ai-train", "--format", "standard", "--fit-value", "0"]);
     assert_one_line(code, &stderr, "horizon of at least 1");
+    let (code, stderr) = run(&["ai-train", "--fit-value", "20"]);
+    assert_one_line(code, &stderr, "--format standard");
 }
 
 /// A file far larger than any ROM (here endless) is refused after 64 MiB, not read until memory

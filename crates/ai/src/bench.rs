@@ -2,7 +2,7 @@
 //! as median, mean and percentiles per metric.
 
 use crate::controller::tap_period;
-use crate::eval::{Profile, Weights};
+use crate::eval::{Profile, Value, Weights};
 use crate::planner::SearchKind;
 use crate::sim::{play_counting, Format, GameConfig, GameResult, Pieces};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -25,6 +25,11 @@ pub struct BenchOptions {
     /// The strong profile's weights from this file instead of the built-in ones (a file that
     /// cannot be read: a one-line warning, and the built-in ones).
     pub weights: Option<std::path::PathBuf>,
+    /// A learned value (`ai-train --fit-value`) correcting the standard format's strong
+    /// profile below level 29, times `value_scale` (a file that cannot be read: a one-line
+    /// warning, and no correction).
+    pub value: Option<std::path::PathBuf>,
+    pub value_scale: f64,
     /// "controller" or "placement".
     pub search: String,
     pub tap_hz: u32,
@@ -45,6 +50,8 @@ impl Default for BenchOptions {
             level: 18,
             profile: "strong".into(),
             weights: None,
+            value: None,
+            value_scale: 1.0,
             search: "controller".into(),
             tap_hz: 30,
             pieces: "nes".into(),
@@ -127,9 +134,24 @@ pub struct BenchReport {
 /// Checks the options and builds the game configuration and profile.
 pub fn configure(o: &BenchOptions) -> Result<(Profile, GameConfig), String> {
     let profile = match (o.profile.as_str(), &o.weights) {
+        _ if o.value.is_some() && (o.profile != "strong" || o.weights.is_some()) => {
+            return Err("--value corrects the standard format's built-in strong profile".into())
+        }
         ("strong", Some(path)) => Profile::Strong(Weights::load_or_builtin(path)),
         (_, Some(_)) => return Err("--weights are the strong profile's".into()),
-        ("strong", None) if o.format == "standard" => Profile::standard(),
+        ("strong", None) if o.format == "standard" => match &o.value {
+            Some(path) => match Value::load(path) {
+                Ok(value) => Profile::standard_valued(value, o.value_scale),
+                Err(e) => {
+                    eprintln!("value {}: {e}; playing without it", path.display());
+                    Profile::standard()
+                }
+            },
+            None => Profile::standard(),
+        },
+        (_, None) if o.value.is_some() => {
+            return Err("--value corrects the standard format's strong profile".into())
+        }
         (name, None) => Profile::by_name(name)
             .ok_or_else(|| format!("unknown profile '{name}' (classic or strong)"))?,
     };

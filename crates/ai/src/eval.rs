@@ -390,6 +390,86 @@ pub fn strong_features(board: &Board, placed: &[Placed], level: u8) -> [f64; STR
     ]
 }
 
+/// The strong features that depend on the playfield alone (not on the placements that led to
+/// it).
+const BOARD_FEATURES: [usize; 15] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 16, 17];
+/// Surface patterns of the learned value: three neighbouring steps of columns 0-8, each clamped
+/// to -2..2.
+const SURFACE_PATTERNS: usize = 125;
+/// The learned value's features: the strong rating of the playfield (its board features
+/// only), then a bias, the surface patterns counted over the six windows of columns 0-8, and
+/// the cells missing from the four rows above the well's floor.
+pub const VALUE_FEATURES: usize = 1 + 1 + SURFACE_PATTERNS + 1;
+
+fn board_rating(f: &[f64; STRONG_FEATURES], w: &Weights) -> f64 {
+    BOARD_FEATURES.iter().map(|&i| f[i] * w.w[i]).sum()
+}
+
+/// Calls `f` with the index and value of each non-zero feature of the learned value past the
+/// rating (indices from 0 for the bias).
+fn value_extras(board: &Board, h: &[u8; 10], mut f: impl FnMut(usize, f64)) {
+    f(0, 1.0);
+    let step = |x: usize| (h[x + 1] as i32 - h[x] as i32).clamp(-2, 2) as usize + 2;
+    for x in 0..6 {
+        f(1 + step(x) * 25 + step(x + 1) * 5 + step(x + 2), 1.0);
+    }
+    let at = 1 + SURFACE_PATTERNS;
+    // Cells of columns 0-8 an I in the well still needs filled to clear four rows.
+    let floor = HEIGHT as usize - h[9] as usize;
+    let missing: u32 = (1..=4)
+        .filter(|&r| r <= floor)
+        .map(|r| 9 - (board.rows[floor - r] & 0x1FF).count_ones())
+        .sum();
+    f(at, missing as f64);
+}
+
+/// A value learned from the simulator's games (`ai::train::fit_value`, `nestor ai-train
+/// --fit-value`): the points (at level 0's rates: 40, 100, 300, 1,200 a clear) the standard
+/// profile makes over the next `horizon` pieces from a playfield, less a top-out's penalty,
+/// as a linear function of `value_features`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Value {
+    pub horizon: u32,
+    pub w: Vec<f64>,
+}
+
+impl Value {
+    /// Reads a value file (JSON, as `ai-train --fit-value` writes it). The rating's weight
+    /// must be negative (a worse rating, fewer points): it sets the correction's units.
+    pub fn load(path: &std::path::Path) -> Result<Value, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+        let value: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+        if value.w.len() != VALUE_FEATURES {
+            return Err(format!("{} weights, not {VALUE_FEATURES}", value.w.len()));
+        }
+        if !value.w.iter().all(|w| w.is_finite()) {
+            return Err("a weight is not a number".into());
+        }
+        if value.w[0] >= 0.0 {
+            return Err("the rating's weight is not negative".into());
+        }
+        Ok(value)
+    }
+
+    /// The correction to the strong rating of a playfield, in the rating's units: the value
+    /// of its features past the rating, divided by the rating's weight in the value.
+    fn correction(&self, board: &Board) -> f64 {
+        let mut v = 0.0;
+        value_extras(board, &board.heights(), |i, x| v += self.w[1 + i] * x);
+        v / self.w[0]
+    }
+}
+
+/// The learned value's features of a playfield at `level` under the strong `weights` (for
+/// fitting).
+pub fn value_features(board: &Board, level: u8, weights: &Weights) -> [f64; VALUE_FEATURES] {
+    let f = strong_features(board, &[], level);
+    let mut out = [0.0; VALUE_FEATURES];
+    out[0] = board_rating(&f, weights);
+    value_extras(board, &board.heights(), |i, x| out[1 + i] += x);
+    out
+}
+
 /// Stack height from which the strong profile stops building and burns.
 pub const BURN_HEIGHT: u8 = 12;
 /// The same at level 28, the last before the kill-screen speed: a stack still 12 rows high when
@@ -503,6 +583,11 @@ pub fn unfillable_wells(board: &Board, limits: &FillLimits) -> u32 {
 /// (README).
 pub const UNFILLABLE_WELL_WEIGHT: f64 = 100.0;
 
+fn strong_rating(w: &Weights, level: u8, board: &Board, placed: &[Placed]) -> f64 {
+    let f = strong_features(board, placed, level);
+    f.iter().zip(&w.w).map(|(f, w)| f * w).sum()
+}
+
 /// The evaluation profiles.
 #[derive(Clone, Debug)]
 pub enum Profile {
@@ -513,6 +598,9 @@ pub enum Profile {
     /// and leaves the well for an I. The strong profile hands over to it on the kill screen of
     /// a capped game (`Profile::at`).
     KeepingWell,
+    /// The strong profile's rating corrected by a learned value (`Value::correction`) times
+    /// a scale.
+    Valued(Box<(Weights, Value, f64)>),
     /// One profile below level 29 and another from 29 on (the standard format's strong
     /// profile: weights trained on its play to the transition, and the built-in ones after).
     Banded(Box<[Profile; 2]>),
@@ -533,7 +621,7 @@ impl Profile {
     pub fn name(&self) -> &'static str {
         match self {
             Profile::Classic | Profile::KeepingWell => "classic",
-            Profile::Strong(_) | Profile::Banded(_) => "strong",
+            Profile::Strong(_) | Profile::Valued(_) | Profile::Banded(_) => "strong",
         }
     }
 
@@ -542,6 +630,16 @@ impl Profile {
     pub fn standard() -> Profile {
         Profile::Banded(Box::new([
             Profile::Strong(Weights::standard_before_29()),
+            Profile::Strong(Weights::strong()),
+        ]))
+    }
+
+    /// The standard profile with its weights below level 29 corrected by `value` times
+    /// `scale` (`nestor ai-bench --value`).
+    pub fn standard_valued(value: Value, scale: f64) -> Profile {
+        let valued = (Weights::standard_before_29(), value, scale);
+        Profile::Banded(Box::new([
+            Profile::Valued(Box::new(valued)),
             Profile::Strong(Weights::strong()),
         ]))
     }
@@ -570,10 +668,12 @@ impl Profile {
             _ => 0,
         };
         match self {
-            Profile::Strong(_) if height >= burn_height && (29..38).contains(&level) && capped => {
+            Profile::Strong(_) | Profile::Valued(_)
+                if height >= burn_height && (29..38).contains(&level) && capped =>
+            {
                 &Profile::KeepingWell
             }
-            Profile::Strong(_) if height >= burn_height => &Profile::Classic,
+            Profile::Strong(_) | Profile::Valued(_) if height >= burn_height => &Profile::Classic,
             p => p,
         }
     }
@@ -585,11 +685,11 @@ impl Profile {
                 classic(board, placed) + WELL_KEEPING_WEIGHT * well_column_height(board) as f64
             }
             Profile::Banded(bands) => bands[(level >= 29) as usize].evaluate(level, board, placed),
-            Profile::Strong(w) => strong_features(board, placed, level)
-                .iter()
-                .zip(&w.w)
-                .map(|(f, w)| f * w)
-                .sum(),
+            Profile::Strong(w) => strong_rating(w, level, board, placed),
+            Profile::Valued(p) => {
+                let (w, value, scale) = &**p;
+                strong_rating(w, level, board, placed) + scale * value.correction(board)
+            }
         }
     }
 }
@@ -811,5 +911,41 @@ mod tests {
         // A hole in the second row above the well's floor cuts the run to one.
         b.rows[17] &= !1;
         assert_eq!(ready(&b), 1.0);
+    }
+
+    #[test]
+    fn value_features_count_surface_patterns_and_cells_missing_for_a_tetris() {
+        // Columns 0-8 four rows high but for one cell, the well empty.
+        let mut b = stack([4, 4, 4, 4, 4, 4, 4, 4, 4, 0]);
+        b.rows[17] &= !(1 << 3);
+        let w = Weights::standard_before_29();
+        let x = value_features(&b, 18, &w);
+        let rating = board_rating(&strong_features(&b, &[], 18), &w);
+        assert_eq!((x[0], x[1]), (rating, 1.0));
+        // All six windows of columns 0-8 are flat: steps (0, 0, 0).
+        let flat = 2 + 2 * 25 + 2 * 5 + 2;
+        assert_eq!(x[flat], 6.0);
+        assert_eq!(x[2..2 + SURFACE_PATTERNS].iter().sum::<f64>(), 6.0);
+        assert_eq!(&x[2 + SURFACE_PATTERNS..], &[1.0]);
+    }
+
+    #[test]
+    fn value_files_are_checked() {
+        let dir = std::env::temp_dir().join(format!("ai-value-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let load = |w: Vec<f64>| {
+            let path = dir.join("value.json");
+            let text = serde_json::to_string(&Value { horizon: 20, w }).unwrap();
+            std::fs::write(&path, text).unwrap();
+            Value::load(&path)
+        };
+        let mut w = vec![1.0; VALUE_FEATURES];
+        w[0] = -2.0;
+        assert!(load(w.clone()).is_ok());
+        assert!(load(w[1..].to_vec()).unwrap_err().contains("weights, not"));
+        w[0] = 0.5;
+        assert!(load(w).unwrap_err().contains("not negative"));
+        assert!(Value::load(&dir.join("absent.json")).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

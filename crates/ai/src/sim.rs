@@ -247,6 +247,16 @@ pub fn play(profile: &Profile, cfg: &GameConfig) -> GameResult {
 
 /// [`play`], calling `placed` after each piece (a progress bar's tick).
 pub fn play_counting(profile: &Profile, cfg: &GameConfig, placed: &dyn Fn()) -> GameResult {
+    play_observed(profile, cfg, &mut |_, _, _| placed())
+}
+
+/// [`play`], calling `locked` after each piece with the playfield after it (lines cleared),
+/// the level it was placed at and the lines it cleared.
+pub fn play_observed(
+    profile: &Profile,
+    cfg: &GameConfig,
+    locked: &mut dyn FnMut(&Board, u8, u8),
+) -> GameResult {
     let mut planner =
         Planner::new(profile.clone(), cfg.kind).expect("tap rate checked by the caller");
     planner.double_kill_screen = cfg.format.double_kill_screen;
@@ -315,7 +325,7 @@ pub fn play_counting(profile: &Profile, cfg: &GameConfig, placed: &dyn Fn()) -> 
         let level_before = progress.level;
         progress.lock(cleared, hold_down_points);
         r.pieces += 1;
-        placed();
+        locked(&board, level_before, cleared);
         r.lines += cleared as u64;
         r.score += POINTS[cleared as usize] * (progress.level as u64 + 1);
         if hold_down_points >= 2 {

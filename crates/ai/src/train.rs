@@ -4,9 +4,10 @@
 //! decaying noise so the spread does not collapse early. All candidates of a generation play the
 //! same seeds, so they are compared on the same pieces.
 
-use crate::eval::{Profile, Weights};
+use crate::eval::{value_features, Profile, Value, Weights, VALUE_FEATURES};
 use crate::planner::SearchKind;
-use crate::sim::{play, Format, GameConfig, Pieces, SplitMix};
+use crate::rules::POINTS;
+use crate::sim::{play, play_observed, Format, GameConfig, Pieces, SplitMix};
 use rayon::prelude::*;
 
 /// What a candidate is scored on.
@@ -149,4 +150,255 @@ pub fn train(
     }
     // The final mean is the estimate CEM converges to; a generation's best is one noisy sample.
     Weights { w: mean }
+}
+
+/// Penalty of a top-out within the horizon of the learned value, in points at level 0's rates
+/// (about 65 pieces' worth of the standard profile's points before level 29).
+pub const TOP_OUT_PENALTY: f64 = 5000.0;
+
+/// The sums of a least-squares fit of the learned value: XᵀX, Xᵀy and the samples.
+struct Normal {
+    xtx: Vec<f64>,
+    xty: Vec<f64>,
+    n: u64,
+}
+
+impl Normal {
+    fn new() -> Normal {
+        Normal {
+            xtx: vec![0.0; VALUE_FEATURES * VALUE_FEATURES],
+            xty: vec![0.0; VALUE_FEATURES],
+            n: 0,
+        }
+    }
+
+    fn add(&mut self, x: &[f64; VALUE_FEATURES], y: f64) {
+        for i in 0..VALUE_FEATURES {
+            if x[i] == 0.0 {
+                continue;
+            }
+            self.xty[i] += x[i] * y;
+            let row = &mut self.xtx[i * VALUE_FEATURES..];
+            for j in 0..VALUE_FEATURES {
+                row[j] += x[i] * x[j];
+            }
+        }
+        self.n += 1;
+    }
+
+    /// The ridge solution (a small `lambda` on every weight keeps the patterns never seen at
+    /// 0), by Cholesky.
+    fn solve(&self, lambda: f64) -> Vec<f64> {
+        let n = VALUE_FEATURES;
+        let mut a = self.xtx.clone();
+        for i in 0..n {
+            a[i * n + i] += lambda;
+        }
+        for j in 0..n {
+            let d = (a[j * n + j] - (0..j).map(|k| a[j * n + k].powi(2)).sum::<f64>()).sqrt();
+            a[j * n + j] = d;
+            for i in j + 1..n {
+                let s: f64 = (0..j).map(|k| a[i * n + k] * a[j * n + k]).sum();
+                a[i * n + j] = (a[i * n + j] - s) / d;
+            }
+        }
+        let mut z = self.xty.clone();
+        for i in 0..n {
+            z[i] = (z[i] - (0..i).map(|k| a[i * n + k] * z[k]).sum::<f64>()) / a[i * n + i];
+        }
+        for i in (0..n).rev() {
+            z[i] = (z[i] - (i + 1..n).map(|k| a[k * n + i] * z[k]).sum::<f64>()) / a[i * n + i];
+        }
+        z
+    }
+}
+
+/// One game to level 29 played by `profile`, for fitting the learned value: each playfield's
+/// features after a piece locks and the points (level 0's rates) that piece made, and whether
+/// the game topped out.
+struct ValueGame {
+    locks: Vec<([f64; VALUE_FEATURES], f64)>,
+    topped_out: bool,
+}
+
+fn value_game(profile: &Profile, o: &TrainOptions, seed: u64) -> ValueGame {
+    let weights = Weights::standard_before_29();
+    let cfg = GameConfig {
+        level: o.level,
+        kind: o.kind,
+        pieces: o.pieces,
+        max_pieces: Some(o.max_pieces),
+        seed,
+        two_deep: true,
+        format: Format {
+            cap_level: Some(29),
+            ..o.format
+        },
+    };
+    let mut locks = Vec::new();
+    let r = play_observed(profile, &cfg, &mut |board, level, lines| {
+        locks.push((
+            value_features(board, level, &weights),
+            POINTS[lines as usize] as f64,
+        ))
+    });
+    ValueGame {
+        locks,
+        topped_out: r.level < 29 && r.pieces < o.max_pieces,
+    }
+}
+
+fn dot(x: &[f64], w: &[f64]) -> f64 {
+    x.iter().zip(w).map(|(x, w)| x * w).sum()
+}
+
+impl ValueGame {
+    /// The samples: each playfield and the points of the next `horizon` pieces, plus `value`'s
+    /// estimate of the playfield there (bootstrapping, if given), or less `TOP_OUT_PENALTY` if
+    /// the game ends within them. A playfield whose horizon runs past level 29 is left out.
+    fn samples(&self, horizon: usize, value: Option<&[f64]>) -> Vec<(&[f64; VALUE_FEATURES], f64)> {
+        let locks = &self.locks;
+        let mut ahead = 0.0;
+        let mut samples = Vec::new();
+        for t in (0..locks.len()).rev() {
+            // `ahead`: the points of pieces t + 1 ..= t + horizon.
+            if t + horizon + 1 < locks.len() {
+                ahead -= locks[t + horizon + 1].1;
+            }
+            if t + horizon < locks.len() {
+                let after = value.map_or(0.0, |w| dot(&locks[t + horizon].0, w));
+                samples.push((&locks[t].0, ahead + after));
+            } else if self.topped_out {
+                samples.push((&locks[t].0, ahead - TOP_OUT_PENALTY));
+            }
+            ahead += locks[t].1;
+        }
+        samples
+    }
+}
+
+/// What fitting the learned value found: the value, and on held-out games the share of the
+/// variance of the points over its whole horizon that it explains (R²), and the samples.
+pub struct ValueFit {
+    pub value: Value,
+    pub samples: u64,
+    pub held_out_r2: f64,
+    pub held_out_samples: u64,
+}
+
+/// Fits the learned value (`eval::Value`) to `o.games` games of `profile` to level 29 from
+/// seeds derived from `o.seed`, by least squares: first to the points of the next `horizon`
+/// pieces, then `rounds` times to those points plus the last fit's value of the playfield
+/// reached (fitted value iteration: each round adds `horizon` pieces); measured on as many
+/// held-out games. `played` is called after each game. The sums are added in the games'
+/// order, so the same options give the same value whatever the threads.
+pub fn fit_value(
+    profile: &Profile,
+    o: &TrainOptions,
+    horizon: usize,
+    rounds: usize,
+    played: &(dyn Fn() + Sync),
+) -> ValueFit {
+    let games = |seed: u64| -> Vec<ValueGame> {
+        (0..o.games)
+            .into_par_iter()
+            .map(|g| {
+                let game = value_game(profile, o, seed.wrapping_mul(7919).wrapping_add(g));
+                played();
+                game
+            })
+            .collect()
+    };
+    let trained = games(o.seed);
+    let mut w: Option<Vec<f64>> = None;
+    let mut samples = 0;
+    for _ in 0..=rounds {
+        let mut normal = Normal::new();
+        for game in &trained {
+            for (x, y) in game.samples(horizon, w.as_deref()) {
+                normal.add(x, y);
+            }
+        }
+        samples = normal.n;
+        w = Some(normal.solve(1.0));
+    }
+    let w = w.expect("at least one round");
+    let held_out = games(HELD_OUT_SEED);
+    let held_out: Vec<_> = held_out
+        .iter()
+        .flat_map(|g| g.samples(horizon * (rounds + 1), None))
+        .collect();
+    let mean = held_out.iter().map(|s| s.1).sum::<f64>() / held_out.len().max(1) as f64;
+    let (mut residual, mut total) = (0.0, 0.0);
+    for (x, y) in &held_out {
+        residual += (y - dot(*x, &w)).powi(2);
+        total += (y - mean).powi(2);
+    }
+    ValueFit {
+        value: Value {
+            horizon: (horizon * (rounds + 1)) as u32,
+            w,
+        },
+        samples,
+        held_out_r2: 1.0 - residual / total.max(f64::MIN_POSITIVE),
+        held_out_samples: held_out.len() as u64,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn least_squares_recovers_an_exact_linear_value() {
+        let mut r = SplitMix(3);
+        let truth: Vec<f64> = (0..VALUE_FEATURES).map(|i| i as f64 - 40.0).collect();
+        let mut normal = Normal::new();
+        for _ in 0..2 * VALUE_FEATURES {
+            let x: [f64; VALUE_FEATURES] = std::array::from_fn(|_| (r.next_u64() % 7) as f64);
+            normal.add(&x, dot(&x, &truth));
+        }
+        let w = normal.solve(1e-9);
+        for (i, (w, t)) in w.iter().zip(&truth).enumerate() {
+            assert!((w - t).abs() < 1e-4, "weight {i}: {w} against {t}");
+        }
+    }
+
+    #[test]
+    fn targets_are_the_points_of_the_horizon_plus_what_follows() {
+        // Five locks (the first feature marks each one's index) and the points each made.
+        let game = |topped_out| ValueGame {
+            locks: [0.0, 40.0, 0.0, 1200.0, 100.0]
+                .iter()
+                .enumerate()
+                .map(|(t, &points)| {
+                    let mut x = [0.0; VALUE_FEATURES];
+                    x[0] = t as f64;
+                    (x, points)
+                })
+                .collect(),
+            topped_out,
+        };
+        let targets = |g: &ValueGame, value: Option<&[f64]>| {
+            let mut s: Vec<(f64, f64)> = g
+                .samples(2, value)
+                .into_iter()
+                .map(|(x, y)| (x[0], y))
+                .collect();
+            s.sort_by(|a, b| a.0.total_cmp(&b.0));
+            s
+        };
+        // Lock t's target: the points of locks t + 1 and t + 2; the last two have no full
+        // horizon and are left out, unless the game topped out within it.
+        let whole = [(0.0, 40.0), (1.0, 1200.0), (2.0, 1300.0)];
+        assert_eq!(targets(&game(false), None), whole);
+        let p = TOP_OUT_PENALTY;
+        let ended = [whole.to_vec(), vec![(3.0, 100.0 - p), (4.0, -p)]].concat();
+        assert_eq!(targets(&game(true), None), ended);
+        // Bootstrapped: the value of lock t + 2's playfield is added (here its index).
+        let mut w = vec![0.0; VALUE_FEATURES];
+        w[0] = 1.0;
+        let boot = [(0.0, 42.0), (1.0, 1203.0), (2.0, 1304.0)];
+        assert_eq!(targets(&game(false), Some(&w)), boot);
+    }
 }

@@ -28,6 +28,13 @@ pub struct Args {
     /// The strong profile's weights from a file (JSON or TOML, as `ai-train --out` writes).
     #[arg(long)]
     weights: Option<std::path::PathBuf>,
+    /// A learned value (JSON, as `ai-train --fit-value` writes) correcting the standard
+    /// format's strong profile below level 29 (see crates/ai/weights/README.md).
+    #[arg(long)]
+    value: Option<std::path::PathBuf>,
+    /// The scale of the --value correction.
+    #[arg(long, default_value_t = 1.0)]
+    value_scale: f64,
     /// controller (frame-exact inputs under gravity) or placement (gravity ignored).
     #[arg(long, default_value = "controller")]
     search: String,
@@ -58,6 +65,8 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
         level: a.level,
         profile: a.profile.clone(),
         weights: a.weights.clone(),
+        value: a.value.clone(),
+        value_scale: a.value_scale,
         search: a.search.clone(),
         tap_hz: a.tap_hz,
         pieces: a.pieces.clone(),

@@ -503,6 +503,48 @@ fn ai_train_is_reproducible_and_its_weights_load() {
     assert_one_line(code, &stderr, "unknown objective 'speed'");
 }
 
+/// `ai-train --fit-value` gives the same value for the same seed; `ai-bench --value` plays
+/// the standard format with the committed one, names a file it cannot read in one line (and
+/// plays without it), and refuses a value outside the standard format or a horizon of 0.
+#[test]
+fn ai_train_fits_a_value_that_ai_bench_plays() {
+    let dir = scratch_dir();
+    let fit = |name: &str| {
+        let out = dir.join(name);
+        let args = "ai-train --format standard --fit-value 5 --rounds 1 --games 1 --max-pieces 40";
+        let (code, stderr) = run(&[
+            &args.split(' ').collect::<Vec<_>>()[..],
+            &["--out", out.to_str().unwrap()],
+        ]
+        .concat());
+        assert_eq!(code, 0, "{stderr}");
+        std::fs::read_to_string(out).unwrap()
+    };
+    let first = fit("a.json");
+    assert_eq!(first, fit("b.json"), "same seed, same value");
+    assert!(first.starts_with(r#"{"horizon":10,"w":["#), "{first}");
+    let bench = |value: &str| {
+        let args = "ai-bench --format standard --games 1 --max-pieces 20 --value";
+        run(&[&args.split(' ').collect::<Vec<_>>()[..], &[value]].concat())
+    };
+    let committed = concat!(env!("CARGO_MANIFEST_DIR"), "/../ai/weights/value.json");
+    assert_eq!(bench(committed), (0, String::new()));
+    let absent = dir.join("absent.json");
+    let (code, stderr) = bench(absent.to_str().unwrap());
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("absent.json") && stderr.contains("without it"),
+        "{stderr}"
+    );
+    let (code, stderr) = run(&["ai-bench", "--value", committed]);
+    assert_one_line(code, &stderr, "--value corrects the standard format");
+    let (code, stderr) = run(&["ai-train", "--format", "standard", "--fit-value", "0"]);
+    assert_one_line(code, &stderr, "horizon of at least 1");
+    let (code, stderr) = run(&["ai-train", "--fit-value", "20"]);
+    assert_one_line(code, &stderr, "--format standard");
+}
+
 /// A file far larger than any ROM (here endless) is refused after 64 MiB, not read until memory
 /// runs out.
 #[cfg(unix)]

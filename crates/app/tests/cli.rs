@@ -20,6 +20,15 @@ fn run(args: &[&str]) -> (i32, String) {
     (out.status.code().expect("exited, not killed"), stderr)
 }
 
+/// Runs `args` (split at spaces) with `--out out`, which must succeed: its stderr and what it
+/// wrote.
+fn run_writing(args: &str, out: &std::path::Path) -> (String, String) {
+    let args: Vec<&str> = args.split(' ').collect();
+    let (code, stderr) = run(&[&args[..], &["--out", out.to_str().unwrap()]].concat());
+    assert_eq!(code, 0, "{stderr}");
+    (stderr, std::fs::read_to_string(out).unwrap())
+}
+
 /// This test run's scratch folder.
 fn scratch_dir() -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("nestor-cli-scratch-{}", std::process::id()));
@@ -465,16 +474,10 @@ fn ai_bench_bad_formats_are_one_line_errors() {
 fn ai_train_is_reproducible_and_its_weights_load() {
     let dir = scratch_dir();
     let train = |name: &str| {
-        let out = dir.join(name);
         let args = "ai-train --generations 1 --population 4 --games 1 --max-pieces 30 --seed 5";
-        let (code, stderr) = run(&[
-            &args.split(' ').collect::<Vec<_>>()[..],
-            &["--out", out.to_str().unwrap()],
-        ]
-        .concat());
-        assert_eq!(code, 0, "{stderr}");
+        let (stderr, weights) = run_writing(args, &dir.join(name));
         assert!(stderr.contains("generation 1:"), "{stderr}");
-        std::fs::read_to_string(out).unwrap()
+        weights
     };
     let first = train("a.toml");
     assert_eq!(first, train("b.toml"), "same seed, same weights");
@@ -510,15 +513,8 @@ fn ai_train_is_reproducible_and_its_weights_load() {
 fn ai_train_fits_a_value_that_ai_bench_plays() {
     let dir = scratch_dir();
     let fit = |name: &str| {
-        let out = dir.join(name);
         let args = "ai-train --format standard --fit-value 5 --rounds 1 --games 1 --max-pieces 40";
-        let (code, stderr) = run(&[
-            &args.split(' ').collect::<Vec<_>>()[..],
-            &["--out", out.to_str().unwrap()],
-        ]
-        .concat());
-        assert_eq!(code, 0, "{stderr}");
-        std::fs::read_to_string(out).unwrap()
+        run_writing(args, &dir.join(name)).1
     };
     let first = fit("a.json");
     assert_eq!(first, fit("b.json"), "same seed, same value");

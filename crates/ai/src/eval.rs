@@ -795,14 +795,18 @@ mod tests {
         assert_eq!(fill_limits(Gravity::at(28, true)), None);
     }
 
+    /// Unfillable well cells of `b` at `level` in a capped game, at 30 Hz.
+    fn unfillable_at(b: &Board, level: u8) -> u32 {
+        unfillable_wells(b, fill_limits(Gravity::at(level, true)).unwrap())
+    }
+
     #[test]
     fn an_edge_well_too_deep_to_fill_counts_on_the_double_kill_screen() {
         // Five rows with column 0 two rows lower: at a row a frame a J or an I still fills it,
         // at two rows a frame nothing does; column 9 one row lower fills at both speeds.
         let b = stack([3, 5, 5, 5, 5, 5, 5, 5, 5, 4]);
-        let count = |level| unfillable_wells(&b, fill_limits(Gravity::at(level, true)).unwrap());
-        assert_eq!(count(29), 0);
-        assert_eq!(count(39), 2);
+        assert_eq!(unfillable_at(&b, 29), 0);
+        assert_eq!(unfillable_at(&b, 39), 2);
     }
 
     #[test]
@@ -810,15 +814,10 @@ mod tests {
         // Columns 0-1 five rows under an eight-row stack: neither is a one-column well, and at
         // two rows a frame no piece reaches column 0's bottom cell any more.
         let b = stack([3, 3, 8, 8, 8, 8, 8, 8, 8, 8]);
-        let count = |level| unfillable_wells(&b, fill_limits(Gravity::at(level, true)).unwrap());
-        assert_eq!(count(29), 0);
-        assert_eq!(count(39), 10);
+        assert_eq!(unfillable_at(&b, 29), 0);
+        assert_eq!(unfillable_at(&b, 39), 10);
         // Lower, at 7 rows, it still fills.
-        let b = stack([2, 2, 7, 7, 7, 7, 7, 7, 7, 7]);
-        assert_eq!(
-            unfillable_wells(&b, fill_limits(Gravity::at(39, true)).unwrap()),
-            0
-        );
+        assert_eq!(unfillable_at(&stack([2, 2, 7, 7, 7, 7, 7, 7, 7, 7]), 39), 0);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use crate::controller::tap_period;
 use crate::eval::{Profile, Value, Weights};
 use crate::planner::SearchKind;
-use crate::sim::{play_counting, Format, GameConfig, GameResult, Pieces};
+use crate::sim::{play_counting, Format, GameConfig, GameResult, LevelBand, Pieces};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -114,10 +114,15 @@ pub struct BenchReport {
     pub score_at_29: Summary,
     pub score_at_39: Summary,
     pub decision_ms: Summary,
-    /// Line clears below level 29 by their lines, per game on average.
+    /// Line clears by their lines, per game on average: below level 29, at levels 29-38 (a
+    /// row a frame) and from 39.
     pub clears_before_29: Clears,
-    /// Share of the games started below level 29 that ended below it (topped out).
+    pub clears_29_to_38: Clears,
+    pub clears_from_39: Clears,
+    /// Share of the games started below level 29 that ended below it (topped out), and the
+    /// same for level 39.
     pub ended_before_29: f64,
+    pub ended_before_39: f64,
     /// Share of the pieces below level 29 that spawned with the well Tetris-ready, all games
     /// pooled.
     pub ready_before_29: f64,
@@ -238,15 +243,26 @@ pub fn summarise(format: Format, results: &[GameResult]) -> BenchReport {
         }
     }
     let games = results.len().max(1) as f64;
-    let clears_of = |lines: usize| {
-        results
-            .iter()
-            .map(|r| r.clears_before_29[lines - 1])
-            .sum::<u64>() as f64
-            / games
+    let clears_in = |band: LevelBand| {
+        let per_game = |lines: usize| {
+            results
+                .iter()
+                .map(|r| r.clears[band as usize][lines - 1])
+                .sum::<u64>() as f64
+                / games
+        };
+        Clears {
+            singles: per_game(1),
+            doubles: per_game(2),
+            triples: per_game(3),
+            tetrises: per_game(4),
+        }
     };
-    let started_below_29 = results.iter().filter(|r| r.start_level < 29);
-    let ended_below_29 = started_below_29.clone().filter(|r| r.level < 29).count();
+    let ended_below = |level: u8| {
+        let started = results.iter().filter(|r| r.start_level < level);
+        let ended = started.clone().filter(|r| r.level < level).count();
+        ended as f64 / started.count().max(1) as f64
+    };
     BenchReport {
         games: results.len() as u64,
         format,
@@ -265,13 +281,11 @@ pub fn summarise(format: Format, results: &[GameResult]) -> BenchReport {
         score_at_29: metric(&|r| r.score_at_29 as f64),
         score_at_39: metric(&|r| r.score_at_39 as f64),
         decision_ms: Summary::of(decision_ms),
-        clears_before_29: Clears {
-            singles: clears_of(1),
-            doubles: clears_of(2),
-            triples: clears_of(3),
-            tetrises: clears_of(4),
-        },
-        ended_before_29: ended_below_29 as f64 / started_below_29.count().max(1) as f64,
+        clears_before_29: clears_in(LevelBand::Before29),
+        clears_29_to_38: clears_in(LevelBand::From29To38),
+        clears_from_39: clears_in(LevelBand::From39),
+        ended_before_29: ended_below(29),
+        ended_before_39: ended_below(39),
         ready_before_29: results.iter().map(|r| r.ready_before_29).sum::<u64>() as f64
             / results
                 .iter()
@@ -325,12 +339,21 @@ impl BenchReport {
                 m.median, m.mean, m.p1, m.p10, m.p90, m.p99
             );
         }
-        let c = &self.clears_before_29;
+        for (levels, c) in [
+            ("below level 29", &self.clears_before_29),
+            ("at levels 29-38", &self.clears_29_to_38),
+            ("from level 39", &self.clears_from_39),
+        ] {
+            s += &format!(
+                "clears {levels}, per game: {:.1} singles, {:.1} doubles, {:.1} triples, \
+                 {:.1} Tetrises\n",
+                c.singles, c.doubles, c.triples, c.tetrises
+            );
+        }
         s += &format!(
-            "clears below level 29, per game: {:.1} singles, {:.1} doubles, {:.1} triples, \
-             {:.1} Tetrises\nended below level 29: {:.3} of the games\n\
+            "ended below level 29: {:.3} of the games, below 39: {:.3}\n\
              Tetris-ready below level 29: {:.3} of the spawns\n",
-            c.singles, c.doubles, c.triples, c.tetrises, self.ended_before_29, self.ready_before_29
+            self.ended_before_29, self.ended_before_39, self.ready_before_29
         );
         s += &format!("maxout_share: {:.3}\n", self.maxout_share);
         match self.full_clear_interval {

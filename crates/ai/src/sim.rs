@@ -120,9 +120,9 @@ pub struct GameResult {
     /// (four rows complete but for column 9 above its floor).
     pub pieces_before_29: u64,
     pub ready_before_29: u64,
-    /// Line clears below level 29 by their lines (singles, doubles, triples, Tetrises): where
-    /// the score before the transition comes from.
-    pub clears_before_29: [u64; 4],
+    /// Line clears by their lines (singles, doubles, triples, Tetrises) in each band of levels
+    /// (`LevelBand`): where the score comes from.
+    pub clears: [[u64; 4]; 3],
     /// Locks by the row of the piece's origin.
     pub lock_rows: [u64; 20],
     /// Milliseconds spent on each decision (two a piece with a reaction delay: at the spawn
@@ -130,6 +130,25 @@ pub struct GameResult {
     pub decision_ms: Vec<f32>,
     /// Controller plans whose execution did not land where the search promised (must be 0).
     pub mispredictions: u64,
+}
+
+/// The bands of levels the clears are counted in: before the kill screen, the kill screen
+/// (a row a frame) and from the standard format's double kill screen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LevelBand {
+    Before29,
+    From29To38,
+    From39,
+}
+
+impl LevelBand {
+    pub fn of(level: u8) -> LevelBand {
+        match level {
+            ..29 => LevelBand::Before29,
+            29..39 => LevelBand::From29To38,
+            _ => LevelBand::From39,
+        }
+    }
 }
 
 /// splitmix64: small, seedable, good enough for piece choice and RNG phases.
@@ -336,9 +355,7 @@ pub fn play_observed(
         }
         if cleared > 0 {
             frames += 20;
-            if level_before < 29 {
-                r.clears_before_29[cleared as usize - 1] += 1;
-            }
+            r.clears[LevelBand::of(level_before) as usize][cleared as usize - 1] += 1;
             if board.is_empty() {
                 r.full_clears += 1;
             }
@@ -438,9 +455,24 @@ mod tests {
         assert!(r.score_at_19 < r.score);
         assert_eq!(r.score_at_29, r.score, "never reached: the final score");
         // Every clear of the game came below level 29, counted by its lines.
-        let [singles, doubles, triples, tetrises] = r.clears_before_29;
+        let [singles, doubles, triples, tetrises] = r.clears[LevelBand::Before29 as usize];
         assert_eq!(singles + 2 * doubles + 3 * triples + 4 * tetrises, r.lines);
         assert_eq!(4 * tetrises, r.tetris_lines);
+    }
+
+    #[test]
+    fn clears_are_counted_in_the_band_of_their_level() {
+        assert_eq!(LevelBand::of(28), LevelBand::Before29);
+        assert_eq!(LevelBand::of(29), LevelBand::From29To38);
+        assert_eq!(LevelBand::of(38), LevelBand::From29To38);
+        assert_eq!(LevelBand::of(39), LevelBand::From39);
+        // From level 29 and 39 the level stays in its band for these pieces.
+        for (level, band) in [(29, LevelBand::From29To38), (39, LevelBand::From39)] {
+            let r = play(&strong(), &config(level, Format::STANDARD, 100, 3));
+            let lines = |clears: &[u64; 4]| (1..=4).zip(clears).map(|(n, c)| n * c).sum::<u64>();
+            assert!(r.lines > 10, "level {level}: {} lines", r.lines);
+            assert_eq!(lines(&r.clears[band as usize]), r.lines, "level {level}");
+        }
     }
 
     #[test]

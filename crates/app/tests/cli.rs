@@ -438,13 +438,13 @@ fn ai_bench_reports_the_standard_format() {
     );
     assert!(report["decision_ms"]["median"].is_f64(), "{report}");
     assert_eq!(report["mispredictions"], 0, "{report}");
-    for kind in ["singles", "doubles", "triples", "tetrises"] {
-        assert!(
-            report["clears_before_29"][kind].is_f64(),
-            "{kind}: {report}"
-        );
+    for band in ["clears_before_29", "clears_29_to_38", "clears_from_39"] {
+        for kind in ["singles", "doubles", "triples", "tetrises"] {
+            assert!(report[band][kind].is_f64(), "{band}.{kind}: {report}");
+        }
     }
     assert!(report["ended_before_29"].is_f64(), "{report}");
+    assert!(report["ended_before_39"].is_f64(), "{report}");
 }
 
 /// `ai-bench`'s format options refuse bad values in one line, before any game is played.

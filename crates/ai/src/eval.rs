@@ -740,22 +740,22 @@ mod tests {
         let strong = Profile::by_name("strong").unwrap();
         let standard = Profile::standard();
         for capped in [false, true] {
-            let is = |profile: &Profile, level, height, kind: fn(&Profile) -> bool| {
-                kind(profile.at(level, height, capped))
+            let builds = |p: &Profile, level, height| {
+                matches!(p.at(level, height, capped), Profile::Strong(_))
             };
-            let keeps_well = |p: &Profile| matches!(p, Profile::KeepingWell);
-            let classic = |p: &Profile| matches!(p, Profile::Classic);
-            let builds = |p: &Profile| matches!(p, Profile::Strong(_));
-            assert!(is(&strong, 27, 11, builds));
-            assert!(is(&strong, 27, 12, keeps_well));
-            assert!(is(&standard, 27, 10, builds));
-            assert!(is(&standard, 27, 11, keeps_well));
-            assert!(is(&standard, 18, 11, builds));
-            assert!(is(&standard, 18, 12, keeps_well));
-            assert!(is(&strong, 28, 8, keeps_well));
-            assert!(is(&strong, 28, 7, builds));
-            assert!(is(&strong, 38, 0, classic));
-            assert!(is(&strong, 200, 0, classic));
+            let keeps_well = |p: &Profile, level, height| {
+                matches!(p.at(level, height, capped), Profile::KeepingWell)
+            };
+            assert!(builds(&strong, 27, 11));
+            assert!(keeps_well(&strong, 27, 12));
+            assert!(builds(&standard, 27, 10));
+            assert!(keeps_well(&standard, 27, 11));
+            assert!(builds(&standard, 18, 11));
+            assert!(keeps_well(&standard, 18, 12));
+            assert!(keeps_well(&strong, 28, 8));
+            assert!(builds(&strong, 28, 7));
+            assert!(matches!(strong.at(38, 0, capped), Profile::Classic));
+            assert!(matches!(strong.at(200, 0, capped), Profile::Classic));
         }
     }
 

@@ -2,7 +2,7 @@
 //! as median, mean and percentiles per metric.
 
 use crate::controller::tap_period;
-use crate::eval::{Profile, Value, Weights};
+use crate::eval::{Profile, Value, Weights, STRONG_NAMES};
 use crate::planner::SearchKind;
 use crate::sim::{play_counting, Format, GameConfig, GameResult, LevelBand, Pieces};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -142,7 +142,9 @@ pub fn configure(o: &BenchOptions) -> Result<(Profile, GameConfig), String> {
         _ if o.value.is_some() && (o.profile != "strong" || o.weights.is_some()) => {
             return Err("--value corrects the standard format's built-in strong profile".into())
         }
-        ("strong", Some(path)) => Profile::Strong(Weights::load_or_builtin(path)),
+        ("strong", Some(path)) => {
+            Profile::Strong(Weights::load_or(path, &STRONG_NAMES, Weights::strong))
+        }
         (_, Some(_)) => return Err("--weights are the strong profile's".into()),
         ("strong", None) if o.format == "standard" => match &o.value {
             Some(path) => match Value::load(path) {

@@ -136,6 +136,22 @@ pub const STRONG_NAMES: [&str; STRONG_FEATURES] = [
     "well_blocked",
 ];
 
+/// Number of features of the double kill screen's survival rating (`Profile::Survival`).
+pub const SURVIVAL_FEATURES: usize = 10;
+/// The classic function's six factors, the wells no piece can fill any more at two rows a
+/// frame (`unfillable_wells`), and three of the strong profile's features.
+pub const SURVIVAL_NAMES: [&str; SURVIVAL_FEATURES] = [
+    "lines",
+    "lock_height",
+    "well_cells",
+    "holes",
+    "column_transitions",
+    "row_transitions",
+    "unfillable_wells",
+    "bumpiness",
+    "max_height_danger",
+    "unfit_pieces",
+];
 /// Bottom profiles of the pieces other than I as height steps between neighbouring columns
 /// (right minus left): the surface steps where the piece lands without leaving a hole. Per
 /// type O, T, S, Z, J, L; one entry per orientation (a one-column step pads with 9).
@@ -208,24 +224,51 @@ impl Weights {
     /// The weights the standard format plays with below level 29 (`weights/standard.toml`:
     /// trained in that format to the transition; weights/README.md).
     pub fn standard_before_29() -> Weights {
-        Weights::parse(include_str!("../weights/standard.toml"), true)
-            .expect("weights/standard.toml")
+        Weights::parse(
+            include_str!("../weights/standard.toml"),
+            true,
+            &STRONG_NAMES,
+        )
+        .expect("weights/standard.toml")
     }
 
-    /// Reads a weights file: JSON as `weights/strong.json` (`{"w": [...]}`, in the order of
-    /// `STRONG_NAMES`), or, for a name ending in `.toml`, one `feature = weight` line per
-    /// feature. Every feature must be given, once, as a finite number.
-    pub fn load(path: &std::path::Path) -> Result<Weights, String> {
+    /// The weights the strong profile survives the standard format's double kill screen with
+    /// (`weights/double_kill_screen.toml`, features `SURVIVAL_NAMES`: trained from level 39;
+    /// weights/README.md).
+    pub fn double_kill_screen() -> Weights {
+        Weights::parse(
+            include_str!("../weights/double_kill_screen.toml"),
+            true,
+            &SURVIVAL_NAMES,
+        )
+        .expect("weights/double_kill_screen.toml")
+    }
+
+    /// The survival features' weights that rate as the classic function does (its six, and
+    /// the unfillable wells' `UNFILLABLE_WELL_WEIGHT`): where the double kill screen's
+    /// training starts.
+    pub fn classic_survival() -> Weights {
+        let mut w = CLASSIC_WEIGHTS.to_vec();
+        w.push(UNFILLABLE_WELL_WEIGHT);
+        w.resize(SURVIVAL_FEATURES, 0.0);
+        Weights { w }
+    }
+
+    /// Reads a weights file of the features `names` (`STRONG_NAMES` or `SURVIVAL_NAMES`):
+    /// JSON as `weights/strong.json` (`{"w": [...]}`, in the order of `names`), or, for a name
+    /// ending in `.toml`, one `feature = weight` line per feature. Every feature must be
+    /// given, once, as a finite number.
+    pub fn load(path: &std::path::Path, names: &[&str]) -> Result<Weights, String> {
         let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
-        Weights::parse(&text, path.extension().is_some_and(|e| e == "toml"))
+        Weights::parse(&text, path.extension().is_some_and(|e| e == "toml"), names)
     }
 
     /// The weights of a file's text (`load`).
-    fn parse(text: &str, toml: bool) -> Result<Weights, String> {
+    fn parse(text: &str, toml: bool, names: &[&str]) -> Result<Weights, String> {
         let w = if toml {
             let table: std::collections::BTreeMap<String, f64> =
                 toml::from_str(text).map_err(|e| e.message().to_string())?;
-            if let Some(name) = table.keys().find(|k| !STRONG_NAMES.contains(&k.as_str())) {
+            if let Some(name) = table.keys().find(|k| !names.contains(&k.as_str())) {
                 return Err(format!("unknown feature '{name}'"));
             }
             let weight = |name: &&str| {
@@ -234,29 +277,26 @@ impl Weights {
                     .copied()
                     .ok_or_else(|| format!("no weight for '{name}'"))
             };
-            STRONG_NAMES.iter().map(weight).collect::<Result<_, _>>()?
+            names.iter().map(weight).collect::<Result<_, _>>()?
         } else {
             serde_json::from_str::<Weights>(text)
                 .map_err(|e| e.to_string())?
                 .w
         };
-        if w.len() != STRONG_FEATURES {
-            return Err(format!("{} weights, not {STRONG_FEATURES}", w.len()));
+        if w.len() != names.len() {
+            return Err(format!("{} weights, not {}", w.len(), names.len()));
         }
         if let Some(i) = w.iter().position(|v| !v.is_finite()) {
-            return Err(format!(
-                "the weight of '{}' is not a number",
-                STRONG_NAMES[i]
-            ));
+            return Err(format!("the weight of '{}' is not a number", names[i]));
         }
         Ok(Weights { w })
     }
 
-    /// The text of a weights file for `path` (TOML for a name ending in `.toml`, else JSON),
-    /// which `load` reads back.
-    pub fn file_text(&self, path: &std::path::Path) -> String {
+    /// The text of a weights file of the features `names` for `path` (TOML for a name ending
+    /// in `.toml`, else JSON), which `load` reads back.
+    pub fn file_text(&self, path: &std::path::Path, names: &[&str]) -> String {
         if path.extension().is_some_and(|e| e == "toml") {
-            STRONG_NAMES
+            names
                 .iter()
                 .zip(&self.w)
                 .map(|(name, w)| format!("{name} = {w:?}\n"))
@@ -266,14 +306,15 @@ impl Weights {
         }
     }
 
-    /// The weights in `path`, or the built-in ones with a one-line warning naming the file.
-    pub fn load_or_builtin(path: &std::path::Path) -> Weights {
-        Weights::load(path).unwrap_or_else(|e| {
+    /// The weights of the features `names` in `path`, or `builtin` with a one-line warning
+    /// naming the file.
+    pub fn load_or(path: &std::path::Path, names: &[&str], builtin: fn() -> Weights) -> Weights {
+        Weights::load(path, names).unwrap_or_else(|e| {
             eprintln!(
                 "weights {}: {e}; using the built-in weights",
                 path.display()
             );
-            Weights::strong()
+            builtin()
         })
     }
 }
@@ -590,6 +631,21 @@ fn strong_rating(w: &Weights, level: u8, board: &Board, placed: &[Placed]) -> f6
     f.iter().zip(&w.w).map(|(f, w)| f * w).sum()
 }
 
+/// The survival rating of `Profile::Survival` but for its unfillable wells, which the planner
+/// adds (`Profile::unfillable_weight`) where the controller's fill limits hold. The last three
+/// features are the strong profile's, from the column heights alone.
+fn survival_rating(w: &Weights, board: &Board, placed: &[Placed]) -> f64 {
+    let h = board.heights();
+    let bumpiness: u32 = (0..8).map(|x| h[x].abs_diff(h[x + 1]) as u32).sum();
+    let danger = (*h.iter().max().unwrap() as f64 - 8.0).max(0.0);
+    let extras = [bumpiness as f64, danger * danger, unfit_pieces(&h) as f64];
+    let classic = classic_factors(board, placed);
+    (classic.iter().zip(&w.w[..6]))
+        .chain(extras.iter().zip(&w.w[7..]))
+        .map(|(f, w)| f * w)
+        .sum()
+}
+
 /// The evaluation profiles.
 #[derive(Clone, Debug)]
 pub enum Profile {
@@ -603,9 +659,14 @@ pub enum Profile {
     /// The strong profile's rating corrected by a learned value (`Value::correction`) times
     /// a scale.
     Valued(Box<(Weights, Value, f64)>),
-    /// One profile below level 29 and another from 29 on (the standard format's strong
-    /// profile: weights trained on its play to the transition, and the built-in ones after).
-    Banded(Box<[Profile; 2]>),
+    /// Survival on the double kill screen: the classic function's factors and a few more,
+    /// with weights trained there (`SURVIVAL_NAMES`, `Weights::double_kill_screen`).
+    Survival(Weights),
+    /// The standard format's strong profile: one profile below level 29, one from 29, and one
+    /// in a capped game from 38 (the double kill screen from 39, and the level before it, which
+    /// leaves the stack it starts on): weights trained on its play to the transition, the
+    /// built-in ones, and the survival weights.
+    Banded(Box<[Profile; 3]>),
 }
 
 impl Profile {
@@ -623,17 +684,36 @@ impl Profile {
     pub fn name(&self) -> &'static str {
         match self {
             Profile::Classic | Profile::KeepingWell => "classic",
-            Profile::Strong(_) | Profile::Valued(_) | Profile::Banded(_) => "strong",
+            Profile::Strong(_) | Profile::Valued(_) | Profile::Banded(_) | Profile::Survival(_) => {
+                "strong"
+            }
         }
     }
 
     /// The strong profile of the standard format: `Weights::standard_before_29` below level
-    /// 29, the built-in strong weights from 29 on.
+    /// 29, the built-in strong weights from 29 on, and survival with
+    /// `Weights::double_kill_screen` from 38 in a capped game.
     pub fn standard() -> Profile {
+        Profile::standard_surviving(Weights::double_kill_screen())
+    }
+
+    /// The standard profile surviving the double kill screen with `survival` weights (of
+    /// `SURVIVAL_NAMES`: `nestor ai-train --weights-of double-kill-screen`).
+    pub fn standard_surviving(survival: Weights) -> Profile {
         Profile::Banded(Box::new([
             Profile::Strong(Weights::standard_before_29()),
             Profile::Strong(Weights::strong()),
+            Profile::Survival(survival),
         ]))
+    }
+
+    /// The weight of a cell of a well no piece can fill any more (`unfillable_wells`), which
+    /// the planner adds on the kill screen of a capped game at 30 Hz.
+    pub fn unfillable_weight(&self) -> f64 {
+        match self {
+            Profile::Survival(w) => w.w[6],
+            _ => UNFILLABLE_WELL_WEIGHT,
+        }
     }
 
     /// The standard profile with its weights below level 29 corrected by `value` times
@@ -643,6 +723,7 @@ impl Profile {
         Profile::Banded(Box::new([
             Profile::Valued(Box::new(valued)),
             Profile::Strong(Weights::strong()),
+            Profile::Survival(Weights::double_kill_screen()),
         ]))
     }
 
@@ -656,13 +737,19 @@ impl Profile {
     /// standard format's double kill screen at 39. Without a cap the kill screen lasts
     /// thousands of lines, which the classic function survives and Tetris building does not.
     /// The standard format's banded profile hands over from `REACTION_BURN_HEIGHT` at levels
-    /// 19-27.
+    /// 19-27, and survives with its own weights from 38 in a capped game (from 39, one band
+    /// higher, the game's points fell by 13k on the same 100 games; from 37 by 28k: README).
     pub fn at(&self, level: u8, height: u8, capped: bool) -> &Profile {
         if let Profile::Banded(bands) = self {
             if (19..28).contains(&level) && height >= REACTION_BURN_HEIGHT {
                 return &Profile::KeepingWell;
             }
-            return bands[(level >= 29) as usize].at(level, height, capped);
+            let band = match level {
+                ..29 => 0,
+                38.. if capped => 2,
+                _ => 1,
+            };
+            return bands[band].at(level, height, capped);
         }
         let burn_height = match level {
             ..28 => BURN_HEIGHT,
@@ -688,6 +775,7 @@ impl Profile {
             }
             Profile::Banded(bands) => bands[(level >= 29) as usize].evaluate(level, board, placed),
             Profile::Strong(w) => strong_rating(w, level, board, placed),
+            Profile::Survival(w) => survival_rating(w, board, placed),
             Profile::Valued(p) => {
                 let (w, value, scale) = &**p;
                 strong_rating(w, level, board, placed) + scale * value.correction(board)
@@ -890,26 +978,83 @@ mod tests {
     }
 
     #[test]
+    fn the_standard_profile_survives_the_double_kill_screen_with_its_own_weights() {
+        let p = Profile::standard();
+        let survives = |level, capped| match p.at(level, 0, capped) {
+            Profile::Survival(w) => w == &Weights::double_kill_screen(),
+            _ => false,
+        };
+        assert!(survives(38, true) && survives(39, true) && survives(48, true));
+        assert!(!survives(37, true), "level 37 still builds");
+        assert!(
+            !survives(39, false),
+            "uncapped: the classic function's survival"
+        );
+        assert_eq!(
+            p.at(39, 0, true).unfillable_weight(),
+            Weights::double_kill_screen().w[6]
+        );
+        assert_eq!(
+            p.at(37, 0, true).unfillable_weight(),
+            UNFILLABLE_WELL_WEIGHT
+        );
+    }
+
+    #[test]
+    fn survival_rates_as_the_classic_function_with_its_weights() {
+        let board = stack([3, 5, 4, 4, 6, 2, 2, 3, 1, 0]);
+        let classic_weights = Profile::Survival(Weights::classic_survival());
+        assert_eq!(
+            classic_weights.evaluate(39, &board, &[]),
+            classic(&board, &[])
+        );
+        // The strong profile's bumpiness (columns 0-8), height danger and unfit pieces.
+        let only = |i: usize| {
+            let mut w = vec![0.0; SURVIVAL_FEATURES];
+            w[i] = 1.0;
+            Profile::Survival(Weights { w }).evaluate(39, &board, &[])
+        };
+        let strong = strong_features(&board, &[], 39);
+        assert_eq!(only(7), strong[5]);
+        assert_eq!(only(8), strong[8]);
+        assert_eq!(only(9), strong[16]);
+        assert_eq!(only(6), 0.0, "the planner adds the unfillable wells");
+    }
+
+    #[test]
     fn weights_files_round_trip_and_bad_ones_are_refused() {
         let dir = std::env::temp_dir().join(format!("ai-weights-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let w = Weights::strong();
         for name in ["w.json", "w.toml"] {
             let path = dir.join(name);
-            std::fs::write(&path, w.file_text(&path)).unwrap();
-            assert_eq!(Weights::load(&path), Ok(w.clone()), "{name}");
+            std::fs::write(&path, w.file_text(&path, &STRONG_NAMES)).unwrap();
+            assert_eq!(Weights::load(&path, &STRONG_NAMES), Ok(w.clone()), "{name}");
         }
         let bad = |name: &str, text: &str| {
             let path = dir.join(name);
             std::fs::write(&path, text).unwrap();
-            Weights::load(&path).unwrap_err()
+            Weights::load(&path, &STRONG_NAMES).unwrap_err()
         };
         assert!(bad("short.json", r#"{"w": [1.0, 2.0]}"#).contains("2 weights"));
         assert!(bad("junk.json", "not json").contains("expected"));
-        let toml = w.file_text(Path::new("w.toml"));
+        let toml = w.file_text(Path::new("w.toml"), &STRONG_NAMES);
         assert!(bad("missing.toml", &toml.replacen("holes = ", "# ", 1)).contains("'holes'"));
         assert!(bad("extra.toml", &format!("{toml}speed = 1.0\n")).contains("'speed'"));
-        assert!(Weights::load(&dir.join("absent.json")).is_err());
+        assert!(Weights::load(&dir.join("absent.json"), &STRONG_NAMES).is_err());
+        let survival = dir.join("survival.toml");
+        std::fs::write(
+            &survival,
+            include_str!("../weights/double_kill_screen.toml"),
+        )
+        .unwrap();
+        assert!(Weights::load(&survival, &STRONG_NAMES)
+            .unwrap_err()
+            .contains("unknown feature"));
+        assert_eq!(
+            Weights::load(&survival, &SURVIVAL_NAMES),
+            Ok(Weights::double_kill_screen())
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -8,7 +8,7 @@
 //! clean for it; two deep, a pair that buries the well looks as good as one that waits.
 
 use crate::controller::{search_start, spawn_tap_locks, tap_period, ControllerSearch, Lock, Pad};
-use crate::eval::{fill_limits, unfillable_wells, Placed, Profile, UNFILLABLE_WELL_WEIGHT};
+use crate::eval::{fill_limits, unfillable_wells, Placed, Profile};
 use crate::placement::PlacementSearch;
 use crate::rules::{buttons::DOWN, Board, Control, Gravity, Picker, Piece, SPAWN_ID, TYPE_OF};
 
@@ -281,14 +281,12 @@ impl Planner {
     /// high before them: the profile's there (`Profile::at`), and in a capped game on the kill
     /// screen at 30 Hz the wells no piece can fill any more (`eval::unfillable_wells`).
     fn rate(&self, level: u8, height: u8, board: &Board, placed: &[Placed]) -> f64 {
-        let value = self
-            .profile
-            .at(level, height, self.capped)
-            .evaluate(level, board, placed);
+        let profile = self.profile.at(level, height, self.capped);
+        let value = profile.evaluate(level, board, placed);
         let limits = fill_limits(self.gravity(level)).filter(|_| self.capped);
         match limits {
             Some(limits) if self.tap_period() == tap_period(30) => {
-                value + UNFILLABLE_WELL_WEIGHT * unfillable_wells(board, limits) as f64
+                value + profile.unfillable_weight() * unfillable_wells(board, limits) as f64
             }
             _ => value,
         }
@@ -441,6 +439,7 @@ impl Planner {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::eval::UNFILLABLE_WELL_WEIGHT;
 
     /// Lines cleared and lines cleared by Tetrises in `pieces` placements at level 18 from an
     /// empty playfield (the game's picker, frames between picks varied by `seed`).

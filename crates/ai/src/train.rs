@@ -4,7 +4,9 @@
 //! decaying noise so the spread does not collapse early. All candidates of a generation play the
 //! same seeds, so they are compared on the same pieces.
 
-use crate::eval::{value_features, Profile, Value, Weights, VALUE_FEATURES};
+use crate::eval::{
+    value_features, Profile, Value, Weights, STRONG_NAMES, SURVIVAL_NAMES, VALUE_FEATURES,
+};
 use crate::planner::SearchKind;
 use crate::rules::POINTS;
 use crate::sim::{play, play_observed, Format, GameConfig, Pieces, SplitMix};
@@ -32,8 +34,55 @@ impl Objective {
     }
 }
 
+/// Which weights a run trains.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Trained {
+    /// The strong profile's, played at every level (`Profile::Strong`).
+    Strong,
+    /// The standard format's survival on the double kill screen (`Profile::Survival`, in
+    /// `Profile::standard_surviving`: from level 39 of a capped game).
+    DoubleKillScreen,
+}
+
+impl Trained {
+    pub const NAMES: [&'static str; 2] = ["strong", "double-kill-screen"];
+
+    pub fn by_name(name: &str) -> Option<Trained> {
+        match name {
+            "strong" => Some(Trained::Strong),
+            "double-kill-screen" => Some(Trained::DoubleKillScreen),
+            _ => None,
+        }
+    }
+
+    /// The features the weights are of.
+    pub fn names(self) -> &'static [&'static str] {
+        match self {
+            Trained::Strong => &STRONG_NAMES,
+            Trained::DoubleKillScreen => &SURVIVAL_NAMES,
+        }
+    }
+
+    /// The weights kept in the repository.
+    pub fn builtin(self) -> fn() -> Weights {
+        match self {
+            Trained::Strong => Weights::strong,
+            Trained::DoubleKillScreen => Weights::double_kill_screen,
+        }
+    }
+
+    /// The profile that plays with weights `w`.
+    pub fn profile(self, w: &Weights) -> Profile {
+        match self {
+            Trained::Strong => Profile::Strong(w.clone()),
+            Trained::DoubleKillScreen => Profile::standard_surviving(w.clone()),
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct TrainOptions {
+    pub trained: Trained,
     pub generations: u32,
     pub population: usize,
     pub games: u64,
@@ -73,7 +122,7 @@ fn gaussian(r: &mut SplitMix) -> f64 {
 /// called after each game (a progress bar's tick). Scores are whole numbers, so the sum is
 /// the same in any order: a run is reproducible whatever the threads.
 pub fn fitness(w: &Weights, o: &TrainOptions, seed: u64, played: &(dyn Fn() + Sync)) -> f64 {
-    let profile = Profile::Strong(w.clone());
+    let profile = o.trained.profile(w);
     let total: f64 = (0..o.games)
         .into_par_iter()
         .map(|g| {

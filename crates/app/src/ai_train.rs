@@ -1,10 +1,11 @@
-//! `nestor ai-train`: tunes the strong profile's weights with the noisy cross-entropy method
-//! on the simulator (`ai::train`), then compares the result with the start on held-out games.
+//! `nestor ai-train`: tunes the strong profile's weights (or those it survives the double kill
+//! screen with) with the noisy cross-entropy method on the simulator (`ai::train`), then
+//! compares the result with the start on held-out games.
 
 use ai::eval::{Profile, Weights};
 use ai::planner::SearchKind;
 use ai::sim::{Format, Pieces};
-use ai::train::{fitness, train, Objective, TrainOptions, HELD_OUT_SEED};
+use ai::train::{fitness, train, Objective, TrainOptions, Trained, HELD_OUT_SEED};
 use anyhow::{anyhow, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
@@ -45,7 +46,13 @@ pub struct Args {
     /// Maximum tap rate of the controller search: 30, 20, 15, 12 or 10.
     #[arg(long, default_value_t = 30)]
     tap_hz: u32,
-    /// Weights to start from (JSON or TOML; default: the built-in weights).
+    /// Which weights to train: strong (the strong profile's, at every level) or
+    /// double-kill-screen (the standard format's survival from level 39: with --format
+    /// standard).
+    #[arg(long, default_value = "strong")]
+    weights_of: String,
+    /// Weights to start from (JSON or TOML; default: the built-in strong weights, or for the
+    /// double kill screen the classic function's).
     #[arg(long)]
     start: Option<PathBuf>,
     /// Fit the learned value instead (weights/README.md): the points of the next HORIZON
@@ -86,10 +93,22 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
         }
         s => bail!("unknown search '{s}' (controller or placement)"),
     };
+    let trained = Trained::by_name(&a.weights_of).ok_or_else(|| {
+        anyhow!(
+            "unknown weights '{}' ({})",
+            a.weights_of,
+            Trained::NAMES.join(" or ")
+        )
+    })?;
+    if trained == Trained::DoubleKillScreen && (format != Format::STANDARD || a.fit_value.is_some())
+    {
+        bail!("the double kill screen's weights are trained in the standard format (--format standard), without --fit-value");
+    }
     if a.population < 4 || a.games == 0 || a.max_pieces == 0 {
         bail!("--population must be at least 4, --games and --max-pieces at least 1");
     }
     let o = TrainOptions {
+        trained,
         generations: a.generations,
         population: a.population,
         games: a.games,
@@ -104,9 +123,10 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
     if let Some(horizon) = a.fit_value {
         return fit_value(a, &o, horizon);
     }
-    let start = match &a.start {
-        Some(path) => Weights::load_or_builtin(path),
-        None => Weights::strong(),
+    let start = match (&a.start, trained) {
+        (Some(path), _) => Weights::load_or(path, trained.names(), trained.builtin()),
+        (None, Trained::Strong) => Weights::strong(),
+        (None, Trained::DoubleKillScreen) => Weights::classic_survival(),
     };
     let t0 = Instant::now();
     let held_out_runs = if a.generations > 0 { 2 } else { 1 };
@@ -127,7 +147,7 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
         bar.finish_and_clear();
         return Ok(ExitCode::SUCCESS);
     }
-    let trained = train(
+    let weights = train(
         &o,
         &start,
         |g| {
@@ -140,9 +160,12 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
         },
         &played,
     );
-    let trained_fitness = fitness(&trained, &o, HELD_OUT_SEED, &played);
+    let trained_fitness = fitness(&weights, &o, HELD_OUT_SEED, &played);
     bar.finish_and_clear();
-    crate::run::write_atomic(&a.out, trained.file_text(&a.out).as_bytes())?;
+    crate::run::write_atomic(
+        &a.out,
+        weights.file_text(&a.out, trained.names()).as_bytes(),
+    )?;
     let verdict = if trained_fitness > start_fitness {
         "better than the start"
     } else {

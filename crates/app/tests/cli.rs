@@ -506,6 +506,35 @@ fn ai_train_is_reproducible_and_its_weights_load() {
     assert_one_line(code, &stderr, "unknown objective 'speed'");
 }
 
+/// `ai-train --weights-of double-kill-screen` trains the survival weights from the classic
+/// function's (a file of their ten features, the same for the same seed) in the standard format
+/// only, and refuses unknown weights in one line.
+#[test]
+fn ai_train_trains_the_double_kill_screens_weights() {
+    let dir = scratch_dir();
+    let train = |name: &str| {
+        let args = "ai-train --weights-of double-kill-screen --format standard --level 39 \
+                    --objective score --generations 1 --population 4 --games 1 --max-pieces 30";
+        let (stderr, weights) = run_writing(args, &dir.join(name));
+        assert!(
+            stderr.contains("start: ") && stderr.contains("generation 1:"),
+            "{stderr}"
+        );
+        weights
+    };
+    let first = train("survival-a.toml");
+    assert_eq!(first, train("survival-b.toml"), "same seed, same weights");
+    assert!(
+        first.starts_with("lines = ") && first.contains("unfit_pieces = "),
+        "{first}"
+    );
+    assert_eq!(first.lines().count(), 10, "{first}");
+    let (code, stderr) = run(&["ai-train", "--weights-of", "double-kill-screen"]);
+    assert_one_line(code, &stderr, "--format standard");
+    let (code, stderr) = run(&["ai-train", "--weights-of", "speed"]);
+    assert_one_line(code, &stderr, "unknown weights 'speed'");
+}
+
 /// `ai-train --fit-value` gives the same value for the same seed; `ai-bench --value` plays
 /// the standard format with the committed one, names a file it cannot read in one line (and
 /// plays without it), and refuses a value outside the standard format or a horizon of 0.

@@ -694,15 +694,16 @@ impl Profile {
     /// 29, the built-in strong weights from 29 on, and survival with
     /// `Weights::double_kill_screen` from 38 in a capped game.
     pub fn standard() -> Profile {
-        Profile::standard_surviving(Weights::double_kill_screen())
+        Profile::standard_with(Weights::strong(), Weights::double_kill_screen())
     }
 
-    /// The standard profile surviving the double kill screen with `survival` weights (of
-    /// `SURVIVAL_NAMES`: `nestor ai-train --weights-of double-kill-screen`).
-    pub fn standard_surviving(survival: Weights) -> Profile {
+    /// The standard profile building at levels 29-37 with `kill_screen` weights (of
+    /// `STRONG_NAMES`) and surviving from 38 with `survival` weights (of `SURVIVAL_NAMES`):
+    /// what `nestor ai-train --weights-of kill-screen|double-kill-screen` trains.
+    pub fn standard_with(kill_screen: Weights, survival: Weights) -> Profile {
         Profile::Banded(Box::new([
             Profile::Strong(Weights::standard_before_29()),
-            Profile::Strong(Weights::strong()),
+            Profile::Strong(kill_screen),
             Profile::Survival(survival),
         ]))
     }

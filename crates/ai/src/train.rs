@@ -39,17 +39,19 @@ impl Objective {
 pub enum Trained {
     /// The strong profile's, played at every level (`Profile::Strong`).
     Strong,
-    /// The standard format's survival on the double kill screen (`Profile::Survival`, in
-    /// `Profile::standard_surviving`: from level 39 of a capped game).
+    /// The standard format's building at levels 29-37 (the strong profile's features, in
+    /// `Profile::standard_with`).
+    KillScreen,
+    /// The standard format's survival from level 38 (`Profile::Survival`, in
+    /// `Profile::standard_with`).
     DoubleKillScreen,
 }
 
 impl Trained {
-    pub const NAMES: [&'static str; 2] = ["strong", "double-kill-screen"];
-
     pub fn by_name(name: &str) -> Option<Trained> {
         match name {
             "strong" => Some(Trained::Strong),
+            "kill-screen" => Some(Trained::KillScreen),
             "double-kill-screen" => Some(Trained::DoubleKillScreen),
             _ => None,
         }
@@ -58,7 +60,7 @@ impl Trained {
     /// The features the weights are of.
     pub fn names(self) -> &'static [&'static str] {
         match self {
-            Trained::Strong => &STRONG_NAMES,
+            Trained::Strong | Trained::KillScreen => &STRONG_NAMES,
             Trained::DoubleKillScreen => &SURVIVAL_NAMES,
         }
     }
@@ -66,7 +68,7 @@ impl Trained {
     /// The weights kept in the repository.
     pub fn builtin(self) -> fn() -> Weights {
         match self {
-            Trained::Strong => Weights::strong,
+            Trained::Strong | Trained::KillScreen => Weights::strong,
             Trained::DoubleKillScreen => Weights::double_kill_screen,
         }
     }
@@ -75,7 +77,8 @@ impl Trained {
     pub fn profile(self, w: &Weights) -> Profile {
         match self {
             Trained::Strong => Profile::Strong(w.clone()),
-            Trained::DoubleKillScreen => Profile::standard_surviving(w.clone()),
+            Trained::KillScreen => Profile::standard_with(w.clone(), Weights::double_kill_screen()),
+            Trained::DoubleKillScreen => Profile::standard_with(Weights::strong(), w.clone()),
         }
     }
 }

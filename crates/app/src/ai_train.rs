@@ -46,9 +46,9 @@ pub struct Args {
     /// Maximum tap rate of the controller search: 30, 20, 15, 12 or 10.
     #[arg(long, default_value_t = 30)]
     tap_hz: u32,
-    /// Which weights to train: strong (the strong profile's, at every level) or
-    /// double-kill-screen (the standard format's survival from level 39: with --format
-    /// standard).
+    /// Which weights to train: strong (the strong profile's, at every level), kill-screen (the
+    /// standard format's building at levels 29-37) or double-kill-screen (its survival from
+    /// level 38); the last two with --format standard.
     #[arg(long, default_value = "strong")]
     weights_of: String,
     /// Weights to start from (JSON or TOML; default: the built-in strong weights, or for the
@@ -95,14 +95,15 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
     };
     let trained = Trained::by_name(&a.weights_of).ok_or_else(|| {
         anyhow!(
-            "unknown weights '{}' ({})",
-            a.weights_of,
-            Trained::NAMES.join(" or ")
+            "unknown weights '{}' (strong, kill-screen or double-kill-screen)",
+            a.weights_of
         )
     })?;
-    if trained == Trained::DoubleKillScreen && (format != Format::STANDARD || a.fit_value.is_some())
-    {
-        bail!("the double kill screen's weights are trained in the standard format (--format standard), without --fit-value");
+    if trained != Trained::Strong && (format != Format::STANDARD || a.fit_value.is_some()) {
+        bail!(
+            "the {} weights are trained in the standard format (--format standard), without --fit-value",
+            a.weights_of
+        );
     }
     if a.population < 4 || a.games == 0 || a.max_pieces == 0 {
         bail!("--population must be at least 4, --games and --max-pieces at least 1");
@@ -125,7 +126,7 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
     }
     let start = match (&a.start, trained) {
         (Some(path), _) => Weights::load_or(path, trained.names(), trained.builtin()),
-        (None, Trained::Strong) => Weights::strong(),
+        (None, Trained::Strong | Trained::KillScreen) => Weights::strong(),
         (None, Trained::DoubleKillScreen) => Weights::classic_survival(),
     };
     let t0 = Instant::now();

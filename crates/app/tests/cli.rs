@@ -507,8 +507,8 @@ fn ai_train_is_reproducible_and_its_weights_load() {
 }
 
 /// `ai-train --weights-of double-kill-screen` trains the survival weights from the classic
-/// function's (a file of their ten features, the same for the same seed) in the standard format
-/// only, and refuses unknown weights in one line.
+/// function's (a file of their ten features, the same for the same seed); it and `kill-screen`
+/// train in the standard format only, and unknown weights are refused in one line.
 #[test]
 fn ai_train_trains_the_double_kill_screens_weights() {
     let dir = scratch_dir();
@@ -529,8 +529,10 @@ fn ai_train_trains_the_double_kill_screens_weights() {
         "{first}"
     );
     assert_eq!(first.lines().count(), 10, "{first}");
-    let (code, stderr) = run(&["ai-train", "--weights-of", "double-kill-screen"]);
-    assert_one_line(code, &stderr, "--format standard");
+    for weights in ["double-kill-screen", "kill-screen"] {
+        let (code, stderr) = run(&["ai-train", "--weights-of", weights]);
+        assert_one_line(code, &stderr, "--format standard");
+    }
     let (code, stderr) = run(&["ai-train", "--weights-of", "speed"]);
     assert_one_line(code, &stderr, "unknown weights 'speed'");
 }

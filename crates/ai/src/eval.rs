@@ -774,7 +774,12 @@ impl Profile {
             Profile::KeepingWell => {
                 classic(board, placed) + WELL_KEEPING_WEIGHT * well_column_height(board) as f64
             }
-            Profile::Banded(bands) => bands[(level >= 29) as usize].evaluate(level, board, placed),
+            // The planner picks the band with the cap it knows (`at`); alone, a banded
+            // profile rates as its band for the playfield's stack in an uncapped game.
+            Profile::Banded(_) => {
+                let height = board.heights().into_iter().max().unwrap_or(0);
+                self.at(level, height, false).evaluate(level, board, placed)
+            }
             Profile::Strong(w) => strong_rating(w, level, board, placed),
             Profile::Survival(w) => survival_rating(w, board, placed),
             Profile::Valued(p) => {

@@ -1,6 +1,6 @@
-//! `nestor ai-train`: tunes the strong profile's weights (or those it survives the double kill
-//! screen with) with the noisy cross-entropy method on the simulator (`ai::train`), then
-//! compares the result with the start on held-out games.
+//! `nestor ai-train`: tunes the strong profile's weights (or the standard format's for levels
+//! 29-37, or those it survives the double kill screen with) with the noisy cross-entropy method
+//! on the simulator (`ai::train`), then compares the result with the start on held-out games.
 
 use ai::eval::{Profile, Weights};
 use ai::planner::SearchKind;

@@ -1,6 +1,6 @@
 """Frames per second of nestor's Python API (and of nes-py on the same ROM when installed).
 
-    python -m nestor.bench [--seconds S] [--rounds R] [--rom ROM] [--envs N] [--pairs P] [--slice T]
+    python -m nestor.bench [--seconds S] [--rounds R] [--rom ROM] [--envs N] [--pairs P] [--steps T]
 
 Every figure runs one frame per step (a frame per console for the vector ones) with random
 buttons. The single-console figures run for S seconds after a warm-up, in each of R rounds that
@@ -8,13 +8,14 @@ take turns (so that a busy spell of the machine hits all alike); the median roun
 frames per second of wall time, frames per second of the process's CPU time (all its threads:
 what the machine's other jobs do not change) and the cores used (CPU time over wall time).
 
-Then the scaling from one core to two, in P rounds of short slices of T seconds: a VecConsole of
-N consoles on 1 thread and one on 2 threads (RAM, then pixels), and one process stepping a
+Then the scaling from one core to two, in P pairs of slices of T steps: a VecConsole of N
+consoles on 1 thread and one on 2 threads (RAM, then pixels), and one process stepping a
 1-thread VecConsole alone and then beside a second such process (what the machine itself gives,
-with nothing shared). The two sides of a pair run back to back, in turns first, so that the
-machine's changes of speed, which last longer than a slice, touch both alike; the median of the
-pairs' ratios is printed with its interquartile range, and the CPU time a frame costs on each
-side."""
+with nothing shared). The two slices of a pair run the same frames (the same states and
+buttons: a frame's cost depends on what the game is doing, the title screen costing less than
+play), back to back, in turns first, so that the machine's changes of speed, which last longer
+than a slice, touch both alike. The median of the pairs' ratios is printed with its 95%
+confidence interval and interquartile range, and the CPU time a frame costs on each side."""
 
 import argparse
 import multiprocessing
@@ -26,8 +27,8 @@ import numpy as np
 import nestor
 
 
-# Cores other processes may use in a slice for its pair to count as run on an idle machine
-# (/proc/stat counts in ticks of 10 ms: a 0.2 s slice on 2 cores has 40).
+# Cores other processes may use during a pair for it to count as run on an idle machine
+# (/proc/stat counts in ticks of 10 ms: a pair of 0.3 s on 2 cores has 60).
 QUIET = 0.15
 
 
@@ -44,42 +45,69 @@ def rate(step, seconds):
     return np.array([n / (time.perf_counter() - start), n / (time.process_time() - cpu)])
 
 
-def run_slice(step, seconds):
-    """(calls, wall seconds, CPU seconds of this process) of `step` called for `seconds`."""
-    n, start, cpu = 0, time.perf_counter(), time.process_time()
-    while time.perf_counter() - start < seconds:
-        step()
-        n += 1
-    return np.array([n, time.perf_counter() - start, time.process_time() - cpu])
+class Stepper:
+    """A VecConsole of `envs` consoles on `threads` threads that steps a given run of button
+    masks (one frame a step) and times it: (frames, wall seconds, CPU seconds of this
+    process)."""
+
+    def __init__(self, envs, rom, threads, pixels):
+        self.vec, self.pixels = nestor.VecConsole(envs, rom, threads=threads), pixels
+
+    def run(self, masks):
+        start, cpu = time.perf_counter(), time.process_time()
+        for pads in masks:
+            self.vec.step(pads, pixels=self.pixels)
+        return np.array([len(masks) * len(self.vec), time.perf_counter() - start, time.process_time() - cpu])
+
+    def states(self):
+        return [self.vec.save_state(i) for i in range(len(self.vec))]
+
+    def load(self, states):
+        for i, state in enumerate(states):
+            self.vec.load_state(i, state)
 
 
-def vec_slices(envs, rom, threads, pixels, seed):
-    """A function that steps a VecConsole of `envs` consoles on `threads` threads, random
-    buttons, for a slice of the seconds it is given: (frames, wall seconds, CPU seconds)."""
-    vec, rng = nestor.VecConsole(envs, rom, threads=threads), np.random.default_rng(seed)
-    masks = iter(())
+def masks_of(rng, steps, envs):
+    return rng.integers(0, 256, (steps, envs)).tolist()
 
-    def step():
-        nonlocal masks
-        if (pads := next(masks, None)) is None:
-            masks = iter(rng.integers(0, 256, (1000, envs)).tolist())
-            pads = next(masks)
-        vec.step(pads, pixels=pixels)
 
-    return lambda seconds: run_slice(step, seconds) * [envs, 1, 1]
+def same_frames(one, two, rng, steps):
+    """`one` and `two` (Steppers of as many consoles) timed on the same frames: from the same
+    states, with the same buttons, in turns which first. Returns a function of the pair's
+    index that runs it: ((one's figures, two's figures), each as `Stepper.run`'s)."""
+    envs = len(one.vec)
+
+    def pair(k):
+        masks, start = masks_of(rng, steps, envs), one.states()
+        two.load(start)
+        if k % 2:
+            second = two.run(masks)
+            return one.run(masks), second
+        first = one.run(masks)
+        return first, two.run(masks)
+
+    return pair
 
 
 def _vec_console_worker(envs, rom, seed, connection):
-    """Runs a slice of a 1-thread VecConsole (RAM) for each number of seconds received on
-    `connection` (None ends), and answers (frames, wall seconds, CPU seconds)."""
-    slices = vec_slices(envs, rom, 1, False, seed)
-    while (seconds := connection.recv()) is not None:
-        connection.send(slices(seconds))
+    """Steps a 1-thread VecConsole (RAM) for each request on `connection` (None ends): (steps,
+    rewind), rewind meaning to start again from the states of the last request's start, so
+    that the slice alone and the slice beside the other process run the same frames. Answers
+    `Stepper.run`'s figures."""
+    stepper, rng = Stepper(envs, rom, 1, False), np.random.default_rng(seed)
+    states, masks = None, None
+    while (request := connection.recv()) is not None:
+        steps, rewind = request
+        if rewind:
+            stepper.load(states)
+        else:
+            states, masks = stepper.states(), masks_of(rng, steps, envs)
+        connection.send(stepper.run(masks))
 
 
 class TwoProcesses:
-    """Two worker processes, each with a 1-thread VecConsole, that run a slice on request: one
-    alone, or both at once."""
+    """Two worker processes, each with a 1-thread VecConsole: a pair is the first process
+    alone, then both at once, the first running the same frames again (`steps` steps)."""
 
     def __init__(self, envs, rom):
         context = multiprocessing.get_context("spawn")
@@ -91,13 +119,16 @@ class TwoProcesses:
             self.connections.append(ours)
             self.workers.append(worker)
 
-    def run(self, processes, seconds):
-        """(frames, wall seconds, CPU seconds) of `processes` (1 or 2) running a slice of
-        `seconds` at once: frames and CPU time summed, the longer wall time."""
-        for connection in self.connections[:processes]:
-            connection.send(seconds)
-        slices = np.array([connection.recv() for connection in self.connections[:processes]])
-        return np.array([slices[:, 0].sum(), slices[:, 1].max(), slices[:, 2].sum()])
+    def pair(self, steps):
+        """(the first process alone, both at once: frames and CPU time summed, the longer
+        wall time), each as `Stepper.run`'s figures."""
+        first, both = self.connections
+        first.send((steps, False))
+        alone = first.recv()
+        first.send((steps, True))
+        both.send((steps, False))
+        slices = np.array([first.recv(), both.recv()])
+        return alone, np.array([slices[:, 0].sum(), slices[:, 1].max(), slices[:, 2].sum()])
 
     def close(self):
         for connection, worker in zip(self.connections, self.workers):
@@ -116,44 +147,47 @@ def machine_busy():
     return (sum(ticks[:3]) + sum(ticks[5:8])) / os.sysconf("SC_CLK_TCK")
 
 
-def with_others(run, seconds):
-    """`run(seconds)`'s (frames, wall seconds, CPU seconds) and the cores other processes kept
-    busy meanwhile (NaN where the machine does not tell)."""
+def with_others(pair):
+    """`pair()`'s two sides' figures, each with the cores other processes kept busy while the
+    pair ran (NaN where the machine does not tell)."""
     before = machine_busy()
-    result = run(seconds)
-    after = machine_busy()
-    others = np.nan if before is None else max(0.0, after - before - result[2]) / result[1]
-    return np.append(result, others)
+    start = time.perf_counter()
+    one, two = pair()
+    wall, after = time.perf_counter() - start, machine_busy()
+    others = np.nan if before is None else max(0.0, after - before - one[2] - two[2]) / wall
+    return np.append(one, others), np.append(two, others)
 
 
-def paired(one, two, pairs, seconds):
-    """`pairs` ratios of `two`'s frames per second of wall time over `one`'s, each from a slice
-    of each run back to back (which goes first takes turns), and the slices of each side as
-    rows of (frames, wall seconds, CPU seconds, other processes' cores). `one()` and `two()`
-    run a slice of `seconds`."""
-    one(seconds / 4), two(seconds / 4)  # warm-up
-    ones, twos = [], []
-    for k in range(pairs):
-        if k % 2:
-            twos.append(with_others(two, seconds))
-            ones.append(with_others(one, seconds))
-        else:
-            ones.append(with_others(one, seconds))
-            twos.append(with_others(two, seconds))
-    ones, twos = np.array(ones), np.array(twos)
+def paired(pair, pairs):
+    """`pairs` ratios of the second side's frames per second of wall time over the first's,
+    and the slices of each side as rows of (frames, wall seconds, CPU seconds, other
+    processes' cores). `pair(k)` runs pair k."""
+    pair(0)  # warm-up
+    sides = [with_others(lambda: pair(k)) for k in range(pairs)]
+    ones, twos = (np.array(side) for side in zip(*sides))
     ratios = (twos[:, 0] / twos[:, 1]) / (ones[:, 0] / ones[:, 1])
     return ratios, ones, twos
 
 
+def median_interval(values):
+    """A 95% confidence interval of the median of `values`, from their order statistics (the
+    count below the true median is binomial with p = 1/2, here by its normal approximation)."""
+    ordered = np.sort(values)
+    k = max(0, int((len(ordered) - 1.96 * np.sqrt(len(ordered))) / 2))
+    return ordered[k], ordered[len(ordered) - 1 - k]
+
+
 def report_scaling(what, ratios, ones, twos, one, two):
-    """Prints the median ratio with its interquartile range, and each side's frames per second,
-    CPU time per frame and cores used (medians over the slices); then the cores other processes
-    used, and the ratio over the pairs in which they used almost none (when the machine has
-    several users or sessions, theirs take cores that the threads would have had)."""
+    """Prints the median ratio with its 95% interval and interquartile range, and each side's
+    frames per second, CPU time per frame and cores used (medians over the slices); then the
+    cores other processes used, and the ratio over the pairs in which they used almost none
+    (when the machine has several users or sessions, theirs take cores that the threads would
+    have had)."""
     low, median, high = np.percentile(ratios, [25, 50, 75])
+    sure_low, sure_high = median_interval(ratios)
     print(
-        f"{what}: {two} / {one} = {median:.2f} (median of {len(ratios)} pairs of slices;"
-        f" interquartile {low:.2f}-{high:.2f})"
+        f"{what}: {two} / {one} = {median:.2f} (median of {len(ratios)} pairs of slices, 95%"
+        f" interval {sure_low:.2f}-{sure_high:.2f}; interquartile {low:.2f}-{high:.2f})"
     )
     for side, slices in ((one, ones), (two, twos)):
         frames, wall, cpu, _ = slices.T
@@ -166,7 +200,7 @@ def report_scaling(what, ratios, ones, twos, one, two):
         alone = ratios[others < QUIET]
         print(
             f"    other processes: {np.median(others):.2f} cores (median); {len(alone)} pairs with"
-            f" under {QUIET} cores in both slices"
+            f" under {QUIET} cores"
             + (f": {two} / {one} = {np.median(alone):.2f}" if len(alone) else "")
         )
 
@@ -177,8 +211,8 @@ def main():
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--rom", help="an iNES file (default: the built-in Quadfall)")
     parser.add_argument("--envs", type=int, default=8, help="consoles in the vector figures")
-    parser.add_argument("--pairs", type=int, default=60, help="pairs of slices for the scaling")
-    parser.add_argument("--slice", type=float, default=0.2, help="seconds of a slice")
+    parser.add_argument("--pairs", type=int, default=150, help="pairs of slices for the scaling")
+    parser.add_argument("--steps", type=int, default=100, help="steps of a slice of the scaling")
     args = parser.parse_args()
     rng = np.random.default_rng(0)
     masks = rng.integers(0, 256, 4096)
@@ -231,16 +265,16 @@ def main():
         ours, theirs = median["NesEnv pixels, frame skip 1"], median["nes-py NESEnv pixels, frame skip 1"]
         print(f"NesEnv / nes-py NESEnv = {ours[0] / theirs[0]:.1f} (wall), {ours[1] / theirs[1]:.1f} (CPU)")
 
-    print(f"From one core to two, {args.pairs} pairs of {args.slice} s slices, {args.envs} consoles a VecConsole:")
+    print(f"From one core to two, {args.pairs} pairs of slices of {args.steps} steps, {args.envs} consoles a VecConsole:")
+    rng = np.random.default_rng(1)
     for kind, pixels in (("RAM", False), ("pixels", True)):
-        one, two = (vec_slices(args.envs, args.rom, threads, pixels, seed=0) for threads in (1, 2))
-        result = paired(one, two, args.pairs, args.slice)
+        one, two = (Stepper(args.envs, args.rom, threads, pixels) for threads in (1, 2))
+        result = paired(same_frames(one, two, rng, args.steps), args.pairs)
         report_scaling(f"VecConsole {kind}", *result, "1 thread", "2 threads")
     processes = TwoProcesses(args.envs, args.rom)
-    result = paired(lambda s: processes.run(1, s), lambda s: processes.run(2, s), args.pairs, args.slice)
+    result = paired(lambda k: processes.pair(args.steps), args.pairs)
     processes.close()
     report_scaling("Independent processes, VecConsole 1 thread each, RAM", *result, "1 process", "2 processes")
-
 
 if __name__ == "__main__":
     main()

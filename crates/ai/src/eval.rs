@@ -137,9 +137,10 @@ pub const STRONG_NAMES: [&str; STRONG_FEATURES] = [
 ];
 
 /// Number of features of the double kill screen's survival rating (`Profile::Survival`).
-pub const SURVIVAL_FEATURES: usize = 10;
+pub const SURVIVAL_FEATURES: usize = 12;
 /// The classic function's six factors, the wells no piece can fill any more at two rows a
-/// frame (`unfillable_wells`), and three of the strong profile's features.
+/// frame (`unfillable_wells`), three of the strong profile's features, and two for Tetrises
+/// in a well of any column (`any_well_ready`).
 pub const SURVIVAL_NAMES: [&str; SURVIVAL_FEATURES] = [
     "lines",
     "lock_height",
@@ -151,6 +152,8 @@ pub const SURVIVAL_NAMES: [&str; SURVIVAL_FEATURES] = [
     "bumpiness",
     "max_height_danger",
     "unfit_pieces",
+    "tetris",
+    "well_ready",
 ];
 /// Bottom profiles of the pieces other than I as height steps between neighbouring columns
 /// (right minus left): the surface steps where the piece lands without leaving a hole. Per
@@ -207,6 +210,25 @@ pub fn ready_rows(board: &Board, h: &[u8; 10]) -> usize {
         .rev()
         .take_while(|&&r| r == 0x1FF)
         .count()
+}
+
+/// The most rows, up to 4, complete but for one column just above that column's stack (`h`:
+/// the board's column heights): an I in that well clears them. On the double kill screen the
+/// far columns fill only on a low stack (`unfillable_wells`), so the well goes where a piece
+/// still reaches.
+pub fn any_well_ready(board: &Board, h: &[u8; 10]) -> usize {
+    (0..10)
+        .map(|x| {
+            let row = FULL_ROW & !(1 << x);
+            board.rows[..(HEIGHT as usize - h[x] as usize)]
+                .iter()
+                .rev()
+                .take(4)
+                .take_while(|&&r| r == row)
+                .count()
+        })
+        .max()
+        .unwrap_or(0)
 }
 
 /// Weights of the strong profile (one per feature).
@@ -632,13 +654,21 @@ fn strong_rating(w: &Weights, level: u8, board: &Board, placed: &[Placed]) -> f6
 }
 
 /// The survival rating of `Profile::Survival` but for its unfillable wells, which the planner
-/// adds (`Profile::unfillable_weight`) where the controller's fill limits hold. The last three
-/// features are the strong profile's, from the column heights alone.
+/// adds (`Profile::unfillable_weight`) where the controller's fill limits hold. Three features
+/// are the strong profile's, from the column heights alone; then the Tetrises made and the
+/// rows ready for one.
 fn survival_rating(w: &Weights, board: &Board, placed: &[Placed]) -> f64 {
     let h = board.heights();
     let bumpiness: u32 = (0..8).map(|x| h[x].abs_diff(h[x + 1]) as u32).sum();
     let danger = (*h.iter().max().unwrap() as f64 - 8.0).max(0.0);
-    let extras = [bumpiness as f64, danger * danger, unfit_pieces(&h) as f64];
+    let tetrises = placed.iter().filter(|p| p.lines == 4).count();
+    let extras = [
+        bumpiness as f64,
+        danger * danger,
+        unfit_pieces(&h) as f64,
+        tetrises as f64,
+        any_well_ready(board, &h) as f64,
+    ];
     let classic = classic_factors(board, placed);
     (classic.iter().zip(&w.w[..6]))
         .chain(extras.iter().zip(&w.w[7..]))
@@ -1025,6 +1055,35 @@ mod tests {
         assert_eq!(only(8), strong[8]);
         assert_eq!(only(9), strong[16]);
         assert_eq!(only(6), 0.0, "the planner adds the unfillable wells");
+        // Row 19 is full but for column 9: one row ready (row 18 has two gaps).
+        assert_eq!(only(11), 1.0);
+        let piece = |lines| Placed {
+            piece: Piece {
+                id: 17,
+                x: 9,
+                y: 17,
+            },
+            lines,
+            height_before: 3,
+        };
+        let mut w = vec![0.0; SURVIVAL_FEATURES];
+        w[10] = 1.0;
+        let tetrises = Profile::Survival(Weights { w });
+        assert_eq!(tetrises.evaluate(39, &board, &[piece(4), piece(2)]), 1.0);
+    }
+
+    #[test]
+    fn a_well_in_any_column_counts_its_ready_rows_up_to_four() {
+        assert_eq!(any_well_ready(&Board::default(), &[0; 10]), 0);
+        // Column 4 open over five full rows, column 9 over one.
+        let board = stack([6, 6, 6, 6, 1, 6, 6, 6, 6, 5]);
+        let h = board.heights();
+        assert_eq!(any_well_ready(&board, &h), 4);
+        // A hole-free row with two gaps is no Tetris row.
+        let board = stack([3, 3, 0, 3, 3, 3, 3, 3, 3, 0]);
+        assert_eq!(any_well_ready(&board, &board.heights()), 0);
+        let board = stack([3, 3, 3, 3, 3, 3, 3, 3, 3, 0]);
+        assert_eq!(any_well_ready(&board, &board.heights()), 3);
     }
 
     #[test]

@@ -255,8 +255,8 @@ impl Weights {
     }
 
     /// The weights the strong profile survives the standard format's double kill screen with
-    /// (`weights/double_kill_screen.toml`, features `SURVIVAL_NAMES`: trained from level 39;
-    /// weights/README.md).
+    /// (`weights/double_kill_screen.toml`, features `SURVIVAL_NAMES`: trained from level 39,
+    /// but for the last two, set from a sweep there; weights/README.md).
     pub fn double_kill_screen() -> Weights {
         Weights::parse(
             include_str!("../weights/double_kill_screen.toml"),

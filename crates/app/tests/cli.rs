@@ -1,6 +1,7 @@
 //! Bad input never crashes `nestor`: each broken image gives one line naming the problem and
 //! exit code 2 ("could not run").
 
+use ai::eval::SURVIVAL_FEATURES;
 use std::process::Command;
 
 fn nestor_on(bytes: &[u8], name: &str) -> (i32, String) {
@@ -507,7 +508,7 @@ fn ai_train_is_reproducible_and_its_weights_load() {
 }
 
 /// `ai-train --weights-of double-kill-screen` trains the survival weights from the classic
-/// function's (a file of their ten features, the same for the same seed); it and `kill-screen`
+/// function's (a file of their twelve features, the same for the same seed); it and `kill-screen`
 /// train in the standard format only, and unknown weights are refused in one line.
 #[test]
 fn ai_train_trains_the_double_kill_screens_weights() {
@@ -525,10 +526,10 @@ fn ai_train_trains_the_double_kill_screens_weights() {
     let first = train("survival-a.toml");
     assert_eq!(first, train("survival-b.toml"), "same seed, same weights");
     assert!(
-        first.starts_with("lines = ") && first.contains("unfit_pieces = "),
+        first.starts_with("lines = ") && first.contains("well_ready = "),
         "{first}"
     );
-    assert_eq!(first.lines().count(), 10, "{first}");
+    assert_eq!(first.lines().count(), SURVIVAL_FEATURES, "{first}");
     for weights in ["double-kill-screen", "kill-screen"] {
         let (code, stderr) = run(&["ai-train", "--weights-of", weights]);
         assert_one_line(code, &stderr, "--format standard");

@@ -202,31 +202,23 @@ fn well_blocked(h: &[u8; 10], level: u8) -> u32 {
         .sum()
 }
 
-/// Tetris readiness: rows complete but for column 9 just above column 9's stack (`h`: the
-/// board's column heights): an I in the well clears up to 4 of them.
-pub fn ready_rows(board: &Board, h: &[u8; 10]) -> usize {
-    board.rows[..(HEIGHT as usize - h[9] as usize)]
+/// Tetris readiness of a well in column `x`: rows complete but for column `x` just above its
+/// stack (`h`: the board's column heights); an I in the well clears up to 4 of them.
+pub fn ready_rows(board: &Board, h: &[u8; 10], x: usize) -> usize {
+    let row = FULL_ROW & !(1 << x);
+    board.rows[..(HEIGHT as usize - h[x] as usize)]
         .iter()
         .rev()
-        .take_while(|&&r| r == 0x1FF)
+        .take_while(|&&r| r == row)
         .count()
 }
 
-/// The most rows, up to 4, complete but for one column just above that column's stack (`h`:
-/// the board's column heights): an I in that well clears them. On the double kill screen the
-/// far columns fill only on a low stack (`unfillable_wells`), so the well goes where a piece
-/// still reaches.
+/// The most rows, up to 4, ready for a Tetris in a well of any column (`ready_rows`). On the
+/// double kill screen the far columns fill only on a low stack (`unfillable_wells`), so the
+/// well goes where a piece still reaches.
 pub fn any_well_ready(board: &Board, h: &[u8; 10]) -> usize {
     (0..10)
-        .map(|x| {
-            let row = FULL_ROW & !(1 << x);
-            board.rows[..(HEIGHT as usize - h[x] as usize)]
-                .iter()
-                .rev()
-                .take(4)
-                .take_while(|&&r| r == row)
-                .count()
-        })
+        .map(|x| ready_rows(board, h, x).min(4))
         .max()
         .unwrap_or(0)
 }
@@ -419,7 +411,7 @@ pub fn strong_features(board: &Board, placed: &[Placed], level: u8) -> [f64; STR
             deep_wells += 1;
         }
     }
-    let ready = ready_rows(board, &h).min(4) as f64;
+    let ready = ready_rows(board, &h, 9).min(4) as f64;
     let mut burn = 0.0;
     let mut tetris = 0.0;
     let mut lock_height = 0.0;

@@ -334,7 +334,7 @@ pub fn play_observed(
         }
         if progress.level < 29 {
             r.pieces_before_29 += 1;
-            if ready_rows(&board, &board.heights()) >= 4 {
+            if ready_rows(&board, &board.heights(), 9) >= 4 {
                 r.ready_before_29 += 1;
             }
         }

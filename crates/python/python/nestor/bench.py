@@ -107,7 +107,8 @@ def _vec_console_worker(envs, rom, seed, connection):
 
 class TwoProcesses:
     """Two worker processes, each with a 1-thread VecConsole: a pair is the first process
-    alone, then both at once, the first running the same frames again (`steps` steps)."""
+    alone and both at once (which first in turns), the first running the same frames in
+    both."""
 
     def __init__(self, envs, rom):
         context = multiprocessing.get_context("spawn")
@@ -119,16 +120,25 @@ class TwoProcesses:
             self.connections.append(ours)
             self.workers.append(worker)
 
-    def pair(self, steps):
-        """(the first process alone, both at once: frames and CPU time summed, the longer
-        wall time), each as `Stepper.run`'s figures."""
-        first, both = self.connections
-        first.send((steps, False))
-        alone = first.recv()
-        first.send((steps, True))
-        both.send((steps, False))
-        slices = np.array([first.recv(), both.recv()])
-        return alone, np.array([slices[:, 0].sum(), slices[:, 1].max(), slices[:, 2].sum()])
+    def pair(self, k, steps):
+        """Pair `k` of `steps` steps: (the first process alone, both at once: frames and CPU
+        time summed, the longer wall time), each as `Stepper.run`'s figures."""
+        first, second = self.connections
+
+        def alone(rewind):
+            first.send((steps, rewind))
+            return first.recv()
+
+        def both(rewind):
+            first.send((steps, rewind))
+            second.send((steps, False))
+            slices = np.array([first.recv(), second.recv()])
+            return np.array([slices[:, 0].sum(), slices[:, 1].max(), slices[:, 2].sum()])
+
+        if k % 2:
+            together = both(False)
+            return alone(True), together
+        return alone(False), both(True)
 
     def close(self):
         for connection, worker in zip(self.connections, self.workers):
@@ -272,7 +282,7 @@ def main():
         result = paired(same_frames(one, two, rng, args.steps), args.pairs)
         report_scaling(f"VecConsole {kind}", *result, "1 thread", "2 threads")
     processes = TwoProcesses(args.envs, args.rom)
-    result = paired(lambda k: processes.pair(args.steps), args.pairs)
+    result = paired(lambda k: processes.pair(k, args.steps), args.pairs)
     processes.close()
     report_scaling("Independent processes, VecConsole 1 thread each, RAM", *result, "1 process", "2 processes")
 

@@ -258,6 +258,15 @@ impl Weights {
         .expect("weights/double_kill_screen.toml")
     }
 
+    /// Where the training of survival weights for levels 29-37 starts (`nestor ai-train
+    /// --weights-of kill-screen-survival`; tried, not used): the double kill screen's with a
+    /// ready row worth -100 instead of -60 (at a row a frame more wells stay in reach).
+    pub fn kill_screen_survival_start() -> Weights {
+        let mut w = Weights::double_kill_screen();
+        w.w[SURVIVAL_FEATURES - 1] = -100.0;
+        w
+    }
+
     /// The survival features' weights that rate as the classic function does (its six, and
     /// the unfillable wells' `UNFILLABLE_WELL_WEIGHT`): where the double kill screen's
     /// training starts.
@@ -716,16 +725,20 @@ impl Profile {
     /// 29, the built-in strong weights from 29 on, and survival with
     /// `Weights::double_kill_screen` from 38 in a capped game.
     pub fn standard() -> Profile {
-        Profile::standard_with(Weights::strong(), Weights::double_kill_screen())
+        Profile::standard_with(
+            Profile::Strong(Weights::strong()),
+            Weights::double_kill_screen(),
+        )
     }
 
-    /// The standard profile building at levels 29-37 with `kill_screen` weights (of
-    /// `STRONG_NAMES`) and surviving from 38 with `survival` weights (of `SURVIVAL_NAMES`):
-    /// what `nestor ai-train --weights-of kill-screen|double-kill-screen` trains.
-    pub fn standard_with(kill_screen: Weights, survival: Weights) -> Profile {
+    /// The standard profile playing `kill_screen` at levels 29-37 of a capped game (building
+    /// with `Profile::Strong`, or surviving with `Profile::Survival`) and surviving from 38
+    /// with `survival` weights (of `SURVIVAL_NAMES`): what `nestor ai-train --weights-of
+    /// kill-screen|kill-screen-survival|double-kill-screen` trains.
+    pub fn standard_with(kill_screen: Profile, survival: Weights) -> Profile {
         Profile::Banded(Box::new([
             Profile::Strong(Weights::standard_before_29()),
-            Profile::Strong(kill_screen),
+            kill_screen,
             Profile::Survival(survival),
         ]))
     }
@@ -742,12 +755,11 @@ impl Profile {
     /// The standard profile with its weights below level 29 corrected by `value` times
     /// `scale` (`nestor ai-bench --value`).
     pub fn standard_valued(value: Value, scale: f64) -> Profile {
-        let valued = (Weights::standard_before_29(), value, scale);
-        Profile::Banded(Box::new([
-            Profile::Valued(Box::new(valued)),
-            Profile::Strong(Weights::strong()),
-            Profile::Survival(Weights::double_kill_screen()),
-        ]))
+        let mut standard = Profile::standard();
+        if let Profile::Banded(bands) = &mut standard {
+            bands[0] = Profile::Valued(Box::new((Weights::standard_before_29(), value, scale)));
+        }
+        standard
     }
 
     /// The profile that rates placements at `level` with a stack `height` rows high.
@@ -760,7 +772,8 @@ impl Profile {
     /// standard format's double kill screen at 39. Without a cap the kill screen lasts
     /// thousands of lines, which the classic function survives and Tetris building does not.
     /// The standard format's banded profile hands over from `REACTION_BURN_HEIGHT` at levels
-    /// 19-27, and survives with its own weights from 38 in a capped game (from 39, one band
+    /// 19-27, plays the classic function from 29 in an uncapped game, and survives with its
+    /// own weights from 38 in a capped game (from 39, one band
     /// higher, the game's points fell by 13k on the same 100 games; from 37 by 28k: README).
     pub fn at(&self, level: u8, height: u8, capped: bool) -> &Profile {
         if let Profile::Banded(bands) = self {
@@ -769,8 +782,9 @@ impl Profile {
             }
             let band = match level {
                 ..29 => 0,
-                38.. if capped => 2,
-                _ => 1,
+                _ if !capped => return &Profile::Classic,
+                29..38 => 1,
+                _ => 2,
             };
             return bands[band].at(level, height, capped);
         }
@@ -996,6 +1010,8 @@ mod tests {
         assert_eq!(weights(28, 0), Some(Weights::standard_before_29()));
         assert_eq!(weights(29, 0), Some(Weights::strong()));
         assert_ne!(Weights::standard_before_29(), Weights::strong());
+        // Uncapped, the kill screen lasts thousands of lines: the classic function survives.
+        assert!(matches!(p.at(29, 0, false), Profile::Classic));
         // Each band keeps its hand-over to the classic function, at levels 19-27 lower.
         assert_eq!(weights(18, BURN_HEIGHT), None);
         assert!(weights(18, REACTION_BURN_HEIGHT).is_some());

@@ -45,6 +45,9 @@ pub enum Trained {
     /// The standard format's survival from level 38 (`Profile::Survival`, in
     /// `Profile::standard_with`).
     DoubleKillScreen,
+    /// Survival at levels 29-37 in place of building (the survival features; tried, not
+    /// used).
+    KillScreenSurvival,
 }
 
 impl Trained {
@@ -53,6 +56,7 @@ impl Trained {
             "strong" => Some(Trained::Strong),
             "kill-screen" => Some(Trained::KillScreen),
             "double-kill-screen" => Some(Trained::DoubleKillScreen),
+            "kill-screen-survival" => Some(Trained::KillScreenSurvival),
             _ => None,
         }
     }
@@ -61,7 +65,7 @@ impl Trained {
     pub fn names(self) -> &'static [&'static str] {
         match self {
             Trained::Strong | Trained::KillScreen => &STRONG_NAMES,
-            Trained::DoubleKillScreen => &SURVIVAL_NAMES,
+            Trained::DoubleKillScreen | Trained::KillScreenSurvival => &SURVIVAL_NAMES,
         }
     }
 
@@ -70,6 +74,7 @@ impl Trained {
         match self {
             Trained::Strong | Trained::KillScreen => Weights::strong,
             Trained::DoubleKillScreen => Weights::double_kill_screen,
+            Trained::KillScreenSurvival => Weights::kill_screen_survival_start,
         }
     }
 
@@ -77,8 +82,15 @@ impl Trained {
     pub fn profile(self, w: &Weights) -> Profile {
         match self {
             Trained::Strong => Profile::Strong(w.clone()),
-            Trained::KillScreen => Profile::standard_with(w.clone(), Weights::double_kill_screen()),
-            Trained::DoubleKillScreen => Profile::standard_with(Weights::strong(), w.clone()),
+            Trained::KillScreen => {
+                Profile::standard_with(Profile::Strong(w.clone()), Weights::double_kill_screen())
+            }
+            Trained::DoubleKillScreen => {
+                Profile::standard_with(Profile::Strong(Weights::strong()), w.clone())
+            }
+            Trained::KillScreenSurvival => {
+                Profile::standard_with(Profile::Survival(w.clone()), Weights::double_kill_screen())
+            }
         }
     }
 }
@@ -400,6 +412,18 @@ pub fn fit_value(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_trained_band_plays_its_weights_at_its_levels() {
+        let w = Weights::kill_screen_survival_start();
+        let profile = Trained::KillScreenSurvival.profile(&w);
+        let survives =
+            |level| matches!(profile.at(level, 0, true), Profile::Survival(s) if s == &w);
+        assert!(survives(29) && survives(37) && !survives(38) && !survives(28));
+        let profile = Trained::DoubleKillScreen.profile(&w);
+        assert!(matches!(profile.at(38, 0, true), Profile::Survival(s) if s == &w));
+        assert!(matches!(profile.at(37, 0, true), Profile::Strong(_)));
+    }
 
     #[test]
     fn least_squares_recovers_an_exact_linear_value() {

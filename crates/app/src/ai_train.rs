@@ -47,11 +47,13 @@ pub struct Args {
     #[arg(long, default_value_t = 30)]
     tap_hz: u32,
     /// Which weights to train: strong (the strong profile's, at every level), kill-screen (the
-    /// standard format's building at levels 29-37) or double-kill-screen (its survival from
-    /// level 38); the last two with --format standard.
+    /// standard format's building at levels 29-37), kill-screen-survival (survival there
+    /// instead) or double-kill-screen (its survival from level 38); all but strong with
+    /// --format standard.
     #[arg(long, default_value = "strong")]
     weights_of: String,
-    /// Weights to start from (JSON or TOML; default: the built-in strong weights, or for the
+    /// Weights to start from (JSON or TOML; default: the built-in strong weights, for the
+    /// kill screen's survival the double kill screen's with a ready row worth -100, for the
     /// double kill screen the classic function's).
     #[arg(long)]
     start: Option<PathBuf>,
@@ -95,7 +97,7 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
     };
     let trained = Trained::by_name(&a.weights_of).ok_or_else(|| {
         anyhow!(
-            "unknown weights '{}' (strong, kill-screen or double-kill-screen)",
+            "unknown weights '{}' (strong, kill-screen, kill-screen-survival or double-kill-screen)",
             a.weights_of
         )
     })?;
@@ -128,6 +130,7 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
         (Some(path), _) => Weights::load_or(path, trained.names(), trained.builtin()),
         (None, Trained::Strong | Trained::KillScreen) => Weights::strong(),
         (None, Trained::DoubleKillScreen) => Weights::classic_survival(),
+        (None, Trained::KillScreenSurvival) => Weights::kill_screen_survival_start(),
     };
     let t0 = Instant::now();
     let held_out_runs = if a.generations > 0 { 2 } else { 1 };

@@ -508,8 +508,8 @@ fn ai_train_is_reproducible_and_its_weights_load() {
 }
 
 /// `ai-train --weights-of double-kill-screen` trains the survival weights from the classic
-/// function's (a file of their twelve features, the same for the same seed); it and `kill-screen`
-/// train in the standard format only, and unknown weights are refused in one line.
+/// function's (a file of their twelve features, the same for the same seed); it and the kill
+/// screen's weights train in the standard format only, and unknown weights are refused in one line.
 #[test]
 fn ai_train_trains_the_double_kill_screens_weights() {
     let dir = scratch_dir();
@@ -530,7 +530,7 @@ fn ai_train_trains_the_double_kill_screens_weights() {
         "{first}"
     );
     assert_eq!(first.lines().count(), SURVIVAL_FEATURES, "{first}");
-    for weights in ["double-kill-screen", "kill-screen"] {
+    for weights in ["double-kill-screen", "kill-screen", "kill-screen-survival"] {
         let (code, stderr) = run(&["ai-train", "--weights-of", weights]);
         assert_one_line(code, &stderr, "--format standard");
     }

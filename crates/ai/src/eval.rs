@@ -263,7 +263,8 @@ impl Weights {
     /// ready row worth -100 instead of -60 (at a row a frame more wells stay in reach).
     pub fn kill_screen_survival_start() -> Weights {
         let mut w = Weights::double_kill_screen();
-        w.w[SURVIVAL_FEATURES - 1] = -100.0;
+        let well_ready = SURVIVAL_NAMES.iter().position(|&n| n == "well_ready");
+        w.w[well_ready.expect("a survival feature")] = -100.0;
         w
     }
 

@@ -69,7 +69,8 @@ impl Trained {
         }
     }
 
-    /// The weights kept in the repository.
+    /// The weights kept in the repository (for the kill screen's survival, which keeps none,
+    /// where its training starts).
     pub fn builtin(self) -> fn() -> Weights {
         match self {
             Trained::Strong | Trained::KillScreen => Weights::strong,

@@ -128,9 +128,8 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
     }
     let start = match (&a.start, trained) {
         (Some(path), _) => Weights::load_or(path, trained.names(), trained.builtin()),
-        (None, Trained::Strong | Trained::KillScreen) => Weights::strong(),
         (None, Trained::DoubleKillScreen) => Weights::classic_survival(),
-        (None, Trained::KillScreenSurvival) => Weights::kill_screen_survival_start(),
+        (None, _) => trained.builtin()(),
     };
     let t0 = Instant::now();
     let held_out_runs = if a.generations > 0 { 2 } else { 1 };

@@ -26,8 +26,8 @@ pub struct BenchOptions {
     /// cannot be read: a one-line warning, and the built-in ones).
     pub weights: Option<std::path::PathBuf>,
     /// A learned value (`ai-train --fit-value`) correcting the standard format's strong
-    /// profile below level 29, times `value_scale` (a file that cannot be read: a one-line
-    /// warning, and no correction).
+    /// profile below level 29, times `value_scale` rating units a point (a file that cannot be
+    /// read: a one-line warning, and no correction).
     pub value: Option<std::path::PathBuf>,
     pub value_scale: f64,
     /// "controller" or "placement".
@@ -51,7 +51,7 @@ impl Default for BenchOptions {
             profile: "strong".into(),
             weights: None,
             value: None,
-            value_scale: 1.0,
+            value_scale: 0.02,
             search: "controller".into(),
             tap_hz: 30,
             pieces: "nes".into(),

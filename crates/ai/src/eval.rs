@@ -455,30 +455,43 @@ pub fn strong_features(board: &Board, placed: &[Placed], level: u8) -> [f64; STR
     ]
 }
 
-/// The strong features that depend on the playfield alone (not on the placements that led to
-/// it).
-const BOARD_FEATURES: [usize; 15] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 16, 17];
 /// Surface patterns of the learned value: three neighbouring steps of columns 0-8, each clamped
-/// to -2..2.
-const SURFACE_PATTERNS: usize = 125;
-/// The learned value's features: the strong rating of the playfield (its board features
-/// only), then a bias, the surface patterns counted over the six windows of columns 0-8, and
-/// the cells missing from the four rows above the well's floor.
-pub const VALUE_FEATURES: usize = 1 + 1 + SURFACE_PATTERNS + 1;
+/// to -2..2, at each of the six windows (an n-tuple network's tuples: one weight per pattern
+/// and place).
+const SURFACE_PATTERNS: usize = 6 * 125;
+/// Rows ready in the well (0-8) by the height of columns 0-8 (0-15) by the gravity's band (level
+/// 18, 19-27, 28): how much a ready row is worth depends on how close the stack is to the top.
+const READY_BY_HEIGHT: usize = 9 * 16 * 3;
+/// Holes (0-3) by the height of columns 0-8 in bands of four rows.
+const HOLES_BY_HEIGHT: usize = 4 * 4;
+/// The learned value's features: a bias, the surface patterns, the ready rows and the holes by
+/// height, and the cells missing from the four rows above the well's floor.
+pub const VALUE_FEATURES: usize = 1 + SURFACE_PATTERNS + READY_BY_HEIGHT + HOLES_BY_HEIGHT + 1;
 
-fn board_rating(f: &[f64; STRONG_FEATURES], w: &Weights) -> f64 {
-    BOARD_FEATURES.iter().map(|&i| f[i] * w.w[i]).sum()
-}
-
-/// Calls `f` with the index and value of each non-zero feature of the learned value past the
-/// rating (indices from 0 for the bias).
-fn value_extras(board: &Board, h: &[u8; 10], mut f: impl FnMut(usize, f64)) {
+/// Calls `f` with the index and value of each non-zero feature of the learned value of a
+/// playfield at `level` (`h`: its column heights).
+fn for_value_features(board: &Board, h: &[u8; 10], level: u8, mut f: impl FnMut(usize, f64)) {
     f(0, 1.0);
     let step = |x: usize| (h[x + 1] as i32 - h[x] as i32).clamp(-2, 2) as usize + 2;
     for x in 0..6 {
-        f(1 + step(x) * 25 + step(x + 1) * 5 + step(x + 2), 1.0);
+        f(
+            1 + x * 125 + step(x) * 25 + step(x + 1) * 5 + step(x + 2),
+            1.0,
+        );
     }
-    let at = 1 + SURFACE_PATTERNS;
+    let mut at = 1 + SURFACE_PATTERNS;
+    let height = h[..9].iter().max().copied().unwrap_or(0).min(15) as usize;
+    let ready = ready_rows(board, h, 9).min(8);
+    let band = match level {
+        ..19 => 0,
+        19..28 => 1,
+        _ => 2,
+    };
+    f(at + (band * 16 + height) * 9 + ready, 1.0);
+    at += READY_BY_HEIGHT;
+    let holes = holes(board).min(3) as usize;
+    f(at + holes * 4 + height / 4, 1.0);
+    at += HOLES_BY_HEIGHT;
     // Cells of columns 0-8 an I in the well still needs filled to clear four rows.
     let floor = HEIGHT as usize - h[9] as usize;
     let missing: u32 = (1..=4)
@@ -489,9 +502,9 @@ fn value_extras(board: &Board, h: &[u8; 10], mut f: impl FnMut(usize, f64)) {
 }
 
 /// A value learned from the simulator's games (`ai::train::fit_value`, `nestor ai-train
-/// --fit-value`): the points (at level 0's rates: 40, 100, 300, 1,200 a clear) the standard
-/// profile makes over the next `horizon` pieces from a playfield, less a top-out's penalty,
-/// as a linear function of `value_features`.
+/// --fit-value`): the points (at level 0's rates: 40, 100, 300, 1,200 a clear) that follow a
+/// playfield before level 29, each piece's discounted by 1 - 1 / `horizon`, less what a
+/// top-out leaves unplayed, as a linear function of `value_features`.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Value {
     pub horizon: u32,
@@ -499,8 +512,7 @@ pub struct Value {
 }
 
 impl Value {
-    /// Reads a value file (JSON, as `ai-train --fit-value` writes it). The rating's weight
-    /// must be negative (a worse rating, fewer points): it sets the correction's units.
+    /// Reads a value file (JSON, as `ai-train --fit-value` writes it).
     pub fn load(path: &std::path::Path) -> Result<Value, String> {
         let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
         let value: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
@@ -510,28 +522,24 @@ impl Value {
         if !value.w.iter().all(|w| w.is_finite()) {
             return Err("a weight is not a number".into());
         }
-        if value.w[0] >= 0.0 {
-            return Err("the rating's weight is not negative".into());
-        }
         Ok(value)
     }
 
-    /// The correction to the strong rating of a playfield, in the rating's units: the value
-    /// of its features past the rating, divided by the rating's weight in the value.
-    fn correction(&self, board: &Board) -> f64 {
+    /// The correction to the strong rating of a playfield at `level`: its value in points,
+    /// negated (a lower rating is better).
+    fn correction(&self, board: &Board, level: u8) -> f64 {
         let mut v = 0.0;
-        value_extras(board, &board.heights(), |i, x| v += self.w[1 + i] * x);
-        v / self.w[0]
+        for_value_features(board, &board.heights(), level, |i, x| v += self.w[i] * x);
+        -v
     }
 }
 
-/// The learned value's features of a playfield at `level` under the strong `weights` (for
-/// fitting).
-pub fn value_features(board: &Board, level: u8, weights: &Weights) -> [f64; VALUE_FEATURES] {
-    let f = strong_features(board, &[], level);
-    let mut out = [0.0; VALUE_FEATURES];
-    out[0] = board_rating(&f, weights);
-    value_extras(board, &board.heights(), |i, x| out[1 + i] += x);
+/// The learned value's non-zero features of a playfield at `level`, by index (for fitting).
+pub fn value_features(board: &Board, level: u8) -> Vec<(u16, f64)> {
+    let mut out = Vec::new();
+    for_value_features(board, &board.heights(), level, |i, x| {
+        out.push((i as u16, x))
+    });
     out
 }
 
@@ -688,8 +696,8 @@ pub enum Profile {
     /// and leaves the well for an I. The strong profile hands over to it on a high stack below
     /// level 29, and on the kill screen of a capped game (`Profile::at`).
     KeepingWell,
-    /// The strong profile's rating corrected by a learned value (`Value::correction`) times
-    /// a scale.
+    /// The strong profile's rating less a learned value (`Value::correction`) times a scale
+    /// (rating units a point).
     Valued(Box<(Weights, Value, f64)>),
     /// Survival on the double kill screen: the classic function's factors and a few more,
     /// with weights trained there (`SURVIVAL_NAMES`, `Weights::double_kill_screen`).
@@ -753,8 +761,8 @@ impl Profile {
         }
     }
 
-    /// The standard profile with its weights below level 29 corrected by `value` times
-    /// `scale` (`nestor ai-bench --value`).
+    /// The standard profile with its rating below level 29 less `value` times `scale` (rating
+    /// units a point; `nestor ai-bench --value`).
     pub fn standard_valued(value: Value, scale: f64) -> Profile {
         let mut standard = Profile::standard();
         if let Profile::Banded(bands) = &mut standard {
@@ -821,7 +829,7 @@ impl Profile {
             Profile::Survival(w) => survival_rating(w, board, placed),
             Profile::Valued(p) => {
                 let (w, value, scale) = &**p;
-                strong_rating(w, level, board, placed) + scale * value.correction(board)
+                strong_rating(w, level, board, placed) + scale * value.correction(board, level)
             }
         }
     }
@@ -1143,19 +1151,28 @@ mod tests {
     }
 
     #[test]
-    fn value_features_count_surface_patterns_and_cells_missing_for_a_tetris() {
-        // Columns 0-8 four rows high but for one cell, the well empty.
+    fn value_features_count_patterns_ready_rows_holes_and_cells_missing_for_a_tetris() {
+        // Columns 0-8 four rows high, the well empty, and a hole in the third row from the
+        // floor: two rows ready.
         let mut b = stack([4, 4, 4, 4, 4, 4, 4, 4, 4, 0]);
         b.rows[17] &= !(1 << 3);
-        let w = Weights::standard_before_29();
-        let x = value_features(&b, 18, &w);
-        let rating = board_rating(&strong_features(&b, &[], 18), &w);
-        assert_eq!((x[0], x[1]), (rating, 1.0));
         // All six windows of columns 0-8 are flat: steps (0, 0, 0).
-        let flat = 2 + 2 * 25 + 2 * 5 + 2;
-        assert_eq!(x[flat], 6.0);
-        assert_eq!(x[2..2 + SURFACE_PATTERNS].iter().sum::<f64>(), 6.0);
-        assert_eq!(&x[2 + SURFACE_PATTERNS..], &[1.0]);
+        let flat = 2 * 25 + 2 * 5 + 2;
+        let surface = (0..6).map(|k| (1 + k * 125 + flat, 1.0));
+        let ready = 1 + SURFACE_PATTERNS as u16;
+        // Band 0 (level 18), height 4, two rows ready.
+        let ready_18 = (ready + 4 * 9 + 2, 1.0);
+        // One hole, height band 1.
+        let holes = (ready + READY_BY_HEIGHT as u16 + 4 + 1, 1.0);
+        let missing = (VALUE_FEATURES as u16 - 1, 1.0);
+        let expected: Vec<(u16, f64)> = [(0, 1.0)]
+            .into_iter()
+            .chain(surface)
+            .chain([ready_18, holes, missing])
+            .collect();
+        assert_eq!(value_features(&b, 18), expected);
+        // Level 19 is the next band.
+        assert_eq!(value_features(&b, 19)[7].0, ready_18.0 + 16 * 9);
     }
 
     #[test]
@@ -1169,11 +1186,10 @@ mod tests {
             Value::load(&path)
         };
         let mut w = vec![1.0; VALUE_FEATURES];
-        w[0] = -2.0;
         assert!(load(w.clone()).is_ok());
         assert!(load(w[1..].to_vec()).unwrap_err().contains("weights, not"));
-        w[0] = 0.5;
-        assert!(load(w).unwrap_err().contains("not negative"));
+        w[3] = f64::NAN;
+        assert!(load(w).is_err());
         assert!(Value::load(&dir.join("absent.json")).is_err());
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -8,7 +8,7 @@ use crate::eval::{
     value_features, Profile, Value, Weights, STRONG_NAMES, SURVIVAL_NAMES, VALUE_FEATURES,
 };
 use crate::planner::SearchKind;
-use crate::rules::POINTS;
+use crate::rules::{Progress, POINTS};
 use crate::sim::{play, play_observed, Format, GameConfig, Pieces, SplitMix};
 use rayon::prelude::*;
 
@@ -217,77 +217,108 @@ pub fn train(
     Weights { w: mean }
 }
 
-/// Penalty of a top-out within the horizon of the learned value, in points at level 0's rates
-/// (about 65 pieces' worth of the standard profile's points before level 29).
-pub const TOP_OUT_PENALTY: f64 = 5000.0;
-
-/// The sums of a least-squares fit of the learned value: XᵀX, Xᵀy and the samples.
-struct Normal {
-    xtx: Vec<f64>,
-    xty: Vec<f64>,
+/// The sums of a least-squares temporal-difference fit (LSTD) of the learned value, over
+/// transitions from a playfield `x` to the next one `x'` with the points `r` made between:
+/// A = Σ x (x - γ x')ᵀ and b = Σ x r; the value's weights solve A w = b.
+struct Lstd {
+    a: Vec<f64>,
+    b: Vec<f64>,
     n: u64,
 }
 
-impl Normal {
-    fn new() -> Normal {
-        Normal {
-            xtx: vec![0.0; VALUE_FEATURES * VALUE_FEATURES],
-            xty: vec![0.0; VALUE_FEATURES],
+/// A playfield's non-zero value features, by index.
+type Features = Vec<(u16, f64)>;
+
+impl Lstd {
+    fn new() -> Lstd {
+        Lstd {
+            a: vec![0.0; VALUE_FEATURES * VALUE_FEATURES],
+            b: vec![0.0; VALUE_FEATURES],
             n: 0,
         }
     }
 
-    fn add(&mut self, x: &[f64; VALUE_FEATURES], y: f64) {
-        for i in 0..VALUE_FEATURES {
-            if x[i] == 0.0 {
-                continue;
+    /// Adds a transition; `next` is None at a top-out (nothing follows).
+    fn add(&mut self, x: &[(u16, f64)], r: f64, next: Option<&[(u16, f64)]>, gamma: f64) {
+        for &(i, xi) in x {
+            let row = &mut self.a[i as usize * VALUE_FEATURES..];
+            for &(j, xj) in x {
+                row[j as usize] += xi * xj;
             }
-            self.xty[i] += x[i] * y;
-            let row = &mut self.xtx[i * VALUE_FEATURES..];
-            for j in 0..VALUE_FEATURES {
-                row[j] += x[i] * x[j];
+            for &(j, xj) in next.unwrap_or(&[]) {
+                row[j as usize] -= gamma * xi * xj;
             }
+            self.b[i as usize] += xi * r;
         }
         self.n += 1;
     }
 
-    /// The ridge solution (a small `lambda` on every weight keeps the patterns never seen at
-    /// 0), by Cholesky.
+    /// The solution of (A + `lambda` I) w = b (the ridge keeps the features never seen at 0),
+    /// by Gaussian elimination with partial pivoting.
     fn solve(&self, lambda: f64) -> Vec<f64> {
         let n = VALUE_FEATURES;
-        let mut a = self.xtx.clone();
+        let mut a = self.a.clone();
+        let mut z = self.b.clone();
         for i in 0..n {
             a[i * n + i] += lambda;
         }
-        for j in 0..n {
-            let d = (a[j * n + j] - (0..j).map(|k| a[j * n + k].powi(2)).sum::<f64>()).sqrt();
-            a[j * n + j] = d;
-            for i in j + 1..n {
-                let s: f64 = (0..j).map(|k| a[i * n + k] * a[j * n + k]).sum();
-                a[i * n + j] = (a[i * n + j] - s) / d;
+        for col in 0..n {
+            let pivot = (col..n)
+                .max_by(|&p, &q| a[p * n + col].abs().total_cmp(&a[q * n + col].abs()))
+                .expect("a row");
+            if pivot != col {
+                for k in 0..n {
+                    a.swap(pivot * n + k, col * n + k);
+                }
+                z.swap(pivot, col);
+            }
+            let d = a[col * n + col];
+            for row in col + 1..n {
+                let f = a[row * n + col] / d;
+                if f == 0.0 {
+                    continue;
+                }
+                for k in col..n {
+                    a[row * n + k] -= f * a[col * n + k];
+                }
+                z[row] -= f * z[col];
             }
         }
-        let mut z = self.xty.clone();
-        for i in 0..n {
-            z[i] = (z[i] - (0..i).map(|k| a[i * n + k] * z[k]).sum::<f64>()) / a[i * n + i];
-        }
         for i in (0..n).rev() {
-            z[i] = (z[i] - (i + 1..n).map(|k| a[k * n + i] * z[k]).sum::<f64>()) / a[i * n + i];
+            let s: f64 = (i + 1..n).map(|k| a[i * n + k] * z[k]).sum();
+            z[i] = (z[i] - s) / a[i * n + i];
         }
         z
     }
 }
 
 /// One game to level 29 played by `profile`, for fitting the learned value: each playfield's
-/// features after a piece locks and the points (level 0's rates) that piece made, and whether
-/// the game topped out.
+/// features after a piece locks and the points (level 0's rates) that piece made, whether the
+/// game topped out, and its score at the transition.
 struct ValueGame {
-    locks: Vec<([f64; VALUE_FEATURES], f64)>,
+    locks: Vec<(Features, f64)>,
     topped_out: bool,
+    /// What a top-out cost: the points the lines still to the transition would have made.
+    top_out_points: f64,
+    score_at_29: u64,
+}
+
+/// Points (level 0's rates) a line before the transition makes in the standard profile's
+/// games (about 47,000 in 230 lines): what each line a top-out leaves unplayed costs.
+pub const TOP_OUT_POINTS_A_LINE: f64 = 200.0;
+
+/// Lines from `start_level` to level 29.
+fn lines_to_29(start_level: u8) -> u64 {
+    let mut progress = Progress::new(start_level);
+    let mut lines = 0;
+    while progress.level < 29 && lines < 300 {
+        progress.lock(1, 0);
+        lines += 1;
+    }
+    lines
 }
 
 fn value_game(profile: &Profile, o: &TrainOptions, seed: u64) -> ValueGame {
-    let weights = Weights::standard_before_29();
     let cfg = GameConfig {
         level: o.level,
         kind: o.kind,
@@ -302,111 +333,143 @@ fn value_game(profile: &Profile, o: &TrainOptions, seed: u64) -> ValueGame {
     };
     let mut locks = Vec::new();
     let r = play_observed(profile, &cfg, &mut |board, level, lines| {
-        locks.push((
-            value_features(board, level, &weights),
-            POINTS[lines as usize] as f64,
-        ))
+        locks.push((value_features(board, level), POINTS[lines as usize] as f64))
     });
+    let topped_out = r.level < 29 && r.pieces < o.max_pieces;
     ValueGame {
         locks,
-        topped_out: r.level < 29 && r.pieces < o.max_pieces,
+        topped_out,
+        top_out_points: TOP_OUT_POINTS_A_LINE * lines_to_29(o.level).saturating_sub(r.lines) as f64,
+        score_at_29: r.score_at_29,
     }
 }
 
-fn dot(x: &[f64], w: &[f64]) -> f64 {
-    x.iter().zip(w).map(|(x, w)| x * w).sum()
+fn dot(x: &[(u16, f64)], w: &[f64]) -> f64 {
+    x.iter().map(|&(i, x)| x * w[i as usize]).sum()
 }
 
 impl ValueGame {
-    /// The samples: each playfield and the points of the next `horizon` pieces, plus `value`'s
-    /// estimate of the playfield there (bootstrapping, if given), or less `TOP_OUT_PENALTY` if
-    /// the game ends within them. A playfield whose horizon runs past level 29 is left out.
-    fn samples(&self, horizon: usize, value: Option<&[f64]>) -> Vec<(&[f64; VALUE_FEATURES], f64)> {
-        let locks = &self.locks;
-        let mut ahead = 0.0;
-        let mut samples = Vec::new();
-        for t in (0..locks.len()).rev() {
-            // `ahead`: the points of pieces t + 1 ..= t + horizon.
-            if t + horizon + 1 < locks.len() {
-                ahead -= locks[t + horizon + 1].1;
+    /// Adds the game's transitions: each playfield to the next, and the last one to nothing
+    /// if the game topped out (a game that reached level 29 or its piece limit goes on, and
+    /// its last playfield is left out).
+    fn add_to(&self, lstd: &mut Lstd, gamma: f64) {
+        for (t, (x, _)) in self.locks.iter().enumerate() {
+            match self.locks.get(t + 1) {
+                Some((next, r)) => lstd.add(x, *r, Some(next), gamma),
+                None if self.topped_out => lstd.add(x, -self.top_out_points, None, gamma),
+                None => {}
             }
-            if t + horizon < locks.len() {
-                let after = value.map_or(0.0, |w| dot(&locks[t + horizon].0, w));
-                samples.push((&locks[t].0, ahead + after));
-            } else if self.topped_out {
-                samples.push((&locks[t].0, ahead - TOP_OUT_PENALTY));
-            }
-            ahead += locks[t].1;
         }
-        samples
+    }
+
+    /// Each playfield and the discounted points that followed it, for measuring the value:
+    /// those whose game went on at least `3 / (1 - gamma)` pieces after them or topped out.
+    fn returns(&self, gamma: f64) -> Vec<(&Features, f64)> {
+        let reach = (3.0 / (1.0 - gamma)) as usize;
+        let mut ahead = if self.topped_out {
+            -self.top_out_points
+        } else {
+            0.0
+        };
+        let mut out = Vec::new();
+        for t in (0..self.locks.len()).rev() {
+            if self.topped_out || t + reach < self.locks.len() {
+                out.push((&self.locks[t].0, ahead));
+            }
+            ahead = self.locks[t].1 + gamma * ahead;
+        }
+        out
     }
 }
 
-/// What fitting the learned value found: the value, and on held-out games the share of the
-/// variance of the points over its whole horizon that it explains (R²), and the samples.
-pub struct ValueFit {
-    pub value: Value,
+/// One round of fitting the learned value: the games its policy played (the standard profile,
+/// corrected by the last round's value from the second round on) and the value fitted to them.
+pub struct ValueRound {
+    pub index: usize,
+    /// Mean score at the transition of the round's games, and the share that topped out.
+    pub score_at_29: f64,
+    pub topped_out: f64,
     pub samples: u64,
-    pub held_out_r2: f64,
-    pub held_out_samples: u64,
 }
 
-/// Fits the learned value (`eval::Value`) to `o.games` games of `profile` to level 29 from
-/// seeds derived from `o.seed`, by least squares: first to the points of the next `horizon`
-/// pieces, then `rounds` times to those points plus the last fit's value of the playfield
-/// reached (fitted value iteration: each round adds `horizon` pieces); measured on as many
-/// held-out games. `played` is called after each game. The sums are added in the games'
-/// order, so the same options give the same value whatever the threads.
+/// What fitting the learned value found: the value, and on held-out games played with it the
+/// share of the variance of the discounted points that followed each playfield that it
+/// explains (R²), and their mean score at the transition.
+pub struct ValueFit {
+    pub value: Value,
+    pub held_out_r2: f64,
+    pub held_out_samples: u64,
+    pub held_out_score_at_29: f64,
+}
+
+/// Fits the learned value (`eval::Value`) by approximate policy iteration: each of `rounds` + 1
+/// rounds plays `o.games` games to level 29 from seeds derived from `o.seed` and the round,
+/// with the standard profile corrected by the last round's value times `scale` (uncorrected in
+/// the first), and fits the value of that play by LSTD: the points (level 0's rates) that
+/// follow a playfield, each piece's discounted by `1 - 1 / horizon` (a horizon of about
+/// `horizon` pieces). Measured on as many held-out games played with the final value.
+/// `played` is called after each game, `report` after each round. The sums are added in the
+/// games' order, so the same options give the same value whatever the threads.
 pub fn fit_value(
-    profile: &Profile,
     o: &TrainOptions,
     horizon: usize,
     rounds: usize,
+    scale: f64,
     played: &(dyn Fn() + Sync),
+    report: &mut dyn FnMut(&ValueRound),
 ) -> ValueFit {
-    let games = |seed: u64| -> Vec<ValueGame> {
+    let gamma = 1.0 - 1.0 / horizon as f64;
+    let games = |value: &Option<Value>, seed: u64| -> Vec<ValueGame> {
+        let profile = match value {
+            None => Profile::standard(),
+            Some(v) => Profile::standard_valued(v.clone(), scale),
+        };
         (0..o.games)
             .into_par_iter()
             .map(|g| {
-                let game = value_game(profile, o, seed.wrapping_mul(7919).wrapping_add(g));
+                let game = value_game(&profile, o, seed.wrapping_mul(7919).wrapping_add(g));
                 played();
                 game
             })
             .collect()
     };
-    let trained = games(o.seed);
-    let mut w: Option<Vec<f64>> = None;
-    let mut samples = 0;
-    for _ in 0..=rounds {
-        let mut normal = Normal::new();
-        for game in &trained {
-            for (x, y) in game.samples(horizon, w.as_deref()) {
-                normal.add(x, y);
-            }
+    let mean_score = |games: &[ValueGame]| {
+        games.iter().map(|g| g.score_at_29 as f64).sum::<f64>() / games.len().max(1) as f64
+    };
+    let mut value: Option<Value> = None;
+    for index in 0..=rounds {
+        let played = games(&value, o.seed.wrapping_add(index as u64 * 1_000_003));
+        let mut lstd = Lstd::new();
+        for game in &played {
+            game.add_to(&mut lstd, gamma);
         }
-        samples = normal.n;
-        w = Some(normal.solve(1.0));
+        report(&ValueRound {
+            index,
+            score_at_29: mean_score(&played),
+            topped_out: played.iter().filter(|g| g.topped_out).count() as f64
+                / played.len().max(1) as f64,
+            samples: lstd.n,
+        });
+        let w = lstd.solve(1.0);
+        value = Some(Value {
+            horizon: horizon as u32,
+            w,
+        });
     }
-    let w = w.expect("at least one round");
-    let held_out = games(HELD_OUT_SEED);
-    let held_out: Vec<_> = held_out
-        .iter()
-        .flat_map(|g| g.samples(horizon * (rounds + 1), None))
-        .collect();
-    let mean = held_out.iter().map(|s| s.1).sum::<f64>() / held_out.len().max(1) as f64;
+    let value = value.expect("at least one round");
+    let held_out = games(&Some(value.clone()), HELD_OUT_SEED);
+    let samples: Vec<_> = held_out.iter().flat_map(|g| g.returns(gamma)).collect();
+    let mean = samples.iter().map(|s| s.1).sum::<f64>() / samples.len().max(1) as f64;
     let (mut residual, mut total) = (0.0, 0.0);
-    for (x, y) in &held_out {
-        residual += (y - dot(*x, &w)).powi(2);
+    for (x, y) in &samples {
+        residual += (y - dot(x, &value.w)).powi(2);
         total += (y - mean).powi(2);
     }
     ValueFit {
-        value: Value {
-            horizon: (horizon * (rounds + 1)) as u32,
-            w,
-        },
-        samples,
         held_out_r2: 1.0 - residual / total.max(f64::MIN_POSITIVE),
-        held_out_samples: held_out.len() as u64,
+        held_out_samples: samples.len() as u64,
+        held_out_score_at_29: mean_score(&held_out),
+        value,
     }
 }
 
@@ -427,55 +490,42 @@ mod tests {
     }
 
     #[test]
-    fn least_squares_recovers_an_exact_linear_value() {
-        let mut r = SplitMix(3);
-        let truth: Vec<f64> = (0..VALUE_FEATURES).map(|i| i as f64 - 40.0).collect();
-        let mut normal = Normal::new();
-        for _ in 0..2 * VALUE_FEATURES {
-            let x: [f64; VALUE_FEATURES] = std::array::from_fn(|_| (r.next_u64() % 7) as f64);
-            normal.add(&x, dot(&x, &truth));
-        }
-        let w = normal.solve(1e-9);
-        for (i, (w, t)) in w.iter().zip(&truth).enumerate() {
-            assert!((w - t).abs() < 1e-4, "weight {i}: {w} against {t}");
-        }
-    }
-
-    #[test]
-    fn targets_are_the_points_of_the_horizon_plus_what_follows() {
-        // Five locks (the first feature marks each one's index) and the points each made.
+    fn lstd_finds_the_discounted_points_that_follow_each_playfield() {
+        // Three locks, each playfield its own feature (1, 2, 3), the points each lock made;
+        // the game tops out after the third.
         let game = |topped_out| ValueGame {
-            locks: [0.0, 40.0, 0.0, 1200.0, 100.0]
+            locks: [0.0, 40.0, 1200.0]
                 .iter()
                 .enumerate()
-                .map(|(t, &points)| {
-                    let mut x = [0.0; VALUE_FEATURES];
-                    x[0] = t as f64;
-                    (x, points)
-                })
+                .map(|(t, &points)| (vec![(1 + t as u16, 1.0)], points))
                 .collect(),
             topped_out,
+            top_out_points: 100.0,
+            score_at_29: 0,
         };
-        let targets = |g: &ValueGame, value: Option<&[f64]>| {
-            let mut s: Vec<(f64, f64)> = g
-                .samples(2, value)
-                .into_iter()
-                .map(|(x, y)| (x[0], y))
-                .collect();
-            s.sort_by(|a, b| a.0.total_cmp(&b.0));
-            s
-        };
-        // Lock t's target: the points of locks t + 1 and t + 2; the last two have no full
-        // horizon and are left out, unless the game topped out within it.
-        let whole = [(0.0, 40.0), (1.0, 1200.0), (2.0, 1300.0)];
-        assert_eq!(targets(&game(false), None), whole);
-        let p = TOP_OUT_PENALTY;
-        let ended = [whole.to_vec(), vec![(3.0, 100.0 - p), (4.0, -p)]].concat();
-        assert_eq!(targets(&game(true), None), ended);
-        // Bootstrapped: the value of lock t + 2's playfield is added (here its index).
-        let mut w = vec![0.0; VALUE_FEATURES];
-        w[0] = 1.0;
-        let boot = [(0.0, 42.0), (1.0, 1203.0), (2.0, 1304.0)];
-        assert_eq!(targets(&game(false), Some(&w)), boot);
+        let gamma = 0.5;
+        let mut lstd = Lstd::new();
+        game(true).add_to(&mut lstd, gamma);
+        let w = lstd.solve(1e-9);
+        let exact = [
+            40.0 + gamma * (1200.0 - gamma * 100.0),
+            1200.0 - gamma * 100.0,
+            -100.0,
+        ];
+        for (t, v) in exact.iter().enumerate() {
+            assert!(
+                (w[1 + t] - v).abs() < 1e-4,
+                "playfield {t}: {} against {v}",
+                w[1 + t]
+            );
+        }
+        let returns =
+            |g: &ValueGame| -> Vec<f64> { g.returns(gamma).iter().map(|r| r.1).collect() };
+        assert_eq!(returns(&game(true)), [-100.0, 1150.0, 615.0]);
+        // A game that goes on: its last playfields are too close to the end to measure.
+        assert!(returns(&game(false)).is_empty());
+        let mut lstd = Lstd::new();
+        game(false).add_to(&mut lstd, gamma);
+        assert_eq!(lstd.n, 2, "the last playfield has no transition");
     }
 }

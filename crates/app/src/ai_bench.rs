@@ -32,8 +32,8 @@ pub struct Args {
     /// format's strong profile below level 29 (see crates/ai/weights/README.md).
     #[arg(long)]
     value: Option<std::path::PathBuf>,
-    /// The scale of the --value correction.
-    #[arg(long, default_value_t = 1.0)]
+    /// The scale of the --value correction: rating units a point of the value.
+    #[arg(long, default_value_t = 0.02)]
     value_scale: f64,
     /// controller (frame-exact inputs under gravity) or placement (gravity ignored).
     #[arg(long, default_value = "controller")]

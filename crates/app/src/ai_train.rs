@@ -2,7 +2,7 @@
 //! 29-37, or those it survives the double kill screen with) with the noisy cross-entropy method
 //! on the simulator (`ai::train`), then compares the result with the start on held-out games.
 
-use ai::eval::{Profile, Weights};
+use ai::eval::Weights;
 use ai::planner::SearchKind;
 use ai::sim::{Format, Pieces};
 use ai::train::{fitness, train, Objective, TrainOptions, Trained, HELD_OUT_SEED};
@@ -57,16 +57,21 @@ pub struct Args {
     /// double kill screen the classic function's).
     #[arg(long)]
     start: Option<PathBuf>,
-    /// Fit the learned value instead (weights/README.md): the points of the next HORIZON
-    /// pieces, by least squares over --games games to level 29 of the standard format's strong
-    /// profile (with --format standard), measured on as many held-out games; written as JSON
-    /// to --out.
+    /// Fit the learned value instead (weights/README.md): the points that follow a
+    /// playfield over about HORIZON pieces (each piece's discounted by 1 - 1/HORIZON), by
+    /// least-squares temporal differences over --games games to level 29 of the standard
+    /// format's strong profile (with --format standard), measured on as many held-out games;
+    /// written as JSON to --out.
     #[arg(long, value_name = "HORIZON")]
     fit_value: Option<usize>,
-    /// With --fit-value: rounds of fitted value iteration after the first fit, each adding
-    /// HORIZON pieces (the fit's value of the playfield reached stands for the points after).
+    /// With --fit-value: rounds of policy iteration after the first fit, each playing new
+    /// games with the profile corrected by the last fit's value.
     #[arg(long, default_value_t = 0)]
     rounds: usize,
+    /// With --fit-value: the scale of the value's correction in the games of those rounds
+    /// (rating units a point, as ai-bench's --value-scale).
+    #[arg(long, default_value_t = 0.02)]
+    value_scale: f64,
     /// Where to write the trained weights: TOML for a name ending in .toml, else JSON.
     #[arg(long, default_value = "weights.json")]
     out: PathBuf,
@@ -188,31 +193,48 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
 
 /// `--fit-value`: fits the learned value and writes it.
 fn fit_value(a: &Args, o: &TrainOptions, horizon: usize) -> anyhow::Result<ExitCode> {
-    if horizon == 0 {
-        bail!("--fit-value needs a horizon of at least 1 piece");
+    if horizon < 2 {
+        bail!("--fit-value needs a horizon of at least 2 pieces");
     }
     if o.format != Format::STANDARD {
         bail!("--fit-value fits the standard format's profile (--format standard)");
     }
-    let profile = Profile::standard();
+    if !(a.value_scale.is_finite() && a.value_scale > 0.0) {
+        bail!("--value-scale must be a positive number");
+    }
     let t0 = Instant::now();
-    let bar = ProgressBar::new(2 * o.games).with_style(
+    let bar = ProgressBar::new((a.rounds as u64 + 2) * o.games).with_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} games {elapsed_precise} eta {eta}")
             .expect("static template"),
     );
-    let fit = ai::train::fit_value(&profile, o, horizon, a.rounds, &|| bar.inc(1));
+    let fit = ai::train::fit_value(
+        o,
+        horizon,
+        a.rounds,
+        a.value_scale,
+        &|| bar.inc(1),
+        &mut |r| {
+            bar.suspend(|| {
+                println!(
+                    "round {}: pre-29 mean {:.0}, {:.0}% topped out, {} samples",
+                    r.index,
+                    r.score_at_29,
+                    100.0 * r.topped_out,
+                    r.samples
+                )
+            })
+        },
+    );
     bar.finish_and_clear();
     let text = serde_json::to_string(&fit.value).expect("finite numbers") + "\n";
     crate::run::write_atomic(&a.out, text.as_bytes())?;
     println!(
-        "value of the next {} pieces: {} samples from {} games; held-out ({} games, seed \
-         {HELD_OUT_SEED}, {} samples): R² {:.3}\n{:.0} s; wrote {}",
-        fit.value.horizon,
-        fit.samples,
+        "held-out ({} games, seed {HELD_OUT_SEED}, played with the value): pre-29 mean {:.0}; \
+         R² {:.3} of the discounted points over {} samples\n{:.0} s; wrote {}",
         o.games,
-        o.games,
-        fit.held_out_samples,
+        fit.held_out_score_at_29,
         fit.held_out_r2,
+        fit.held_out_samples,
         t0.elapsed().as_secs_f64(),
         a.out.display()
     );

@@ -550,7 +550,7 @@ fn ai_train_fits_a_value_that_ai_bench_plays() {
     };
     let first = fit("a.json");
     assert_eq!(first, fit("b.json"), "same seed, same value");
-    assert!(first.starts_with(r#"{"horizon":10,"w":["#), "{first}");
+    assert!(first.starts_with(r#"{"horizon":5,"w":["#), "{first}");
     let bench = |value: &str| {
         let args = "ai-bench --format standard --games 1 --max-pieces 20 --value";
         run(&[&args.split(' ').collect::<Vec<_>>()[..], &[value]].concat())
@@ -568,7 +568,7 @@ fn ai_train_fits_a_value_that_ai_bench_plays() {
     let (code, stderr) = run(&["ai-bench", "--value", committed]);
     assert_one_line(code, &stderr, "--value corrects the standard format");
     let (code, stderr) = run(&["ai-train", "--format", "standard", "--fit-value", "0"]);
-    assert_one_line(code, &stderr, "horizon of at least 1");
+    assert_one_line(code, &stderr, "horizon of at least 2");
     let (code, stderr) = run(&["ai-train", "--fit-value", "20"]);
     assert_one_line(code, &stderr, "--format standard");
 }

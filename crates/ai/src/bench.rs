@@ -51,7 +51,7 @@ impl Default for BenchOptions {
             profile: "strong".into(),
             weights: None,
             value: None,
-            value_scale: 0.02,
+            value_scale: crate::eval::VALUE_SCALE,
             search: "controller".into(),
             tap_hz: 30,
             pieces: "nes".into(),

@@ -469,8 +469,9 @@ const HOLES_BY_HEIGHT: usize = 4 * 4;
 pub const VALUE_FEATURES: usize = 1 + SURFACE_PATTERNS + READY_BY_HEIGHT + HOLES_BY_HEIGHT + 1;
 
 /// Calls `f` with the index and value of each non-zero feature of the learned value of a
-/// playfield at `level` (`h`: its column heights).
-fn for_value_features(board: &Board, h: &[u8; 10], level: u8, mut f: impl FnMut(usize, f64)) {
+/// playfield at `level`.
+fn for_value_features(board: &Board, level: u8, mut f: impl FnMut(usize, f64)) {
+    let h = &board.heights();
     f(0, 1.0);
     let step = |x: usize| (h[x + 1] as i32 - h[x] as i32).clamp(-2, 2) as usize + 2;
     for x in 0..6 {
@@ -501,6 +502,10 @@ fn for_value_features(board: &Board, h: &[u8; 10], level: u8, mut f: impl FnMut(
     f(at, missing as f64);
 }
 
+/// The default scale of a learned value's correction (`Profile::standard_valued`), in rating
+/// units a point: larger ones steered to higher stacks and more top-outs (weights/README.md).
+pub const VALUE_SCALE: f64 = 0.02;
+
 /// A value learned from the simulator's games (`ai::train::fit_value`, `nestor ai-train
 /// --fit-value`): the points (at level 0's rates: 40, 100, 300, 1,200 a clear) that follow a
 /// playfield before level 29, each piece's discounted by 1 - 1 / `horizon`, less what a
@@ -529,7 +534,7 @@ impl Value {
     /// negated (a lower rating is better).
     fn correction(&self, board: &Board, level: u8) -> f64 {
         let mut v = 0.0;
-        for_value_features(board, &board.heights(), level, |i, x| v += self.w[i] * x);
+        for_value_features(board, level, |i, x| v += self.w[i] * x);
         -v
     }
 }
@@ -537,9 +542,7 @@ impl Value {
 /// The learned value's non-zero features of a playfield at `level`, by index (for fitting).
 pub fn value_features(board: &Board, level: u8) -> Vec<(u16, f64)> {
     let mut out = Vec::new();
-    for_value_features(board, &board.heights(), level, |i, x| {
-        out.push((i as u16, x))
-    });
+    for_value_features(board, level, |i, x| out.push((i as u16, x)));
     out
 }
 

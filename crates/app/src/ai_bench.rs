@@ -33,7 +33,7 @@ pub struct Args {
     #[arg(long)]
     value: Option<std::path::PathBuf>,
     /// The scale of the --value correction: rating units a point of the value.
-    #[arg(long, default_value_t = 0.02)]
+    #[arg(long, default_value_t = ai::eval::VALUE_SCALE)]
     value_scale: f64,
     /// controller (frame-exact inputs under gravity) or placement (gravity ignored).
     #[arg(long, default_value = "controller")]

@@ -70,7 +70,7 @@ pub struct Args {
     rounds: usize,
     /// With --fit-value: the scale of the value's correction in the games of those rounds
     /// (rating units a point, as ai-bench's --value-scale).
-    #[arg(long, default_value_t = 0.02)]
+    #[arg(long, default_value_t = ai::eval::VALUE_SCALE)]
     value_scale: f64,
     /// Where to write the trained weights: TOML for a name ending in .toml, else JSON.
     #[arg(long, default_value = "weights.json")]

@@ -136,6 +136,18 @@ pub const STRONG_NAMES: [&str; STRONG_FEATURES] = [
     "well_blocked",
 ];
 
+/// The features of `Profile::KeepingWell`: the classic function's six factors and the height
+/// of column 9 (the Tetris well).
+pub const KEEPING_WELL_NAMES: [&str; 7] = [
+    "lines",
+    "lock_height",
+    "well_cells",
+    "holes",
+    "column_transitions",
+    "row_transitions",
+    "well_column_height",
+];
+
 /// Number of features of the double kill screen's survival rating (`Profile::Survival`).
 pub const SURVIVAL_FEATURES: usize = 12;
 /// The classic function's six factors, the wells no piece can fill any more at two rows a
@@ -266,6 +278,14 @@ impl Weights {
         let well_ready = SURVIVAL_NAMES.iter().position(|&n| n == "well_ready");
         w.w[well_ready.expect("a survival feature")] = -100.0;
         w
+    }
+
+    /// The weights of `Profile::KeepingWell` by default: the classic function's, and
+    /// `WELL_KEEPING_WEIGHT` for each row of column 9.
+    pub fn keeping_well() -> Weights {
+        let mut w = CLASSIC_WEIGHTS.to_vec();
+        w.push(WELL_KEEPING_WEIGHT);
+        Weights { w }
     }
 
     /// The survival features' weights that rate as the classic function does (its six, and
@@ -571,6 +591,10 @@ pub const KILL_SCREEN_BURN_HEIGHT: u8 = 10;
 /// hand-over below level 29 keeps the well too (README).
 pub const WELL_KEEPING_WEIGHT: f64 = 30.0;
 
+/// `Profile::KeepingWell` with its default weights, which the strong profile hands over to.
+static KEEPING_WELL: std::sync::LazyLock<Profile> =
+    std::sync::LazyLock::new(|| Profile::KeepingWell(Weights::keeping_well()));
+
 /// Height of column 9.
 fn well_column_height(board: &Board) -> u8 {
     board
@@ -694,22 +718,24 @@ fn survival_rating(w: &Weights, board: &Board, placed: &[Placed]) -> f64 {
 pub enum Profile {
     Classic,
     Strong(Weights),
-    /// The classic function with the Tetris well kept open: each row of column 9's height
-    /// costs `WELL_KEEPING_WEIGHT`, so it burns with the pieces whose cells in the well clear
-    /// and leaves the well for an I. The strong profile hands over to it on a high stack below
-    /// level 29, and on the kill screen of a capped game (`Profile::at`).
-    KeepingWell,
+    /// The classic function with the Tetris well kept open (`KEEPING_WELL_NAMES`): each row of
+    /// column 9's height costs (by default `WELL_KEEPING_WEIGHT`), so it burns with the pieces
+    /// whose cells in the well clear and leaves the well for an I. The strong profile hands
+    /// over to it on a high stack below level 29, and on the kill screen of a capped game
+    /// (`Profile::at`).
+    KeepingWell(Weights),
     /// The strong profile's rating less a learned value (`Value::correction`) times a scale
     /// (rating units a point).
     Valued(Box<(Weights, Value, f64)>),
     /// Survival on the double kill screen: the classic function's factors and a few more,
     /// with weights trained there (`SURVIVAL_NAMES`, `Weights::double_kill_screen`).
     Survival(Weights),
-    /// The standard format's strong profile: one profile below level 29, one from 29, and one
-    /// in a capped game from 38 (the double kill screen from 39, and the level before it, which
-    /// leaves the stack it starts on): weights trained on its play to the transition, the
-    /// built-in ones, and the survival weights.
-    Banded(Box<[Profile; 3]>),
+    /// The standard format's strong profile: one profile below level 29 and one it hands over
+    /// to there on a high stack, one from 29, and one in a capped game from 38 (the double
+    /// kill screen from 39, and the level before it, which leaves the stack it starts on):
+    /// weights trained on its play to the transition, the keeping-well ones, the built-in
+    /// strong ones, and the survival weights.
+    Banded(Box<[Profile; 4]>),
 }
 
 impl Profile {
@@ -726,7 +752,7 @@ impl Profile {
 
     pub fn name(&self) -> &'static str {
         match self {
-            Profile::Classic | Profile::KeepingWell => "classic",
+            Profile::Classic | Profile::KeepingWell(_) => "classic",
             Profile::Strong(_) | Profile::Valued(_) | Profile::Banded(_) | Profile::Survival(_) => {
                 "strong"
             }
@@ -738,18 +764,22 @@ impl Profile {
     /// `Weights::double_kill_screen` from 38 in a capped game.
     pub fn standard() -> Profile {
         Profile::standard_with(
+            Weights::keeping_well(),
             Profile::Strong(Weights::strong()),
             Weights::double_kill_screen(),
         )
     }
 
-    /// The standard profile playing `kill_screen` at levels 29-37 of a capped game (building
-    /// with `Profile::Strong`, or surviving with `Profile::Survival`) and surviving from 38
-    /// with `survival` weights (of `SURVIVAL_NAMES`): what `nestor ai-train --weights-of
-    /// kill-screen|kill-screen-survival|double-kill-screen` trains.
-    pub fn standard_with(kill_screen: Profile, survival: Weights) -> Profile {
+    /// The standard profile keeping the well with `keeping_well` weights (of
+    /// `KEEPING_WELL_NAMES`) on a high stack below level 29, playing `kill_screen` at levels
+    /// 29-37 of a capped game (building with `Profile::Strong`, or surviving with
+    /// `Profile::Survival`) and surviving from 38 with `survival` weights (of
+    /// `SURVIVAL_NAMES`): what `nestor ai-train --weights-of
+    /// keeping-well|kill-screen|kill-screen-survival|double-kill-screen` trains.
+    pub fn standard_with(keeping_well: Weights, kill_screen: Profile, survival: Weights) -> Profile {
         Profile::Banded(Box::new([
             Profile::Strong(Weights::standard_before_29()),
+            Profile::KeepingWell(keeping_well),
             kill_screen,
             Profile::Survival(survival),
         ]))
@@ -789,14 +819,13 @@ impl Profile {
     /// higher, the game's points fell by 13k on the same 100 games; from 37 by 28k: README).
     pub fn at(&self, level: u8, height: u8, capped: bool) -> &Profile {
         if let Profile::Banded(bands) = self {
-            if (19..28).contains(&level) && height >= REACTION_BURN_HEIGHT {
-                return &Profile::KeepingWell;
-            }
             let band = match level {
+                19..28 if height >= REACTION_BURN_HEIGHT => 1,
+                ..29 if matches!(bands[0].at(level, height, capped), Profile::KeepingWell(_)) => 1,
                 ..29 => 0,
                 _ if !capped => return &Profile::Classic,
-                29..38 => 1,
-                _ => 2,
+                29..38 => 2,
+                _ => 3,
             };
             return bands[band].at(level, height, capped);
         }
@@ -809,7 +838,7 @@ impl Profile {
         let keeps_well = level < 29 || (level < 38 && capped);
         match self {
             Profile::Strong(_) | Profile::Valued(_) if height >= burn_height && keeps_well => {
-                &Profile::KeepingWell
+                &KEEPING_WELL
             }
             Profile::Strong(_) | Profile::Valued(_) if height >= burn_height => &Profile::Classic,
             p => p,
@@ -819,8 +848,12 @@ impl Profile {
     pub fn evaluate(&self, level: u8, board: &Board, placed: &[Placed]) -> f64 {
         match self {
             Profile::Classic => classic(board, placed),
-            Profile::KeepingWell => {
-                classic(board, placed) + WELL_KEEPING_WEIGHT * well_column_height(board) as f64
+            Profile::KeepingWell(w) => {
+                let classic = classic_factors(board, placed);
+                (classic.iter().zip(&w.w))
+                    .map(|(f, w)| f * w)
+                    .sum::<f64>()
+                    + w.w[6] * well_column_height(board) as f64
             }
             // The planner picks the band with the cap it knows (`at`); alone, a banded
             // profile rates as its band for the playfield's stack in an uncapped game.
@@ -886,7 +919,7 @@ mod tests {
                 matches!(p.at(level, height, capped), Profile::Strong(_))
             };
             let keeps_well = |p: &Profile, level, height| {
-                matches!(p.at(level, height, capped), Profile::KeepingWell)
+                matches!(p.at(level, height, capped), Profile::KeepingWell(_))
             };
             assert!(builds(&strong, 27, 11));
             assert!(keeps_well(&strong, 27, 12));
@@ -979,7 +1012,7 @@ mod tests {
         let is_strong =
             |level, height, capped| matches!(strong.at(level, height, capped), Profile::Strong(_));
         let keeps_well =
-            |level, height| matches!(strong.at(level, height, true), Profile::KeepingWell);
+            |level, height| matches!(strong.at(level, height, true), Profile::KeepingWell(_));
         assert!(is_strong(29, KILL_SCREEN_BURN_HEIGHT - 1, true));
         assert!(keeps_well(29, KILL_SCREEN_BURN_HEIGHT));
         assert!(keeps_well(37, KILL_SCREEN_BURN_HEIGHT));
@@ -995,7 +1028,7 @@ mod tests {
         let open = stack([5, 5, 5, 5, 5, 5, 5, 5, 5, 0]);
         let mut covered = open;
         covered.set(9, 17);
-        let keeping = |b: &Board| Profile::KeepingWell.evaluate(29, b, &[]) - classic(b, &[]);
+        let keeping = |b: &Board| KEEPING_WELL.evaluate(29, b, &[]) - classic(b, &[]);
         assert_eq!(keeping(&open), 0.0);
         assert_eq!(keeping(&covered), 3.0 * WELL_KEEPING_WEIGHT);
     }
@@ -1197,3 +1230,4 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
+

@@ -75,6 +75,11 @@ struct Pair {
     placed: [Placed; 2],
 }
 
+/// First placements, and pairs of each, rated with a third piece before the preview is seen on
+/// the kill screen (`Planner::third_piece_unseen`).
+const UNSEEN_FIRSTS: usize = 3;
+const UNSEEN_PAIRS: usize = 2;
+
 /// Value of a third piece with no place at all (the game is over).
 const TOP_OUT: f64 = 1e6;
 /// Pairs the strong profile rates with a third piece (mean score at the transition on 32 games:
@@ -242,7 +247,7 @@ impl Planner {
                 best = pair.first;
             }
             if let Some(k) = self.expect_pairs.filter(|_| level < 29) {
-                if let Some(first) = self.third_piece(board, level, height, next_id, k) {
+                if let Some((_, first)) = self.third_piece(board, level, height, next_id, k) {
                     best = first;
                 }
             }
@@ -273,6 +278,10 @@ impl Planner {
                 .map(|&(_, i)| (expected[i], i))
                 .min_by(|a, b| a.0.total_cmp(&b.0))
                 .map_or(best, |(_, i)| i);
+            if level >= 29 && self.capped && self.expect_pairs.is_some() {
+                let third = self.third_piece_unseen(board, level, gravity, height, previous, &expected);
+                best = third.unwrap_or(best);
+            }
         }
         Some(self.decision(best, prefix, search))
     }
@@ -369,9 +378,50 @@ impl Planner {
         }
     }
 
+    /// A third piece before the preview is seen, on the kill screen of a capped game, where
+    /// the piece locks before the preview shows: the best `UNSEEN_FIRSTS` first placements by
+    /// their two-deep expectation (`expected`, by index in `locks1`) are re-rated by the mean
+    /// over the preview (the picker's odds after `previous`) of their best pair re-rated with
+    /// a third piece by expectation (`third_piece`, of their best `UNSEEN_PAIRS` pairs).
+    /// Returns the best of them.
+    fn third_piece_unseen(
+        &mut self,
+        board: &Board,
+        level: u8,
+        gravity: Gravity,
+        height: u8,
+        previous: u8,
+        expected: &[f64],
+    ) -> Option<usize> {
+        let mut firsts: Vec<(f64, usize)> =
+            self.ranked.iter().map(|&(_, i)| (expected[i], i)).collect();
+        firsts.sort_by(|a, b| a.0.total_cmp(&b.0));
+        firsts.truncate(UNSEEN_FIRSTS);
+        let ranked = std::mem::take(&mut self.ranked);
+        let mut best: Option<(f64, usize)> = None;
+        for (_, i) in firsts {
+            self.ranked.push((0.0, i));
+            let mut value = 0.0;
+            for (&id, &odds) in SPAWN_ID.iter().zip(&Picker::odds_after(previous)) {
+                if odds == 0 {
+                    continue;
+                }
+                self.rate_pairs(board, level, gravity, height, id, true);
+                let third = self.third_piece(board, level, height, id, UNSEEN_PAIRS);
+                value += third.map_or(TOP_OUT, |(v, _)| v) * odds as f64 / 64.0;
+            }
+            self.ranked.clear();
+            if best.is_none_or(|(b, _)| value < b) {
+                best = Some((value, i));
+            }
+        }
+        self.ranked = ranked;
+        best.map(|(_, i)| i)
+    }
+
     /// The third piece by expectation: the best `k` pairs of `self.pairs` are re-rated by the
     /// mean over the piece after the preview (weighted by the picker's odds after it) of that
-    /// piece's best placement. Returns the first placement of the best pair.
+    /// piece's best placement. Returns the best pair's expectation and first placement.
     fn third_piece(
         &mut self,
         board: &Board,
@@ -379,7 +429,7 @@ impl Planner {
         height: u8,
         next_id: u8,
         k: usize,
-    ) -> Option<usize> {
+    ) -> Option<(f64, usize)> {
         if self.pairs.len() > k {
             self.pairs
                 .select_nth_unstable_by(k - 1, |a, b| a.value.total_cmp(&b.value));
@@ -402,10 +452,12 @@ impl Planner {
                     continue;
                 }
                 let mut value = TOP_OUT;
-                // Gravity-free: under the stacks the strong profile builds nearly every lock
-                // position is reachable at these speeds (on 32 games with 4 pairs the taps-only
-                // controller search gave the same mean, in three times the time).
-                if self.place[1].search(&b2, id, &mut self.locks2) {
+                // Below level 29 gravity-free: under the stacks the strong profile builds
+                // nearly every lock position is reachable at those speeds (on 32 games with 4
+                // pairs the taps-only controller search gave the same mean, in three times the
+                // time). From 29 the taps reach much less (3% more points there than
+                // gravity-free on 100 games).
+                if self.preview_locks(&b2, self.gravity(level), id, level >= 29) {
                     for &p3 in &self.locks2 {
                         let mut b3 = b2;
                         let lines = b3.lock(p3.id, p3.x, p3.y);
@@ -427,7 +479,7 @@ impl Planner {
                 best = Some((expected, pair.first));
             }
         }
-        best.map(|(_, first)| first)
+        best
     }
 
     /// The placement search's shortest move path to the last decision's target (placement kind).

@@ -152,6 +152,7 @@ impl LevelBand {
 }
 
 /// splitmix64: small, seedable, good enough for piece choice and RNG phases.
+#[derive(Clone)]
 pub struct SplitMix(pub u64);
 impl SplitMix {
     pub fn next_u64(&mut self) -> u64 {
@@ -179,6 +180,7 @@ impl SplitMix {
     }
 }
 
+#[derive(Clone)]
 struct Source {
     kind: Pieces,
     picker: Picker,
@@ -276,77 +278,145 @@ pub fn play_observed(
     cfg: &GameConfig,
     locked: &mut dyn FnMut(&Board, u8, u8),
 ) -> GameResult {
+    let mut planner = planner_for(profile, cfg);
+    let mut game = Game::new(cfg);
+    while game.place(&mut planner, cfg, locked) {}
+    game.finish()
+}
+
+/// The planner that plays `profile` in `cfg`'s format.
+pub fn planner_for(profile: &Profile, cfg: &GameConfig) -> Planner {
     let mut planner =
         Planner::new(profile.clone(), cfg.kind).expect("tap rate checked by the caller");
     planner.double_kill_screen = cfg.format.double_kill_screen;
     planner.capped = cfg.format.cap_level.is_some();
-    let mut source = Source::new(cfg.pieces, cfg.seed);
-    let mut board = Board::default();
-    let mut progress = Progress::new(cfg.level);
-    let mut r = GameResult {
-        start_level: cfg.level,
-        level: cfg.level,
-        ..Default::default()
-    };
-    let mut current = source.next(0);
-    let mut next = source.next(0);
-    let mut first = true;
-    let mut autorepeat_x = 0;
-    let (mut score_at_19, mut score_at_29, mut score_at_39) = (None, None, None);
-    while cfg.max_pieces.is_none_or(|m| r.pieces < m) {
-        let mut start = Control::spawned(current, autorepeat_x);
-        if first {
+    planner
+}
+
+/// A game in progress: the playfield, the counters, the pieces to come and what is measured
+/// so far. A clone goes on with the same pieces, so one game can be continued by several
+/// profiles from the same point (training from the level-29 transition).
+#[derive(Clone)]
+pub struct Game {
+    board: Board,
+    progress: Progress,
+    source: Source,
+    current: u8,
+    next: u8,
+    first: bool,
+    autorepeat_x: u8,
+    score_at: [Option<u64>; 3],
+    over: bool,
+    r: GameResult,
+}
+
+impl Game {
+    pub fn new(cfg: &GameConfig) -> Game {
+        let mut source = Source::new(cfg.pieces, cfg.seed);
+        let current = source.next(0);
+        let next = source.next(0);
+        Game {
+            board: Board::default(),
+            progress: Progress::new(cfg.level),
+            source,
+            current,
+            next,
+            first: true,
+            autorepeat_x: 0,
+            score_at: [None; 3],
+            over: false,
+            r: GameResult {
+                start_level: cfg.level,
+                level: cfg.level,
+                ..Default::default()
+            },
+        }
+    }
+
+    pub fn level(&self) -> u8 {
+        self.progress.level
+    }
+
+    /// The uncapped score so far.
+    pub fn score(&self) -> u64 {
+        self.r.score
+    }
+
+    /// Plans and locks the current piece; false when the game is over (a top-out, the
+    /// format's cap or `cfg.max_pieces`), and then it places nothing more.
+    pub fn place(
+        &mut self,
+        planner: &mut Planner,
+        cfg: &GameConfig,
+        locked: &mut dyn FnMut(&Board, u8, u8),
+    ) -> bool {
+        if self.over || cfg.max_pieces.is_some_and(|m| self.r.pieces >= m) {
+            return false;
+        }
+        self.over = !self.lock_next(planner, cfg, locked);
+        !self.over
+    }
+
+    fn lock_next(
+        &mut self,
+        planner: &mut Planner,
+        cfg: &GameConfig,
+        locked: &mut dyn FnMut(&Board, u8, u8),
+    ) -> bool {
+        let (board, r) = (&mut self.board, &mut self.r);
+        let mut start = Control::spawned(self.current, self.autorepeat_x);
+        if self.first {
             start.autorepeat_y = FIRST_PIECE_DELAY;
-            first = false;
+            self.first = false;
         }
-        if !board.fits(current, start.piece.x, start.piece.y) {
-            break;
+        if !board.fits(self.current, start.piece.x, start.piece.y) {
+            return false;
         }
-        let preview = cfg.two_deep.then_some(next);
+        let preview = cfg.two_deep.then_some(self.next);
         let Some(decision) = decide_piece(
-            &mut planner,
-            &board,
-            progress.level,
+            planner,
+            board,
+            self.progress.level,
             start,
             preview,
             cfg.format.reaction,
             &mut r.decision_ms,
         ) else {
-            break;
+            return false;
         };
         let mut hold_down_points = 0;
         let mut frames = 10 + decision.inputs.len() as u64;
         if let SearchKind::Controller { .. } = cfg.kind {
-            let gravity = planner.gravity(progress.level);
-            match execute(&board, gravity, start, 0, &decision.inputs) {
+            let gravity = planner.gravity(self.progress.level);
+            match execute(board, gravity, start, 0, &decision.inputs) {
                 Some(end) if end.piece == decision.target => {
                     hold_down_points = end.hold_down_points;
-                    autorepeat_x = end.autorepeat_x;
+                    self.autorepeat_x = end.autorepeat_x;
                 }
                 _ => {
                     r.mispredictions += 1;
-                    break;
+                    return false;
                 }
             }
         } else {
             // Placement mode has no frame count: take a plausible time to move the piece.
-            frames += 8 + source.rand.next_u64() % 40;
+            frames += 8 + self.source.rand.next_u64() % 40;
         }
-        if progress.level < 29 {
+        if self.progress.level < 29 {
             r.pieces_before_29 += 1;
-            if ready_rows(&board, &board.heights(), 9) >= 4 {
+            if ready_rows(board, &board.heights(), 9) >= 4 {
                 r.ready_before_29 += 1;
             }
         }
         let t = decision.target;
         r.lock_rows[t.y.clamp(0, 19) as usize] += 1;
         let cleared = board.lock(t.id, t.x, t.y);
-        let level_before = progress.level;
-        progress.lock(cleared, hold_down_points);
+        let level_before = self.progress.level;
+        self.progress.lock(cleared, hold_down_points);
         r.pieces += 1;
-        locked(&board, level_before, cleared);
+        locked(board, level_before, cleared);
         r.lines += cleared as u64;
-        r.score += POINTS[cleared as usize] * (progress.level as u64 + 1);
+        r.score += POINTS[cleared as usize] * (self.progress.level as u64 + 1);
         if hold_down_points >= 2 {
             r.score += hold_down_points as u64 - 1;
         }
@@ -360,31 +430,34 @@ pub fn play_observed(
                 r.full_clears += 1;
             }
         }
-        for (level, score_at) in [
-            (19, &mut score_at_19),
-            (29, &mut score_at_29),
-            (39, &mut score_at_39),
-        ] {
-            if score_at.is_none() && progress.level >= level && cfg.level < level {
+        for (level, score_at) in [19, 29, 39].into_iter().zip(&mut self.score_at) {
+            if score_at.is_none() && self.progress.level >= level && r.start_level < level {
                 *score_at = Some(r.score);
             }
         }
         if cfg
             .format
             .cap_level
-            .is_some_and(|cap| progress.level >= cap)
+            .is_some_and(|cap| self.progress.level >= cap)
         {
-            break;
+            return false;
         }
-        current = next;
-        next = source.next(frames);
+        self.current = self.next;
+        self.next = self.source.next(frames);
+        true
     }
-    r.score_at_19 = score_at_19.unwrap_or(r.score);
-    r.score_at_29 = score_at_29.unwrap_or(r.score);
-    r.score_at_39 = score_at_39.unwrap_or(r.score);
-    r.level = progress.level;
-    r.game_score = progress.score_value();
-    r
+
+    /// What the game measured, the scores at levels it never reached being its final one.
+    pub fn finish(mut self) -> GameResult {
+        let [at_19, at_29, at_39] = self.score_at;
+        let r = &mut self.r;
+        r.score_at_19 = at_19.unwrap_or(r.score);
+        r.score_at_29 = at_29.unwrap_or(r.score);
+        r.score_at_39 = at_39.unwrap_or(r.score);
+        r.level = self.progress.level;
+        r.game_score = self.progress.score_value();
+        self.r
+    }
 }
 
 #[cfg(test)]

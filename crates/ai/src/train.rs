@@ -5,11 +5,12 @@
 //! same seeds, so they are compared on the same pieces.
 
 use crate::eval::{
-    value_features, Profile, Value, Weights, STRONG_NAMES, SURVIVAL_NAMES, VALUE_FEATURES,
+    value_features, Profile, Value, Weights, KEEPING_WELL_NAMES, STRONG_NAMES, SURVIVAL_NAMES,
+    VALUE_FEATURES,
 };
 use crate::planner::SearchKind;
 use crate::rules::{Progress, POINTS};
-use crate::sim::{play, play_observed, Format, GameConfig, Pieces, SplitMix};
+use crate::sim::{play, play_observed, planner_for, Format, Game, GameConfig, Pieces, SplitMix};
 use rayon::prelude::*;
 
 /// What a candidate is scored on.
@@ -21,6 +22,9 @@ pub enum Objective {
     Survive,
     /// Uncapped score when the level reaches 29 (games end there), or at game over before.
     Transition,
+    /// The points from level 29 to the end of the game (the format's cap), from the playfields
+    /// the standard profile leaves at the transition: the same start for every candidate.
+    FromTransition,
 }
 
 impl Objective {
@@ -29,6 +33,7 @@ impl Objective {
             "score" => Some(Objective::Score),
             "survive" => Some(Objective::Survive),
             "transition" => Some(Objective::Transition),
+            "from-transition" => Some(Objective::FromTransition),
             _ => None,
         }
     }
@@ -48,6 +53,9 @@ pub enum Trained {
     /// Survival at levels 29-37 in place of building (the survival features; tried, not
     /// used).
     KillScreenSurvival,
+    /// The standard format's rating on a high stack below level 29 (`Profile::KeepingWell`,
+    /// in `Profile::standard_with`).
+    KeepingWell,
 }
 
 impl Trained {
@@ -57,6 +65,7 @@ impl Trained {
             "kill-screen" => Some(Trained::KillScreen),
             "double-kill-screen" => Some(Trained::DoubleKillScreen),
             "kill-screen-survival" => Some(Trained::KillScreenSurvival),
+            "keeping-well" => Some(Trained::KeepingWell),
             _ => None,
         }
     }
@@ -66,6 +75,7 @@ impl Trained {
         match self {
             Trained::Strong | Trained::KillScreen => &STRONG_NAMES,
             Trained::DoubleKillScreen | Trained::KillScreenSurvival => &SURVIVAL_NAMES,
+            Trained::KeepingWell => &KEEPING_WELL_NAMES,
         }
     }
 
@@ -76,22 +86,27 @@ impl Trained {
             Trained::Strong | Trained::KillScreen => Weights::strong,
             Trained::DoubleKillScreen => Weights::double_kill_screen,
             Trained::KillScreenSurvival => Weights::kill_screen_survival_start,
+            Trained::KeepingWell => Weights::keeping_well,
         }
     }
 
     /// The profile that plays with weights `w`.
     pub fn profile(self, w: &Weights) -> Profile {
+        let (keeping_well, strong, survival) = (
+            Weights::keeping_well,
+            || Profile::Strong(Weights::strong()),
+            Weights::double_kill_screen,
+        );
         match self {
             Trained::Strong => Profile::Strong(w.clone()),
             Trained::KillScreen => {
-                Profile::standard_with(Profile::Strong(w.clone()), Weights::double_kill_screen())
+                Profile::standard_with(keeping_well(), Profile::Strong(w.clone()), survival())
             }
-            Trained::DoubleKillScreen => {
-                Profile::standard_with(Profile::Strong(Weights::strong()), w.clone())
-            }
+            Trained::DoubleKillScreen => Profile::standard_with(keeping_well(), strong(), w.clone()),
             Trained::KillScreenSurvival => {
-                Profile::standard_with(Profile::Survival(w.clone()), Weights::double_kill_screen())
+                Profile::standard_with(keeping_well(), Profile::Survival(w.clone()), survival())
             }
+            Trained::KeepingWell => Profile::standard_with(w.clone(), strong(), survival()),
         }
     }
 }
@@ -134,36 +149,81 @@ fn gaussian(r: &mut SplitMix) -> f64 {
     (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
 }
 
-/// Mean fitness of `w` over `o.games` games with seeds derived from `seed`; `played` is
+fn game_config(o: &TrainOptions, seed: u64, game: u64) -> GameConfig {
+    GameConfig {
+        level: o.level,
+        kind: o.kind,
+        pieces: o.pieces,
+        max_pieces: (o.objective != Objective::FromTransition).then_some(o.max_pieces),
+        seed: seed.wrapping_mul(7919).wrapping_add(game),
+        two_deep: true,
+        // The transition objective ends each game there.
+        format: Format {
+            cap_level: match o.objective {
+                Objective::Transition => Some(29),
+                _ => o.format.cap_level,
+            },
+            ..o.format
+        },
+    }
+}
+
+/// For the from-transition objective, the games with seeds derived from `seed` played by the
+/// standard profile until the level reaches 29 (those that top out before are left out); for
+/// the others none. `played` is called after each game.
+pub fn transitions(o: &TrainOptions, seed: u64, played: &(dyn Fn() + Sync)) -> Vec<Game> {
+    if o.objective != Objective::FromTransition {
+        return Vec::new();
+    }
+    (0..o.games)
+        .into_par_iter()
+        .filter_map(|g| {
+            let cfg = game_config(o, seed, g);
+            let mut planner = planner_for(&Profile::standard(), &cfg);
+            let mut game = Game::new(&cfg);
+            while game.level() < 29 && game.place(&mut planner, &cfg, &mut |_, _, _| {}) {}
+            played();
+            (game.level() >= 29).then_some(game)
+        })
+        .collect()
+}
+
+/// Mean fitness of `w` over `o.games` games with seeds derived from `seed`, or for the
+/// from-transition objective over the games `transitions` gave for that seed; `played` is
 /// called after each game (a progress bar's tick). Scores are whole numbers, so the sum is
 /// the same in any order: a run is reproducible whatever the threads.
-pub fn fitness(w: &Weights, o: &TrainOptions, seed: u64, played: &(dyn Fn() + Sync)) -> f64 {
+pub fn fitness(
+    w: &Weights,
+    o: &TrainOptions,
+    seed: u64,
+    transitions: &[Game],
+    played: &(dyn Fn() + Sync),
+) -> f64 {
     let profile = o.trained.profile(w);
+    if o.objective == Objective::FromTransition {
+        let cfg = game_config(o, seed, 0);
+        let total: f64 = transitions
+            .par_iter()
+            .map(|at_29| {
+                let mut planner = planner_for(&profile, &cfg);
+                let mut game = at_29.clone();
+                while game.place(&mut planner, &cfg, &mut |_, _, _| {}) {}
+                played();
+                (game.score() - at_29.score()) as f64
+            })
+            .sum();
+        return total / transitions.len().max(1) as f64;
+    }
     let total: f64 = (0..o.games)
         .into_par_iter()
         .map(|g| {
-            let cfg = GameConfig {
-                level: o.level,
-                kind: o.kind,
-                pieces: o.pieces,
-                max_pieces: Some(o.max_pieces),
-                seed: seed.wrapping_mul(7919).wrapping_add(g),
-                two_deep: true,
-                // The transition objective ends each game there.
-                format: Format {
-                    cap_level: match o.objective {
-                        Objective::Transition => Some(29),
-                        _ => o.format.cap_level,
-                    },
-                    ..o.format
-                },
-            };
-            let r = play(&profile, &cfg);
+            let r = play(&profile, &game_config(o, seed, g));
             played();
             match o.objective {
                 Objective::Score => r.score as f64,
                 Objective::Survive => r.pieces as f64,
                 Objective::Transition => r.score_at_29 as f64,
+                Objective::FromTransition => unreachable!("played from the transitions"),
             }
         })
         .sum();
@@ -192,9 +252,10 @@ pub fn train(
             })
             .collect();
         let seed = rand.next_u64();
+        let starts = transitions(o, seed, played);
         let mut scored: Vec<(f64, Weights)> = candidates
             .into_par_iter()
-            .map(|w| (fitness(&w, o, seed, played), w))
+            .map(|w| (fitness(&w, o, seed, &starts, played), w))
             .collect();
         scored.sort_by(|a, b| b.0.total_cmp(&a.0));
         let top = &scored[..elite];
@@ -478,6 +539,37 @@ mod tests {
     use super::*;
 
     #[test]
+    fn from_the_transition_candidates_go_on_from_the_standard_profiles_games() {
+        let o = TrainOptions {
+            trained: Trained::KillScreen,
+            generations: 1,
+            population: 4,
+            games: 2,
+            max_pieces: 1,
+            level: 18,
+            kind: SearchKind::Controller { tap_hz: 30 },
+            pieces: Pieces::Nes,
+            format: Format::STANDARD,
+            objective: Objective::FromTransition,
+            seed: 1,
+        };
+        let whole: Vec<_> = (0..o.games)
+            .map(|g| play(&Profile::standard(), &game_config(&o, 5, g)))
+            .filter(|r| r.level >= 29)
+            .collect();
+        assert!(!whole.is_empty());
+        let at_29 = transitions(&o, 5, &|| {});
+        let scores: Vec<u64> = at_29.iter().map(Game::score).collect();
+        let expected: Vec<u64> = whole.iter().map(|r| r.score_at_29).collect();
+        assert_eq!(scores, expected);
+        // The built-in weights are the standard profile's at levels 29-37: the points after
+        // the transition are those of the whole games.
+        let after: u64 = whole.iter().map(|r| r.score - r.score_at_29).sum();
+        let fitness = fitness(&Weights::strong(), &o, 5, &at_29, &|| {});
+        assert_eq!(fitness, after as f64 / whole.len() as f64);
+    }
+
+    #[test]
     fn each_trained_band_plays_its_weights_at_its_levels() {
         let w = Weights::kill_screen_survival_start();
         let profile = Trained::KillScreenSurvival.profile(&w);
@@ -487,6 +579,13 @@ mod tests {
         let profile = Trained::DoubleKillScreen.profile(&w);
         assert!(matches!(profile.at(38, 0, true), Profile::Survival(s) if s == &w));
         assert!(matches!(profile.at(37, 0, true), Profile::Strong(_)));
+        let w = Weights { w: vec![1.0; 7] };
+        let profile = Trained::KeepingWell.profile(&w);
+        let keeps = |level, height| {
+            matches!(profile.at(level, height, true), Profile::KeepingWell(k) if k == &w)
+        };
+        assert!(keeps(18, 12) && keeps(20, 11) && keeps(28, 8));
+        assert!(!keeps(18, 11) && !keeps(20, 10) && !keeps(29, 12));
     }
 
     #[test]

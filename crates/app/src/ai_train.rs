@@ -5,7 +5,7 @@
 use ai::eval::Weights;
 use ai::planner::SearchKind;
 use ai::sim::{Format, Pieces};
-use ai::train::{fitness, train, Objective, TrainOptions, Trained, HELD_OUT_SEED};
+use ai::train::{fitness, train, transitions, Objective, TrainOptions, Trained, HELD_OUT_SEED};
 use anyhow::{anyhow, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
@@ -34,7 +34,9 @@ pub struct Args {
     #[arg(long, default_value_t = 18)]
     level: u8,
     /// What a candidate is scored on: transition (the uncapped score at level 29, where the
-    /// game ends), score (within --max-pieces) or survive (pieces placed).
+    /// game ends), score (within --max-pieces), survive (pieces placed) or from-transition
+    /// (the points from level 29 to the standard format's cap, every candidate going on from
+    /// the playfields the standard profile leaves there; --max-pieces does not apply).
     #[arg(long, default_value = "transition")]
     objective: String,
     /// The competition format of the games: zero or standard (see ai-bench).
@@ -46,10 +48,10 @@ pub struct Args {
     /// Maximum tap rate of the controller search: 30, 20, 15, 12 or 10.
     #[arg(long, default_value_t = 30)]
     tap_hz: u32,
-    /// Which weights to train: strong (the strong profile's, at every level), kill-screen (the
-    /// standard format's building at levels 29-37), kill-screen-survival (survival there
-    /// instead) or double-kill-screen (its survival from level 38); all but strong with
-    /// --format standard.
+    /// Which weights to train: strong (the strong profile's, at every level), keeping-well (the
+    /// standard format's on a high stack below level 29), kill-screen (its building at levels
+    /// 29-37), kill-screen-survival (survival there instead) or double-kill-screen (its
+    /// survival from level 38); all but strong with --format standard.
     #[arg(long, default_value = "strong")]
     weights_of: String,
     /// Weights to start from (JSON or TOML; default: the built-in strong weights, for the
@@ -80,7 +82,7 @@ pub struct Args {
 pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
     let objective = Objective::by_name(&a.objective).ok_or_else(|| {
         anyhow!(
-            "unknown objective '{}' (transition, score or survive)",
+            "unknown objective '{}' (transition, score, survive or from-transition)",
             a.objective
         )
     })?;
@@ -102,7 +104,7 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
     };
     let trained = Trained::by_name(&a.weights_of).ok_or_else(|| {
         anyhow!(
-            "unknown weights '{}' (strong, kill-screen, kill-screen-survival or double-kill-screen)",
+            "unknown weights '{}' (strong, keeping-well, kill-screen, kill-screen-survival or double-kill-screen)",
             a.weights_of
         )
     })?;
@@ -110,6 +112,14 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
         bail!(
             "the {} weights are trained in the standard format (--format standard), without --fit-value",
             a.weights_of
+        );
+    }
+    if objective == Objective::FromTransition
+        && (matches!(trained, Trained::Strong | Trained::KeepingWell) || a.fit_value.is_some() || a.level >= 29)
+    {
+        bail!(
+            "the from-transition objective trains the standard format's weights from level 29 \
+             (--weights-of kill-screen, kill-screen-survival or double-kill-screen, from a level below 29)"
         );
     }
     if a.population < 4 || a.games == 0 || a.max_pieces == 0 {
@@ -138,13 +148,20 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
     };
     let t0 = Instant::now();
     let held_out_runs = if a.generations > 0 { 2 } else { 1 };
-    let games = (a.generations as u64 * a.population as u64 + held_out_runs) * a.games;
+    // The from-transition objective first plays each generation's games to level 29.
+    let runs_a_generation = a.population as u64
+        + u64::from(objective == Objective::FromTransition);
+    let games = (a.generations as u64 * runs_a_generation
+        + held_out_runs
+        + u64::from(objective == Objective::FromTransition))
+        * a.games;
     let bar = ProgressBar::new(games).with_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} games {elapsed_precise} eta {eta}")
             .expect("static template"),
     );
     let played = || bar.inc(1);
-    let start_fitness = fitness(&start, &o, HELD_OUT_SEED, &played);
+    let held_out = transitions(&o, HELD_OUT_SEED, &played);
+    let start_fitness = fitness(&start, &o, HELD_OUT_SEED, &held_out, &played);
     // Printed above the bar, and also when stderr is not a terminal (a log).
     let say = |line: String| bar.suspend(|| eprintln!("{line}"));
     say(format!(
@@ -168,7 +185,7 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
         },
         &played,
     );
-    let trained_fitness = fitness(&weights, &o, HELD_OUT_SEED, &played);
+    let trained_fitness = fitness(&weights, &o, HELD_OUT_SEED, &held_out, &played);
     bar.finish_and_clear();
     crate::run::write_atomic(
         &a.out,

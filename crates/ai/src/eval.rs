@@ -136,37 +136,45 @@ pub const STRONG_NAMES: [&str; STRONG_FEATURES] = [
     "well_blocked",
 ];
 
-/// The features of `Profile::KeepingWell`: the classic function's six factors and the height
-/// of column 9 (the Tetris well).
-pub const KEEPING_WELL_NAMES: [&str; 7] = [
+/// The classic function's six factors, in the order of `classic_factors`.
+const CLASSIC_NAMES: [&str; 6] = [
     "lines",
     "lock_height",
     "well_cells",
     "holes",
     "column_transitions",
     "row_transitions",
-    "well_column_height",
 ];
+
+/// `CLASSIC_NAMES` followed by `more` (N is M + 6).
+const fn classic_and<const N: usize, const M: usize>(more: [&'static str; M]) -> [&'static str; N] {
+    assert!(N == M + 6);
+    let mut names = [""; N];
+    let mut i = 0;
+    while i < N {
+        names[i] = if i < 6 { CLASSIC_NAMES[i] } else { more[i - 6] };
+        i += 1;
+    }
+    names
+}
+
+/// The features of `Profile::KeepingWell`: the classic function's six factors and the height
+/// of column 9 (the Tetris well).
+pub const KEEPING_WELL_NAMES: [&str; 7] = classic_and(["well_column_height"]);
 
 /// Number of features of the double kill screen's survival rating (`Profile::Survival`).
 pub const SURVIVAL_FEATURES: usize = 12;
 /// The classic function's six factors, the wells no piece can fill any more at two rows a
 /// frame (`unfillable_wells`), three of the strong profile's features, and two for Tetrises
 /// in a well of any column (`any_well_ready`).
-pub const SURVIVAL_NAMES: [&str; SURVIVAL_FEATURES] = [
-    "lines",
-    "lock_height",
-    "well_cells",
-    "holes",
-    "column_transitions",
-    "row_transitions",
+pub const SURVIVAL_NAMES: [&str; SURVIVAL_FEATURES] = classic_and([
     "unfillable_wells",
     "bumpiness",
     "max_height_danger",
     "unfit_pieces",
     "tetris",
     "well_ready",
-];
+]);
 /// Bottom profiles of the pieces other than I as height steps between neighbouring columns
 /// (right minus left): the surface steps where the piece lands without leaving a hole. Per
 /// type O, T, S, Z, J, L; one entry per orientation (a one-column step pads with 9).
@@ -776,7 +784,11 @@ impl Profile {
     /// `Profile::Survival`) and surviving from 38 with `survival` weights (of
     /// `SURVIVAL_NAMES`): what `nestor ai-train --weights-of
     /// keeping-well|kill-screen|kill-screen-survival|double-kill-screen` trains.
-    pub fn standard_with(keeping_well: Weights, kill_screen: Profile, survival: Weights) -> Profile {
+    pub fn standard_with(
+        keeping_well: Weights,
+        kill_screen: Profile,
+        survival: Weights,
+    ) -> Profile {
         Profile::Banded(Box::new([
             Profile::Strong(Weights::standard_before_29()),
             Profile::KeepingWell(keeping_well),
@@ -850,9 +862,7 @@ impl Profile {
             Profile::Classic => classic(board, placed),
             Profile::KeepingWell(w) => {
                 let classic = classic_factors(board, placed);
-                (classic.iter().zip(&w.w))
-                    .map(|(f, w)| f * w)
-                    .sum::<f64>()
+                (classic.iter().zip(&w.w)).map(|(f, w)| f * w).sum::<f64>()
                     + w.w[6] * well_column_height(board) as f64
             }
             // The planner picks the band with the cap it knows (`at`); alone, a banded
@@ -1230,4 +1240,3 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
-

@@ -279,7 +279,8 @@ impl Planner {
                 .min_by(|a, b| a.0.total_cmp(&b.0))
                 .map_or(best, |(_, i)| i);
             if level >= 29 && self.capped && self.expect_pairs.is_some() {
-                let third = self.third_piece_unseen(board, level, gravity, height, previous, &expected);
+                let third =
+                    self.third_piece_unseen(board, level, gravity, height, previous, &expected);
                 best = third.unwrap_or(best);
             }
         }

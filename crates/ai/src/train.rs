@@ -10,7 +10,7 @@ use crate::eval::{
 };
 use crate::planner::SearchKind;
 use crate::rules::{Progress, POINTS};
-use crate::sim::{play, play_observed, planner_for, Format, Game, GameConfig, Pieces, SplitMix};
+use crate::sim::{planner_for, play, play_observed, Format, Game, GameConfig, Pieces, SplitMix};
 use rayon::prelude::*;
 
 /// What a candidate is scored on.
@@ -102,7 +102,9 @@ impl Trained {
             Trained::KillScreen => {
                 Profile::standard_with(keeping_well(), Profile::Strong(w.clone()), survival())
             }
-            Trained::DoubleKillScreen => Profile::standard_with(keeping_well(), strong(), w.clone()),
+            Trained::DoubleKillScreen => {
+                Profile::standard_with(keeping_well(), strong(), w.clone())
+            }
             Trained::KillScreenSurvival => {
                 Profile::standard_with(keeping_well(), Profile::Survival(w.clone()), survival())
             }
@@ -581,9 +583,7 @@ mod tests {
         assert!(matches!(profile.at(37, 0, true), Profile::Strong(_)));
         let w = Weights { w: vec![1.0; 7] };
         let profile = Trained::KeepingWell.profile(&w);
-        let keeps = |level, height| {
-            matches!(profile.at(level, height, true), Profile::KeepingWell(k) if k == &w)
-        };
+        let keeps = |level, height| matches!(profile.at(level, height, true), Profile::KeepingWell(k) if k == &w);
         assert!(keeps(18, 12) && keeps(20, 11) && keeps(28, 8));
         assert!(!keeps(18, 11) && !keeps(20, 10) && !keeps(29, 12));
     }

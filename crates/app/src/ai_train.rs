@@ -115,7 +115,9 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
         );
     }
     if objective == Objective::FromTransition
-        && (matches!(trained, Trained::Strong | Trained::KeepingWell) || a.fit_value.is_some() || a.level >= 29)
+        && (matches!(trained, Trained::Strong | Trained::KeepingWell)
+            || a.fit_value.is_some()
+            || a.level >= 29)
     {
         bail!(
             "the from-transition objective trains the standard format's weights from level 29 \
@@ -149,8 +151,7 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
     let t0 = Instant::now();
     let held_out_runs = if a.generations > 0 { 2 } else { 1 };
     // The from-transition objective first plays each generation's games to level 29.
-    let runs_a_generation = a.population as u64
-        + u64::from(objective == Objective::FromTransition);
+    let runs_a_generation = a.population as u64 + u64::from(objective == Objective::FromTransition);
     let games = (a.generations as u64 * runs_a_generation
         + held_out_runs
         + u64::from(objective == Objective::FromTransition))

@@ -2,10 +2,11 @@
 //! preview piece on the resulting playfield, rated by the evaluation profile. The best pair decides
 //! where the current piece goes; the preview piece is re-planned when it spawns.
 //!
-//! The strong profile looks a third piece deep by expectation below level 29: the best pairs are
-//! re-rated by the mean, over the piece after the preview (weighted by the picker's odds), of
-//! that piece's best placement. Seeing that an I may come keeps the well open and the stack
-//! clean for it; two deep, a pair that buries the well looks as good as one that waits.
+//! The strong profile looks a third piece deep by expectation below level 29, and from 29 in a
+//! capped game: the best pairs are re-rated by the mean, over the piece after the preview
+//! (weighted by the picker's odds), of that piece's best placement. Seeing that an I may come
+//! keeps the well open and the stack clean for it; two deep, a pair that buries the well looks
+//! as good as one that waits.
 
 use crate::controller::{search_start, spawn_tap_locks, tap_period, ControllerSearch, Lock, Pad};
 use crate::eval::{fill_limits, unfillable_wells, Placed, Profile};
@@ -57,7 +58,7 @@ pub struct Planner {
     ranked: Vec<(f64, usize)>,
     pairs: Vec<Pair>,
     /// Rate the best this many (current, preview) pairs with a third piece by expectation
-    /// (levels below 29).
+    /// (levels below 29, and from 29 in a capped game).
     pub expect_pairs: Option<usize>,
     /// The standard format's double kill screen: two rows a frame from level 39.
     pub double_kill_screen: bool,
@@ -246,7 +247,8 @@ impl Planner {
             if let Some(pair) = best_pair {
                 best = pair.first;
             }
-            if let Some(k) = self.expect_pairs.filter(|_| level < 29) {
+            // Uncapped, the kill screen is the classic function's survival, kept two deep.
+            if let Some(k) = self.expect_pairs.filter(|_| level < 29 || self.capped) {
                 if let Some((_, first)) = self.third_piece(board, level, height, next_id, k) {
                     best = first;
                 }

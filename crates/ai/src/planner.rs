@@ -400,6 +400,7 @@ impl Planner {
             self.ranked.iter().map(|&(_, i)| (expected[i], i)).collect();
         firsts.sort_by(|a, b| a.0.total_cmp(&b.0));
         firsts.truncate(UNSEEN_FIRSTS);
+        // `rate_pairs` pairs every first placement in `ranked`: here one first at a time.
         let ranked = std::mem::take(&mut self.ranked);
         let mut best: Option<(f64, usize)> = None;
         for (_, i) in firsts {

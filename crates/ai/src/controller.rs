@@ -474,14 +474,13 @@ pub fn run(
 
 /// Every lock position of piece `id` freshly spawned on `board` that one-frame taps of
 /// Left/Right/A/B reach at `period` frames between presses: the locks of the taps-only
-/// `ControllerSearch` from the spawn with an idle pad, in the same order. Rating the preview
-/// piece needs only where it can lock, not how. Without Down the piece falls on a fixed
-/// schedule, so all the states of a frame are on one row and differ only in column,
-/// orientation and tap cool-downs: a few hundred states in all, stepped here with the fit
-/// table's rows directly instead of `Control::step` and the search's visited table. States are
-/// expanded in the search's breadth-first order (its inputs in their order), so each lock is
-/// found first from the same sequence and the locks come in the same order; a state with no
-/// less free cool-downs than an earlier one of its frame is dropped, as the search does.
+/// `ControllerSearch` from the spawn with an idle pad, ordered by row, orientation and column.
+/// Rating the preview piece needs only where it can lock, not how. Without Down the piece falls
+/// on a fixed schedule, so all the states of a frame are on one row and differ only in column,
+/// orientation and tap cool-downs: each (orientation, cool-downs) class is a set of columns, one
+/// bit each, and an input moves a whole set with a shift and a mask of the fit table's row. A
+/// column whose class has less free cool-downs than another of its orientation is dropped (it
+/// can do nothing more).
 pub fn spawn_tap_locks(
     board: &Board,
     gravity: Gravity,
@@ -497,30 +496,27 @@ pub fn spawn_tap_locks(
     let piece_type = TYPE_OF[id as usize];
     let first = FIRST_ID[piece_type as usize];
     let orientations = ORIENTATION_COUNT[piece_type as usize] as usize;
-    // The inputs a state may press, in the search's order, by whether Left/Right and A/B may
-    // be pressed.
-    let inputs = search_inputs(&TAPS, orientations as u8, gravity);
-    let may = |shift: bool, rotate: bool| -> Vec<u8> {
-        let allowed =
-            |&&h: &&u8| (shift || h & (LEFT | RIGHT) == 0) && (rotate || h & (A | B) == 0);
-        inputs.iter().filter(allowed).copied().collect()
-    };
-    let inputs = [
-        [may(false, false), may(false, true)],
-        [may(true, false), may(true, true)],
-    ];
     let fits = FitTable::new(board, piece_type);
-    // Orientations as 0..4 from the type's first; the rotations' targets as B, A.
-    let turn: [[usize; 2]; 4] = std::array::from_fn(|r| {
+    // Orientations as 0..4 from the type's first; the rotations that do something different
+    // (A and B do the same to two-orientation pieces, and nothing to the O), as their targets.
+    let turns: [[usize; 2]; 4] = std::array::from_fn(|r| {
         let id = first as usize + r.min(orientations - 1);
         ROTATION[id].map(|to| (to - first) as usize)
     });
-    // A state: column, orientation, frames until Left/Right and until A/B may be pressed.
-    let mut states: Vec<(i8, usize, u8, u8)> = vec![(spawn.x, (id - first) as usize, 0, 0)];
-    let mut next = Vec::new();
+    let rotations = match orientations {
+        1 => 0,
+        2 => 1,
+        _ => 2,
+    };
+    let p = period as usize;
+    let pressed = period - 1;
+    // Columns per orientation and frames until Left/Right and until A/B may be pressed.
+    type States = [[[u16; 6]; 6]; 4];
+    let mut states: States = [[[0; 6]; 6]; 4];
+    states[(id - first) as usize][0][0] = 1 << spawn.x;
     let mut y = spawn.y;
     let mut fall_timer = 0u8;
-    while !states.is_empty() {
+    loop {
         fall_timer = fall_timer.wrapping_add(1);
         let drops = if gravity.rows_per_drop == 2 {
             2
@@ -543,60 +539,73 @@ pub fn spawn_tap_locks(
                 }
             })
         });
-        let fit = |r: usize, x: i8, d: usize| x >= 0 && rows[d][r] >> x & 1 != 0;
-        // Per orientation and cool-downs, the columns of the states kept this frame or of states
-        // with freer cool-downs (which can do all they can); the locks of this frame.
-        let mut covered = [[[0u16; 6]; 6]; 4];
+        let mut next: States = [[[0; 6]; 6]; 4];
         let mut locked = [[0u16; 4]; 2];
-        next.clear();
-        for &(x, r, shift_wait, rotate_wait) in &states {
-            for &held in &inputs[(shift_wait == 0) as usize][(rotate_wait == 0) as usize] {
-                let (shift, rotate) = (held & (LEFT | RIGHT) != 0, held & (A | B) != 0);
-                let (mut x, mut r) = (x, r);
-                if shift {
-                    let dx = if held & LEFT != 0 { -1 } else { 1 };
-                    if fit(r, x + dx, 0) {
-                        x += dx;
+        // The columns `cols` of orientation `r` after this frame's inputs: the ones that
+        // cannot fall lock, the others carry on with cool-downs `sw`, `rw`.
+        let mut fall = |cols: u16, r: usize, sw: u8, rw: u8| {
+            let mut falling = cols;
+            for (d, locked) in locked.iter_mut().enumerate().take(drops) {
+                locked[r] |= falling & !rows[d + 1][r];
+                falling &= rows[d + 1][r];
+            }
+            next[r][sw as usize][rw as usize] |= falling;
+        };
+        let cool = |wait: usize| (wait as u8).saturating_sub(1);
+        for (r, by_shift) in states.iter().enumerate().take(orientations) {
+            let fit = rows[0][r];
+            for (sw, by_rotate) in by_shift.iter().enumerate().take(p) {
+                for (rw, &cols) in by_rotate.iter().enumerate().take(p) {
+                    if cols == 0 {
+                        continue;
                     }
-                }
-                if rotate {
-                    let to = turn[r][(held & A != 0) as usize];
-                    if fit(to, x, 0) {
-                        r = to;
-                    }
-                }
-                if let Some(d) = (0..drops).find(|&d| !fit(r, x, d + 1)) {
-                    if locked[d][r] >> x & 1 == 0 {
-                        locked[d][r] |= 1 << x;
-                        locks.push(Piece {
-                            x,
-                            y: y + d as i8,
-                            id: first + r as u8,
-                        });
-                    }
-                    continue;
-                }
-                let wait = |pressed: bool, wait: u8| {
-                    if pressed {
-                        period - 1
-                    } else {
-                        wait.saturating_sub(1)
-                    }
-                };
-                let (sw, rw) = (wait(shift, shift_wait), wait(rotate, rotate_wait));
-                let at = &mut covered[r];
-                if at[sw as usize][rw as usize] >> x & 1 == 0 {
-                    for by_rotate in &mut at[sw as usize..period as usize] {
-                        for cols in &mut by_rotate[rw as usize..period as usize] {
-                            *cols |= 1 << x;
+                    // No shift, Left, Right: the columns after, and the cool-down.
+                    let left = (cols >> 1 & fit) | (cols & !(fit << 1));
+                    let right = (cols << 1 & fit) | (cols & !(fit >> 1));
+                    let shifts = [(cols, cool(sw)), (left, pressed), (right, pressed)];
+                    let shifts = if sw == 0 { &shifts[..] } else { &shifts[..1] };
+                    for &(cols, sw) in shifts {
+                        fall(cols, r, sw, cool(rw));
+                        if rw != 0 {
+                            continue;
+                        }
+                        for &to in &turns[r][2 - rotations..] {
+                            let turned = cols & rows[0][to];
+                            fall(turned, to, sw, pressed);
+                            fall(cols & !turned, r, sw, pressed);
                         }
                     }
-                    next.push((x, r, sw, rw));
                 }
             }
         }
+        for (d, locked) in locked.iter().enumerate().take(drops) {
+            for (r, &cols) in locked.iter().enumerate() {
+                locks.extend((0..10).filter(|x| cols >> x & 1 != 0).map(|x| Piece {
+                    x,
+                    y: y + d as i8,
+                    id: first + r as u8,
+                }));
+            }
+        }
+        // Drop the columns a class with freer cool-downs holds too.
+        let mut alive = false;
+        for by_shift in next.iter_mut().take(orientations) {
+            let mut freer = [[0u16; 6]; 6];
+            for sw in 0..p {
+                for rw in 0..p {
+                    let above = if sw > 0 { freer[sw - 1][rw] } else { 0 }
+                        | if rw > 0 { freer[sw][rw - 1] } else { 0 };
+                    freer[sw][rw] = above | by_shift[sw][rw];
+                    by_shift[sw][rw] &= !above;
+                    alive |= by_shift[sw][rw] != 0;
+                }
+            }
+        }
+        if !alive {
+            break;
+        }
         y += drops as i8;
-        std::mem::swap(&mut states, &mut next);
+        states = next;
     }
 }
 
@@ -637,8 +646,8 @@ mod tests {
                             s.search(b, gravity, spawn, Pad::idle(), &mut searched);
                             slow = searched.iter().map(|l| l.piece).collect();
                         }
-                        // The same locks in the same order (ties between equally rated
-                        // placements resolve alike).
+                        // The same locks, in the order of their rows, orientations and columns.
+                        slow.sort_by_key(|p| (p.y, p.id, p.x));
                         assert_eq!(found, slow, "{hz} Hz, {gravity:?}, piece {id}");
                         compared += slow.len();
                     }

@@ -1,6 +1,7 @@
 //! Placement speed: placement search two pieces deep (target under 1 ms) and controller search
 //! plus two-piece evaluation (target under 5 ms), on mid-game playfields from the simulator; and
-//! the strong profile's decision as it plays, with the third piece by expectation.
+//! the strong profile's decision as it plays, with the third piece by expectation, and the
+//! standard format's decision before the preview is seen on the kill screen.
 
 use ai::controller::Pad;
 use ai::eval::Profile;
@@ -63,7 +64,7 @@ fn bench(c: &mut Criterion) {
             18,
             Some(EXPECT_PAIRS),
         ),
-        // Level 29 is two deep whatever `expect_pairs` says.
+        // Uncapped, level 29 is two deep whatever `expect_pairs` says.
         (
             "controller_two_deep_strong_l29",
             controller,
@@ -89,6 +90,19 @@ fn bench(c: &mut Criterion) {
             })
         });
     }
+    // The standard format's slowest decision: at level 29 of a capped game, before the
+    // preview is seen, a third piece by expectation over each preview it may be.
+    let mut planner = Planner::new(strong(), controller).unwrap();
+    planner.capped = true;
+    planner.double_kill_screen = true;
+    let mut i = 0;
+    group.bench_function("controller_unseen_strong_l29_capped", |b| {
+        b.iter(|| {
+            let (board, cur, _) = pos[i % pos.len()];
+            i += 1;
+            planner.decide_unseen(&board, 29, Control::spawned(cur, 0), Pad::idle())
+        })
+    });
     group.finish();
 }
 

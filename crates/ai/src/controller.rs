@@ -497,16 +497,17 @@ pub fn spawn_tap_locks(
     let first = FIRST_ID[piece_type as usize];
     let orientations = ORIENTATION_COUNT[piece_type as usize] as usize;
     let fits = FitTable::new(board, piece_type);
-    // Orientations as 0..4 from the type's first; the rotations that do something different
-    // (A and B do the same to two-orientation pieces, and nothing to the O), as their targets.
+    // Orientations as 0..4 from the type's first; the rotations' targets as B, A.
     let turns: [[usize; 2]; 4] = std::array::from_fn(|r| {
         let id = first as usize + r.min(orientations - 1);
         ROTATION[id].map(|to| (to - first) as usize)
     });
-    let rotations = match orientations {
-        1 => 0,
-        2 => 1,
-        _ => 2,
+    // The rotations that do something different: A and B do the same to two-orientation
+    // pieces, and nothing to the O.
+    let rotations: &[usize] = match orientations {
+        1 => &[],
+        2 => &[1],
+        _ => &[0, 1],
     };
     let p = period as usize;
     let pressed = period - 1;
@@ -569,7 +570,7 @@ pub fn spawn_tap_locks(
                         if rw != 0 {
                             continue;
                         }
-                        for &to in &turns[r][2 - rotations..] {
+                        for &to in rotations.iter().map(|&b_or_a| &turns[r][b_or_a]) {
                             let turned = cols & rows[0][to];
                             fall(turned, to, sw, pressed);
                             fall(cols & !turned, r, sw, pressed);

@@ -76,6 +76,21 @@ struct Pair {
     placed: [Placed; 2],
 }
 
+impl Pair {
+    /// By value, ties by the first placement's index and then the preview's lock position: a
+    /// total order, so which pairs are kept does not depend on the selection algorithm.
+    fn order(a: &Pair, b: &Pair) -> std::cmp::Ordering {
+        let lock = |p: &Pair| {
+            let q = p.placed[1].piece;
+            (q.y, q.x, q.id)
+        };
+        a.value
+            .total_cmp(&b.value)
+            .then(a.first.cmp(&b.first))
+            .then_with(|| lock(a).cmp(&lock(b)))
+    }
+}
+
 /// First placements, and pairs of each, rated with a third piece before the preview is seen on
 /// the kill screen (`Planner::third_piece_unseen`).
 const UNSEEN_FIRSTS: usize = 3;
@@ -234,8 +249,10 @@ impl Planner {
         }
         if let Some(k) = self.prune {
             if self.ranked.len() > k {
+                // Ties go to the first found: with a total order the kept set is the same
+                // whatever the selection algorithm.
                 self.ranked
-                    .select_nth_unstable_by(k - 1, |a, b| a.0.total_cmp(&b.0));
+                    .select_nth_unstable_by(k - 1, |a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
                 self.ranked.truncate(k);
             }
             // Keep the search order so ties resolve like the unpruned search.
@@ -435,12 +452,11 @@ impl Planner {
         k: usize,
     ) -> Option<(f64, usize)> {
         if self.pairs.len() > k {
-            self.pairs
-                .select_nth_unstable_by(k - 1, |a, b| a.value.total_cmp(&b.value));
+            self.pairs.select_nth_unstable_by(k - 1, Pair::order);
             self.pairs.truncate(k);
         }
         // Equal expectations go to the better two-deep value.
-        self.pairs.sort_by(|a, b| a.value.total_cmp(&b.value));
+        self.pairs.sort_by(Pair::order);
         let odds = Picker::odds_after(next_id);
         let mut best: Option<(f64, usize)> = None;
         for n in 0..self.pairs.len() {

@@ -580,6 +580,49 @@ mod tests {
     }
 
     #[test]
+    fn equally_rated_pairs_are_kept_in_the_order_found() {
+        // Twelve pairs, all rated alike but two: whatever order the selection meets them in,
+        // it keeps the better two and then the first found (lowest first placement, then the
+        // preview's lock row and column).
+        let pair = |first: usize, x: i8, value: f64| {
+            let at = |x| Placed {
+                piece: Piece { x, y: 19, id: 10 },
+                lines: 0,
+                height_before: 0,
+            };
+            Pair {
+                value,
+                first,
+                placed: [at(0), at(x)],
+            }
+        };
+        let mut pairs: Vec<Pair> = (0..12)
+            .map(|n| {
+                pair(
+                    n / 3,
+                    (n % 3) as i8 + 2,
+                    if n == 7 || n == 10 { 1.0 } else { 2.0 },
+                )
+            })
+            .collect();
+        let mut rng = crate::sim::SplitMix(3);
+        for _ in 0..20 {
+            for i in (1..pairs.len()).rev() {
+                pairs.swap(i, rng.next_u64() as usize % (i + 1));
+            }
+            let mut kept = pairs.clone();
+            kept.select_nth_unstable_by(4, Pair::order);
+            kept.truncate(5);
+            kept.sort_by(Pair::order);
+            let kept: Vec<(usize, i8)> = kept
+                .iter()
+                .map(|p| (p.first, p.placed[1].piece.x))
+                .collect();
+            assert_eq!(kept, [(2, 3), (3, 3), (0, 2), (0, 3), (0, 4)]);
+        }
+    }
+
+    #[test]
     fn a_third_piece_by_expectation_makes_more_tetrises() {
         // Four games of 250 pieces: 45% of the lines by Tetrises two deep, 61% three deep.
         let share = |expect_pairs| {

@@ -577,14 +577,17 @@ pub fn value_features(board: &Board, level: u8) -> Vec<(u16, f64)> {
 /// Stack height from which the strong profile stops building and burns (keeping the well:
 /// `Profile::KeepingWell`).
 pub const BURN_HEIGHT: u8 = 12;
-/// The same at level 28, the last before the kill-screen speed: a stack still 12 rows high when
-/// the gravity doubles at level 29 often tops out there.
+/// The same at level 28, the last before the kill-screen speed, in an uncapped game: there the
+/// classic function survives from level 29, and a stack still 12 rows high when the gravity
+/// doubles often tops out. A capped game builds on at levels 29-37 and hands over at level 28
+/// as before it.
 pub const LAST_LEVEL_BURN_HEIGHT: u8 = 8;
 
-/// The same at levels 19-27 for the standard format's profile (`Profile::standard`, which
-/// plays with a reaction delay): at 2 frames a row a piece has fallen 9 rows when the preview
-/// is seen, so on a stack this high it is placed without the preview, and survival comes
-/// first (on 100 standard games 4 ended before level 29 against 8 at 12 rows).
+/// The same at levels 19-28 (19-27 in an uncapped game) for the standard format's profile
+/// (`Profile::standard`, which plays with a reaction delay): at 2 frames a row a piece has
+/// fallen 9 rows when the preview is seen, so on a stack this high it is placed without the
+/// preview, and survival comes first (on 100 standard games 4 ended before level 29 against 8
+/// at 12 rows).
 pub const REACTION_BURN_HEIGHT: u8 = 11;
 
 /// The same at levels 29-37 (a row a frame) in a capped game, where a piece can still reach
@@ -826,13 +829,13 @@ impl Profile {
     /// standard format's double kill screen at 39. Without a cap the kill screen lasts
     /// thousands of lines, which the classic function survives and Tetris building does not.
     /// The standard format's banded profile hands over from `REACTION_BURN_HEIGHT` at levels
-    /// 19-27, plays the classic function from 29 in an uncapped game, and survives with its
-    /// own weights from 38 in a capped game (from 39, one band
-    /// higher, the game's points fell by 13k on the same 100 games; from 37 by 28k: README).
+    /// 19-28 (19-27 uncapped), plays the classic function from 29 in an uncapped game, and
+    /// survives with its own weights from 38 in a capped game (from 39, one band higher, the
+    /// game's points fell by 13k on the same 100 games; from 37 by 28k: README).
     pub fn at(&self, level: u8, height: u8, capped: bool) -> &Profile {
         if let Profile::Banded(bands) = self {
             let band = match level {
-                19..28 if height >= REACTION_BURN_HEIGHT => 1,
+                19..29 if height >= REACTION_BURN_HEIGHT => 1,
                 ..29 if matches!(bands[0].at(level, height, capped), Profile::KeepingWell(_)) => 1,
                 ..29 => 0,
                 _ if !capped => return &Profile::Classic,
@@ -842,8 +845,8 @@ impl Profile {
             return bands[band].at(level, height, capped);
         }
         let burn_height = match level {
-            ..28 => BURN_HEIGHT,
-            28 => LAST_LEVEL_BURN_HEIGHT,
+            28 if !capped => LAST_LEVEL_BURN_HEIGHT,
+            ..29 => BURN_HEIGHT,
             29..38 if capped => KILL_SCREEN_BURN_HEIGHT,
             _ => 0,
         };
@@ -937,8 +940,21 @@ mod tests {
             assert!(keeps_well(&standard, 27, 11));
             assert!(builds(&standard, 18, 11));
             assert!(keeps_well(&standard, 18, 12));
-            assert!(keeps_well(&strong, 28, 8));
-            assert!(builds(&strong, 28, 7));
+            // Level 28 hands over lower without a cap, where survival follows at 29.
+            let last = if capped {
+                BURN_HEIGHT
+            } else {
+                LAST_LEVEL_BURN_HEIGHT
+            };
+            assert!(keeps_well(&strong, 28, last));
+            assert!(builds(&strong, 28, last - 1));
+            let last = if capped {
+                REACTION_BURN_HEIGHT
+            } else {
+                LAST_LEVEL_BURN_HEIGHT
+            };
+            assert!(keeps_well(&standard, 28, last));
+            assert!(builds(&standard, 28, last - 1));
             assert!(matches!(strong.at(38, 0, capped), Profile::Classic));
             assert!(matches!(strong.at(200, 0, capped), Profile::Classic));
         }

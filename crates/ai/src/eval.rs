@@ -941,20 +941,15 @@ mod tests {
             assert!(builds(&standard, 18, 11));
             assert!(keeps_well(&standard, 18, 12));
             // Level 28 hands over lower without a cap, where survival follows at 29.
-            let last = if capped {
-                BURN_HEIGHT
-            } else {
-                LAST_LEVEL_BURN_HEIGHT
-            };
-            assert!(keeps_well(&strong, 28, last));
-            assert!(builds(&strong, 28, last - 1));
-            let last = if capped {
-                REACTION_BURN_HEIGHT
-            } else {
-                LAST_LEVEL_BURN_HEIGHT
-            };
-            assert!(keeps_well(&standard, 28, last));
-            assert!(builds(&standard, 28, last - 1));
+            for (p, capped_height) in [(&strong, BURN_HEIGHT), (&standard, REACTION_BURN_HEIGHT)] {
+                let last = if capped {
+                    capped_height
+                } else {
+                    LAST_LEVEL_BURN_HEIGHT
+                };
+                assert!(keeps_well(p, 28, last));
+                assert!(builds(p, 28, last - 1));
+            }
             assert!(matches!(strong.at(38, 0, capped), Profile::Classic));
             assert!(matches!(strong.at(200, 0, capped), Profile::Classic));
         }

@@ -457,7 +457,7 @@ pub fn strong_features(board: &Board, placed: &[Placed], level: u8) -> [f64; STR
         match p.lines {
             0 => {}
             4 => tetris += 1.0,
-            n => burn += n as f64 * (1.0 - (p.height_before as f64 / 12.0).min(1.0)),
+            n => burn += n as f64 * (1.0 - (p.height_before as f64 / BURN_FREE_HEIGHT).min(1.0)),
         }
         lock_height += (19 - (p.piece.y + max_dy(p.piece.id))) as f64;
     }
@@ -574,21 +574,21 @@ pub fn value_features(board: &Board, level: u8) -> Vec<(u16, f64)> {
     out
 }
 
+/// Stack height (before the piece) at which a burned line stops costing in the strong
+/// rating: the cost falls with the height, where clearing turns from a loss into survival.
+const BURN_FREE_HEIGHT: f64 = 16.0;
+
 /// Stack height from which the strong profile stops building and burns (keeping the well:
-/// `Profile::KeepingWell`).
+/// `Profile::KeepingWell`) at levels 19-28.
 pub const BURN_HEIGHT: u8 = 12;
+/// The same at level 18 and below (3 frames a row or more), where a piece still reaches every
+/// column of a stack a row higher.
+pub const SLOW_BURN_HEIGHT: u8 = 13;
 /// The same at level 28, the last before the kill-screen speed, in an uncapped game: there the
 /// classic function survives from level 29, and a stack still 12 rows high when the gravity
 /// doubles often tops out. A capped game builds on at levels 29-37 and hands over at level 28
 /// as before it.
 pub const LAST_LEVEL_BURN_HEIGHT: u8 = 8;
-
-/// The same at levels 19-28 (19-27 in an uncapped game) for the standard format's profile
-/// (`Profile::standard`, which plays with a reaction delay): at 2 frames a row a piece has
-/// fallen 9 rows when the preview is seen, so on a stack this high it is placed without the
-/// preview, and survival comes first (on 100 standard games 4 ended before level 29 against 8
-/// at 12 rows).
-pub const REACTION_BURN_HEIGHT: u8 = 11;
 
 /// The same at levels 29-37 (a row a frame) in a capped game, where a piece can still reach
 /// every column of a stack this low at 30 Hz, and an I the well; above it the classic function
@@ -828,14 +828,13 @@ impl Profile {
     /// stack is low and keeps the well on a high one, and survives from 38, before the
     /// standard format's double kill screen at 39. Without a cap the kill screen lasts
     /// thousands of lines, which the classic function survives and Tetris building does not.
-    /// The standard format's banded profile hands over from `REACTION_BURN_HEIGHT` at levels
-    /// 19-28 (19-27 uncapped), plays the classic function from 29 in an uncapped game, and
+    /// The standard format's banded profile hands over where its first band does, plays the
+    /// classic function from 29 in an uncapped game, and
     /// survives with its own weights from 38 in a capped game (from 39, one band higher, the
     /// game's points fell by 13k on the same 100 games; from 37 by 28k: README).
     pub fn at(&self, level: u8, height: u8, capped: bool) -> &Profile {
         if let Profile::Banded(bands) = self {
             let band = match level {
-                19..29 if height >= REACTION_BURN_HEIGHT => 1,
                 ..29 if matches!(bands[0].at(level, height, capped), Profile::KeepingWell(_)) => 1,
                 ..29 => 0,
                 _ if !capped => return &Profile::Classic,
@@ -845,8 +844,9 @@ impl Profile {
             return bands[band].at(level, height, capped);
         }
         let burn_height = match level {
+            ..19 => SLOW_BURN_HEIGHT,
             28 if !capped => LAST_LEVEL_BURN_HEIGHT,
-            ..29 => BURN_HEIGHT,
+            19..29 => BURN_HEIGHT,
             29..38 if capped => KILL_SCREEN_BURN_HEIGHT,
             _ => 0,
         };
@@ -934,16 +934,15 @@ mod tests {
             let keeps_well = |p: &Profile, level, height| {
                 matches!(p.at(level, height, capped), Profile::KeepingWell(_))
             };
-            assert!(builds(&strong, 27, 11));
-            assert!(keeps_well(&strong, 27, 12));
-            assert!(builds(&standard, 27, 10));
-            assert!(keeps_well(&standard, 27, 11));
-            assert!(builds(&standard, 18, 11));
-            assert!(keeps_well(&standard, 18, 12));
-            // Level 28 hands over lower without a cap, where survival follows at 29.
-            for (p, capped_height) in [(&strong, BURN_HEIGHT), (&standard, REACTION_BURN_HEIGHT)] {
+            for p in [&strong, &standard] {
+                assert!(builds(p, 27, BURN_HEIGHT - 1));
+                assert!(keeps_well(p, 27, BURN_HEIGHT));
+                // At three frames a row a piece still reaches every column a row higher.
+                assert!(builds(p, 18, SLOW_BURN_HEIGHT - 1));
+                assert!(keeps_well(p, 18, SLOW_BURN_HEIGHT));
+                // Level 28 hands over lower without a cap, where survival follows at 29.
                 let last = if capped {
-                    capped_height
+                    BURN_HEIGHT
                 } else {
                     LAST_LEVEL_BURN_HEIGHT
                 };
@@ -1078,12 +1077,12 @@ mod tests {
         assert_ne!(Weights::standard_before_29(), Weights::strong());
         // Uncapped, the kill screen lasts thousands of lines: the classic function survives.
         assert!(matches!(p.at(29, 0, false), Profile::Classic));
-        // Each band keeps its hand-over to the classic function, at levels 19-27 lower.
-        assert_eq!(weights(18, BURN_HEIGHT), None);
-        assert!(weights(18, REACTION_BURN_HEIGHT).is_some());
-        assert_eq!(weights(19, REACTION_BURN_HEIGHT), None);
-        assert!(weights(19, REACTION_BURN_HEIGHT - 1).is_some());
-        assert!(weights(28, REACTION_BURN_HEIGHT).is_none());
+        // Each band keeps its hand-over to the classic function, at level 18 a row higher.
+        assert_eq!(weights(18, SLOW_BURN_HEIGHT), None);
+        assert!(weights(18, SLOW_BURN_HEIGHT - 1).is_some());
+        assert_eq!(weights(19, BURN_HEIGHT), None);
+        assert!(weights(19, BURN_HEIGHT - 1).is_some());
+        assert!(weights(28, BURN_HEIGHT).is_none());
         assert_eq!(weights(29, KILL_SCREEN_BURN_HEIGHT), None);
     }
 

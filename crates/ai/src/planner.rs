@@ -91,8 +91,8 @@ impl Pair {
     }
 }
 
-/// First placements, and pairs of each, rated with a third piece before the preview is seen on
-/// the kill screen (`Planner::third_piece_unseen`).
+/// First placements, and pairs of each, rated with a third piece before the preview is seen
+/// (`Planner::third_piece_unseen`).
 const UNSEEN_FIRSTS: usize = 3;
 const UNSEEN_PAIRS: usize = 2;
 
@@ -170,9 +170,9 @@ impl Planner {
 
     /// Decides before the preview is seen (controller search): the current piece is moved with
     /// taps only, and each of its best placements is rated by the mean, over the pieces the
-    /// preview can be (weighted by the picker's odds), of the best pair with it. Below level 29
-    /// the preview is placed gravity-free (cheaper than the taps-only controller search, and as
-    /// good on 4 standard games up to level 39: README); from 29 with the taps-only search.
+    /// preview can be (weighted by the picker's odds), of the best pair with it, the preview
+    /// placed where taps reach it (`preview_locks`); from level 19 the best of them are rated a
+    /// third piece deep (`third_piece_unseen`).
     pub fn decide_unseen(
         &mut self,
         board: &Board,
@@ -259,7 +259,7 @@ impl Planner {
             self.ranked.sort_by_key(|&(_, i)| i);
         }
         if let Preview::Seen(next_id) = preview {
-            self.rate_pairs(board, level, gravity, height, next_id, true);
+            self.rate_pairs(board, level, gravity, height, next_id);
             let best_pair = self.pairs.iter().min_by(|a, b| a.value.total_cmp(&b.value));
             if let Some(pair) = best_pair {
                 best = pair.first;
@@ -274,15 +274,11 @@ impl Planner {
             let previous = SPAWN_ID[TYPE_OF[current.piece.id as usize] as usize];
             let mut expected = vec![0.0; self.locks1.len()];
             let mut pair_value = vec![0.0; self.locks1.len()];
-            // From the kill-screen speed (a row a frame) the gravity-free search would place the
-            // preview where the controller cannot (the well, the far columns), and the taps-only
-            // controller search is small.
-            let exact = gravity.frames_per_row == 1;
             for (&id, &odds) in SPAWN_ID.iter().zip(&Picker::odds_after(previous)) {
                 if odds == 0 {
                     continue;
                 }
-                self.rate_pairs(board, level, gravity, height, id, exact);
+                self.rate_pairs(board, level, gravity, height, id);
                 pair_value.fill(TOP_OUT);
                 for pair in &self.pairs {
                     pair_value[pair.first] = pair_value[pair.first].min(pair.value);
@@ -297,7 +293,11 @@ impl Planner {
                 .map(|&(_, i)| (expected[i], i))
                 .min_by(|a, b| a.0.total_cmp(&b.0))
                 .map_or(best, |(_, i)| i);
-            if level >= 29 && self.capped && self.expect_pairs.is_some() {
+            // From level 19 (two frames a row) a piece on a high stack locks before the
+            // preview is seen: its plan looks a third piece deep here or never. Uncapped, the
+            // kill screen is the classic function's survival, kept two deep.
+            let locks_unseen = gravity.frames_per_row <= 2 && (level < 29 || self.capped);
+            if locks_unseen && self.expect_pairs.is_some() {
                 let third =
                     self.third_piece_unseen(board, level, gravity, height, previous, &expected);
                 best = third.unwrap_or(best);
@@ -335,16 +335,9 @@ impl Planner {
     }
 
     /// Rates every pair of a first placement in `ranked` and a lock position of the preview
-    /// piece `next_id` two deep, into `pairs` (`exact`: see `preview_locks`).
-    fn rate_pairs(
-        &mut self,
-        board: &Board,
-        level: u8,
-        gravity: Gravity,
-        height: u8,
-        next_id: u8,
-        exact: bool,
-    ) {
+    /// piece `next_id` two deep, into `pairs` (the preview where the controller reaches it:
+    /// `preview_locks`).
+    fn rate_pairs(&mut self, board: &Board, level: u8, gravity: Gravity, height: u8, next_id: u8) {
         self.pairs.clear();
         for r in 0..self.ranked.len() {
             let i = self.ranked[r].1;
@@ -356,7 +349,7 @@ impl Planner {
                 lines: lines1,
                 height_before: height,
             };
-            if !self.preview_locks(&b1, gravity, next_id, exact) {
+            if !self.preview_locks(&b1, gravity, next_id, true) {
                 continue;
             }
             let h1 = stack_height(&b1);
@@ -384,8 +377,7 @@ impl Planner {
     /// Lock positions of the preview piece `id`, freshly spawned on `board`, into `locks2`;
     /// false when it cannot spawn. In controller mode those that taps reach (no Down, no
     /// holds: `spawn_tap_locks`, the taps-only search's locks); not `exact`: always
-    /// gravity-free (the cheaper rating of the pieces the preview may be, before it is seen,
-    /// below the kill-screen speed).
+    /// gravity-free (the cheaper rating of the third piece below the kill-screen speed).
     fn preview_locks(&mut self, board: &Board, gravity: Gravity, id: u8, exact: bool) -> bool {
         match &self.ctrl {
             // At slow gravity nearly every lock position is reachable by the controller: the
@@ -398,8 +390,8 @@ impl Planner {
         }
     }
 
-    /// A third piece before the preview is seen, on the kill screen of a capped game, where
-    /// the piece locks before the preview shows: the best `UNSEEN_FIRSTS` first placements by
+    /// A third piece before the preview is seen, from level 19 (and on the kill screen of a
+    /// capped game), where on a high stack the piece locks before the preview shows: the best `UNSEEN_FIRSTS` first placements by
     /// their two-deep expectation (`expected`, by index in `locks1`) are re-rated by the mean
     /// over the preview (the picker's odds after `previous`) of their best pair re-rated with
     /// a third piece by expectation (`third_piece`, of their best `UNSEEN_PAIRS` pairs).
@@ -427,7 +419,7 @@ impl Planner {
                 if odds == 0 {
                     continue;
                 }
-                self.rate_pairs(board, level, gravity, height, id, true);
+                self.rate_pairs(board, level, gravity, height, id);
                 let third = self.third_piece(board, level, height, id, UNSEEN_PAIRS);
                 value += third.map_or(TOP_OUT, |(v, _)| v) * odds as f64 / 64.0;
             }

@@ -584,8 +584,8 @@ mod tests {
         let w = Weights { w: vec![1.0; 7] };
         let profile = Trained::KeepingWell.profile(&w);
         let keeps = |level, height| matches!(profile.at(level, height, true), Profile::KeepingWell(k) if k == &w);
-        assert!(keeps(18, 12) && keeps(20, 11) && keeps(28, 11));
-        assert!(!keeps(18, 11) && !keeps(20, 10) && !keeps(28, 10) && !keeps(29, 12));
+        assert!(keeps(18, 13) && keeps(20, 12) && keeps(28, 12));
+        assert!(!keeps(18, 12) && !keeps(20, 11) && !keeps(28, 11) && !keeps(29, 12));
     }
 
     #[test]

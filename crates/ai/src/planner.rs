@@ -391,10 +391,11 @@ impl Planner {
     }
 
     /// A third piece before the preview is seen, from level 19 (and on the kill screen of a
-    /// capped game), where on a high stack the piece locks before the preview shows: the best `UNSEEN_FIRSTS` first placements by
-    /// their two-deep expectation (`expected`, by index in `locks1`) are re-rated by the mean
-    /// over the preview (the picker's odds after `previous`) of their best pair re-rated with
-    /// a third piece by expectation (`third_piece`, of their best `UNSEEN_PAIRS` pairs).
+    /// capped game), where on a high stack the piece locks before the preview shows: the best
+    /// `UNSEEN_FIRSTS` first placements by their two-deep expectation (`expected`, by index in
+    /// `locks1`) are re-rated by the mean over the preview (the picker's odds after
+    /// `previous`) of their best pair re-rated with a third piece by expectation
+    /// (`third_piece`, of their best `UNSEEN_PAIRS` pairs).
     /// Returns the best of them.
     fn third_piece_unseen(
         &mut self,

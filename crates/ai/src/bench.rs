@@ -26,8 +26,9 @@ pub struct BenchOptions {
     /// cannot be read: a one-line warning, and the built-in ones).
     pub weights: Option<std::path::PathBuf>,
     /// A learned value (`ai-train --fit-value`) correcting the standard format's strong
-    /// profile below level 29, times `value_scale` rating units a point (a file that cannot be
-    /// read: a one-line warning, and no correction).
+    /// profile below level 29 in place of the built-in one (a file that cannot be read: a
+    /// one-line warning, and the built-in one), times `value_scale` rating units a point (0:
+    /// no correction).
     pub value: Option<std::path::PathBuf>,
     pub value_scale: f64,
     /// "controller" or "placement".
@@ -138,6 +139,9 @@ pub struct BenchReport {
 
 /// Checks the options and builds the game configuration and profile.
 pub fn configure(o: &BenchOptions) -> Result<(Profile, GameConfig), String> {
+    if !(o.value_scale.is_finite() && o.value_scale >= 0.0) {
+        return Err("--value-scale is a number from 0".into());
+    }
     let profile = match (o.profile.as_str(), &o.weights) {
         _ if o.value.is_some() && (o.profile != "strong" || o.weights.is_some()) => {
             return Err("--value corrects the standard format's built-in strong profile".into())
@@ -146,16 +150,19 @@ pub fn configure(o: &BenchOptions) -> Result<(Profile, GameConfig), String> {
             Profile::Strong(Weights::load_or(path, &STRONG_NAMES, Weights::strong))
         }
         (_, Some(_)) => return Err("--weights are the strong profile's".into()),
-        ("strong", None) if o.format == "standard" => match &o.value {
-            Some(path) => match Value::load(path) {
-                Ok(value) => Profile::standard_valued(value, o.value_scale),
-                Err(e) => {
-                    eprintln!("value {}: {e}; playing without it", path.display());
-                    Profile::standard()
-                }
-            },
-            None => Profile::standard(),
-        },
+        ("strong", None) if o.format == "standard" => {
+            let value = match &o.value {
+                Some(path) => Value::load(path).unwrap_or_else(|e| {
+                    eprintln!(
+                        "value {}: {e}; playing with the built-in one",
+                        path.display()
+                    );
+                    Value::builtin()
+                }),
+                None => Value::builtin(),
+            };
+            Profile::standard_valued(Some(value), o.value_scale)
+        }
         (_, None) if o.value.is_some() => {
             return Err("--value corrects the standard format's strong profile".into())
         }

@@ -545,6 +545,11 @@ pub struct Value {
 }
 
 impl Value {
+    /// The value the standard profile plays with (`weights/value.json`, weights/README.md).
+    pub fn builtin() -> Value {
+        serde_json::from_str(include_str!("../weights/value.json")).expect("weights/value.json")
+    }
+
     /// Reads a value file (JSON, as `ai-train --fit-value` writes it).
     pub fn load(path: &std::path::Path) -> Result<Value, String> {
         let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
@@ -770,9 +775,9 @@ impl Profile {
         }
     }
 
-    /// The strong profile of the standard format: `Weights::standard_before_29` below level
-    /// 29, the built-in strong weights from 29 on, and survival with
-    /// `Weights::double_kill_screen` from 38 in a capped game.
+    /// The strong profile of the standard format: `Weights::standard_before_29` corrected by
+    /// the learned value (`Value::builtin`) below level 29, the built-in strong weights from 29
+    /// on, and survival with `Weights::double_kill_screen` from 38 in a capped game.
     pub fn standard() -> Profile {
         Profile::standard_with(
             Weights::keeping_well(),
@@ -793,7 +798,7 @@ impl Profile {
         survival: Weights,
     ) -> Profile {
         Profile::Banded(Box::new([
-            Profile::Strong(Weights::standard_before_29()),
+            Profile::valued(Some(Value::builtin()), VALUE_SCALE),
             Profile::KeepingWell(keeping_well),
             kill_screen,
             Profile::Survival(survival),
@@ -810,13 +815,23 @@ impl Profile {
     }
 
     /// The standard profile with its rating below level 29 less `value` times `scale` (rating
-    /// units a point; `nestor ai-bench --value`).
-    pub fn standard_valued(value: Value, scale: f64) -> Profile {
+    /// units a point; `nestor ai-bench --value`, `--value-scale`); with no value, the trained
+    /// weights alone (what `ai-train --fit-value` fits its first value on).
+    pub fn standard_valued(value: Option<Value>, scale: f64) -> Profile {
         let mut standard = Profile::standard();
         if let Profile::Banded(bands) = &mut standard {
-            bands[0] = Profile::Valued(Box::new((Weights::standard_before_29(), value, scale)));
+            bands[0] = Profile::valued(value, scale);
         }
         standard
+    }
+
+    /// `Weights::standard_before_29`, less `value` times `scale` if there is one.
+    fn valued(value: Option<Value>, scale: f64) -> Profile {
+        let weights = Weights::standard_before_29();
+        match value {
+            Some(value) => Profile::Valued(Box::new((weights, value, scale))),
+            None => Profile::Strong(weights),
+        }
     }
 
     /// The profile that rates placements at `level` with a stack `height` rows high.
@@ -929,7 +944,10 @@ mod tests {
         let standard = Profile::standard();
         for capped in [false, true] {
             let builds = |p: &Profile, level, height| {
-                matches!(p.at(level, height, capped), Profile::Strong(_))
+                matches!(
+                    p.at(level, height, capped),
+                    Profile::Strong(_) | Profile::Valued(_)
+                )
             };
             let keeps_well = |p: &Profile, level, height| {
                 matches!(p.at(level, height, capped), Profile::KeepingWell(_))
@@ -1070,6 +1088,7 @@ mod tests {
         let p = Profile::standard();
         let weights = |level, height| match p.at(level, height, true) {
             Profile::Strong(w) => Some(w.clone()),
+            Profile::Valued(p) => Some(p.0.clone()),
             _ => None,
         };
         assert_eq!(weights(28, 0), Some(Weights::standard_before_29()));
@@ -1247,6 +1266,9 @@ mod tests {
         w[3] = f64::NAN;
         assert!(load(w).is_err());
         assert!(Value::load(&dir.join("absent.json")).is_err());
+        // The built-in value is one such file.
+        let builtin = Path::new(env!("CARGO_MANIFEST_DIR")).join("weights/value.json");
+        assert_eq!(Value::load(&builtin), Ok(Value::builtin()));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

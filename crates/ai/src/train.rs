@@ -483,10 +483,7 @@ pub fn fit_value(
 ) -> ValueFit {
     let gamma = 1.0 - 1.0 / horizon as f64;
     let games = |value: &Option<Value>, seed: u64| -> Vec<ValueGame> {
-        let profile = match value {
-            None => Profile::standard(),
-            Some(v) => Profile::standard_valued(v.clone(), scale),
-        };
+        let profile = Profile::standard_valued(value.clone(), scale);
         (0..o.games)
             .into_par_iter()
             .map(|g| {

@@ -29,10 +29,12 @@ pub struct Args {
     #[arg(long)]
     weights: Option<std::path::PathBuf>,
     /// A learned value (JSON, as `ai-train --fit-value` writes) correcting the standard
-    /// format's strong profile below level 29 (see crates/ai/weights/README.md).
+    /// format's strong profile below level 29 in place of the built-in one (see
+    /// crates/ai/weights/README.md).
     #[arg(long)]
     value: Option<std::path::PathBuf>,
-    /// The scale of the --value correction: rating units a point of the value.
+    /// The scale of the standard format's value correction: rating units a point of the value
+    /// (0: the trained weights alone).
     #[arg(long, default_value_t = ai::eval::VALUE_SCALE)]
     value_scale: f64,
     /// controller (frame-exact inputs under gravity) or placement (gravity ignored).

@@ -62,8 +62,8 @@ pub struct Args {
     /// Fit the learned value instead (weights/README.md): the points that follow a
     /// playfield over about HORIZON pieces (each piece's discounted by 1 - 1/HORIZON), by
     /// least-squares temporal differences over --games games to level 29 of the standard
-    /// format's strong profile (with --format standard), measured on as many held-out games;
-    /// written as JSON to --out.
+    /// format's strong profile without its value (with --format standard), measured on as
+    /// many held-out games; written as JSON to --out.
     #[arg(long, value_name = "HORIZON")]
     fit_value: Option<usize>,
     /// With --fit-value: rounds of policy iteration after the first fit, each playing new

@@ -540,7 +540,8 @@ fn ai_train_trains_the_double_kill_screens_weights() {
 
 /// `ai-train --fit-value` gives the same value for the same seed; `ai-bench --value` plays
 /// the standard format with the committed one, names a file it cannot read in one line (and
-/// plays without it), and refuses a value outside the standard format or a horizon of 0.
+/// plays with the built-in one), and refuses a value outside the standard format, a negative
+/// scale or a horizon of 0.
 #[test]
 fn ai_train_fits_a_value_that_ai_bench_plays() {
     let dir = scratch_dir();
@@ -562,11 +563,13 @@ fn ai_train_fits_a_value_that_ai_bench_plays() {
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(
-        stderr.contains("absent.json") && stderr.contains("without it"),
+        stderr.contains("absent.json") && stderr.contains("the built-in one"),
         "{stderr}"
     );
     let (code, stderr) = run(&["ai-bench", "--value", committed]);
     assert_one_line(code, &stderr, "--value corrects the standard format");
+    let (code, stderr) = run(&["ai-bench", "--format", "standard", "--value-scale=-1"]);
+    assert_one_line(code, &stderr, "--value-scale is a number from 0");
     let (code, stderr) = run(&["ai-train", "--format", "standard", "--fit-value", "0"]);
     assert_one_line(code, &stderr, "horizon of at least 2");
     let (code, stderr) = run(&["ai-train", "--fit-value", "20"]);

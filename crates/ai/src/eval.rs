@@ -825,12 +825,13 @@ impl Profile {
         standard
     }
 
-    /// `Weights::standard_before_29`, less `value` times `scale` if there is one.
+    /// `Weights::standard_before_29`, less `value` times `scale` if there is one (a scale of 0
+    /// rates as the weights alone, without computing the value).
     fn valued(value: Option<Value>, scale: f64) -> Profile {
         let weights = Weights::standard_before_29();
         match value {
-            Some(value) => Profile::Valued(Box::new((weights, value, scale))),
-            None => Profile::Strong(weights),
+            Some(value) if scale != 0.0 => Profile::Valued(Box::new((weights, value, scale))),
+            _ => Profile::Strong(weights),
         }
     }
 

@@ -436,7 +436,7 @@ pub fn strong_features(board: &Board, placed: &[Placed], level: u8) -> [f64; STR
     }
     let aggregate: u32 = h.iter().map(|&v| v as u32).sum();
     let max_h = *h.iter().max().unwrap() as i32;
-    let danger = (max_h - 8).max(0) as f64;
+    let danger = (max_h - danger_height(level) as i32).max(0) as f64;
     // Wells in columns 0-8 (depth below the lower neighbour).
     let mut well_cells = 0u32;
     let mut deep_wells = 0u32;
@@ -582,6 +582,17 @@ pub fn value_features(board: &Board, level: u8) -> Vec<(u16, f64)> {
 /// Stack height (before the piece) at which a burned line stops costing in the strong
 /// rating: the cost falls with the height, where clearing turns from a loss into survival.
 const BURN_FREE_HEIGHT: f64 = 16.0;
+
+/// Stack height above which the strong rating's `max_height_danger` counts: 8 rows, and at level
+/// 18 and below a row higher, as the hand-over (`SLOW_BURN_HEIGHT`). There a stack of 9 rows
+/// costs nothing yet, so fewer rows ready for the next Tetris are burned to keep it down.
+pub fn danger_height(level: u8) -> u8 {
+    if level < 19 {
+        9
+    } else {
+        8
+    }
+}
 
 /// Stack height from which the strong profile stops building and burns (keeping the well:
 /// `Profile::KeepingWell`) at levels 19-28.
@@ -924,6 +935,18 @@ mod tests {
         assert_eq!(unfit_pieces(&[4, 4, 5, 5, 5, 5, 5, 5, 5, 0]), 0);
         // Alternating two-high spikes: only J and L standing up (+2 / -2) land clean.
         assert_eq!(unfit_pieces(&[0, 2, 0, 2, 0, 2, 0, 2, 0, 0]), 4);
+    }
+
+    #[test]
+    fn the_danger_starts_a_row_higher_at_level_18() {
+        let danger = |heights, level| {
+            let i = STRONG_NAMES.iter().position(|&n| n == "max_height_danger");
+            strong_features(&stack(heights), &[], level)[i.unwrap()]
+        };
+        let nine = [9, 9, 9, 9, 9, 9, 9, 9, 9, 0];
+        assert_eq!(danger(nine, 18), 0.0);
+        assert_eq!(danger(nine, 19), 1.0);
+        assert_eq!(danger([11, 11, 11, 11, 11, 11, 11, 11, 11, 0], 18), 4.0);
     }
 
     #[test]

@@ -583,11 +583,11 @@ pub fn value_features(board: &Board, level: u8) -> Vec<(u16, f64)> {
 /// rating: the cost falls with the height, where clearing turns from a loss into survival.
 const BURN_FREE_HEIGHT: f64 = 16.0;
 
-/// Stack height above which the strong rating's `max_height_danger` counts: 8 rows, and at level
-/// 18 and below a row higher, as the hand-over (`SLOW_BURN_HEIGHT`). There a stack of 9 rows
-/// costs nothing yet, so fewer rows ready for the next Tetris are burned to keep it down.
+/// Stack height above which the strong rating's `max_height_danger` counts: 9 rows below the
+/// kill screen, where a stack of 9 rows costs nothing yet, so fewer rows ready for the next
+/// Tetris are burned to keep it down; 8 from level 29, where a piece reaches less.
 pub fn danger_height(level: u8) -> u8 {
-    if level < 19 {
+    if level < 29 {
         9
     } else {
         8
@@ -938,14 +938,15 @@ mod tests {
     }
 
     #[test]
-    fn the_danger_starts_a_row_higher_at_level_18() {
+    fn the_danger_starts_a_row_higher_below_the_kill_screen() {
         let danger = |heights, level| {
             let i = STRONG_NAMES.iter().position(|&n| n == "max_height_danger");
             strong_features(&stack(heights), &[], level)[i.unwrap()]
         };
         let nine = [9, 9, 9, 9, 9, 9, 9, 9, 9, 0];
         assert_eq!(danger(nine, 18), 0.0);
-        assert_eq!(danger(nine, 19), 1.0);
+        assert_eq!(danger(nine, 28), 0.0);
+        assert_eq!(danger(nine, 29), 1.0);
         assert_eq!(danger([11, 11, 11, 11, 11, 11, 11, 11, 11, 0], 18), 4.0);
     }
 

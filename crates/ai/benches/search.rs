@@ -5,7 +5,7 @@
 
 use ai::controller::Pad;
 use ai::eval::Profile;
-use ai::planner::{Planner, SearchKind, EXPECT_PAIRS};
+use ai::planner::{Planner, SearchKind, EXPECT_PAIRS, FOURTH_PAIRS};
 use ai::rules::{Board, Control, SPAWN_ID};
 use ai::sim::SplitMix;
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -42,12 +42,14 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("placement");
     let controller = SearchKind::Controller { tap_hz: 30 };
     let strong = || Profile::by_name("strong").unwrap();
-    for (name, kind, profile, level, expect_pairs) in [
+    // (name, search, profile, level, pairs rated three deep, of them four deep)
+    for (name, kind, profile, level, expect_pairs, fourth_pairs) in [
         (
             "placement_two_deep_classic",
             SearchKind::Placement,
             Profile::Classic,
             18,
+            None,
             None,
         ),
         (
@@ -56,6 +58,7 @@ fn bench(c: &mut Criterion) {
             strong(),
             18,
             None,
+            None,
         ),
         (
             "controller_three_deep_strong_l18",
@@ -63,6 +66,15 @@ fn bench(c: &mut Criterion) {
             strong(),
             18,
             Some(EXPECT_PAIRS),
+            None,
+        ),
+        (
+            "controller_four_deep_strong_l18",
+            controller,
+            strong(),
+            18,
+            Some(EXPECT_PAIRS),
+            Some(FOURTH_PAIRS),
         ),
         // Uncapped, level 29 is two deep whatever `expect_pairs` says.
         (
@@ -71,10 +83,12 @@ fn bench(c: &mut Criterion) {
             strong(),
             29,
             None,
+            None,
         ),
     ] {
         let mut planner = Planner::new(profile, kind).unwrap();
         planner.expect_pairs = expect_pairs;
+        planner.fourth_pairs = fourth_pairs;
         let mut i = 0;
         group.bench_function(name, |b| {
             b.iter(|| {

@@ -180,7 +180,7 @@ impl Planner {
     /// Decides before the preview is seen (controller search): the current piece is moved with
     /// taps only, and each of its best placements is rated by the mean, over the pieces the
     /// preview can be (weighted by the picker's odds), of the best pair with it, the preview
-    /// placed where taps reach it (`preview_locks`); from level 19 the best of them are rated a
+    /// placed where taps reach it (`preview_locks`); from level 16 the best of them are rated a
     /// third piece deep (`third_piece_unseen`).
     pub fn decide_unseen(
         &mut self,
@@ -304,10 +304,10 @@ impl Planner {
                 .map(|&(_, i)| (expected[i], i))
                 .min_by(|a, b| a.0.total_cmp(&b.0))
                 .map_or(best, |(_, i)| i);
-            // From level 19 (two frames a row) a piece on a high stack locks before the
-            // preview is seen: its plan looks a third piece deep here or never. Uncapped, the
-            // kill screen is the classic function's survival, kept two deep.
-            let locks_unseen = gravity.frames_per_row <= 2 && (level < 29 || self.capped);
+            // From three frames a row (level 16) a piece on a high stack locks before the
+            // preview is seen or soon after: its plan looks a third piece deep here or never.
+            // Uncapped, the kill screen is the classic function's survival, kept two deep.
+            let locks_unseen = gravity.frames_per_row <= 3 && (level < 29 || self.capped);
             if locks_unseen && self.expect_pairs.is_some() {
                 let third =
                     self.third_piece_unseen(board, level, gravity, height, previous, &expected);
@@ -401,7 +401,7 @@ impl Planner {
         }
     }
 
-    /// A third piece before the preview is seen, from level 19 (and on the kill screen of a
+    /// A third piece before the preview is seen, from level 16 (and on the kill screen of a
     /// capped game), where on a high stack the piece locks before the preview shows: the best
     /// `UNSEEN_FIRSTS` first placements by their two-deep expectation (`expected`, by index in
     /// `locks1`) are re-rated by the mean over the preview (the picker's odds after

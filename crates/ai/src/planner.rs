@@ -704,4 +704,45 @@ mod tests {
         assert_eq!(play(Some(1)), three);
         assert_ne!(play(Some(FOURTH_PAIRS)), three);
     }
+
+    #[test]
+    fn before_the_preview_a_third_piece_counts_from_three_frames_a_row() {
+        // The playfields of a game three deep; on each, the plan before the preview with and
+        // without a third piece: alike at level 15 (four frames a row), not at 18 (three).
+        let planner = |expect_pairs| {
+            let mut p = Planner::new(
+                Profile::by_name("strong").unwrap(),
+                SearchKind::Controller { tap_hz: 30 },
+            )
+            .unwrap();
+            p.expect_pairs = expect_pairs;
+            p
+        };
+        let (mut three, mut two) = (planner(Some(EXPECT_PAIRS)), planner(None));
+        let mut picker = Picker::default();
+        let (mut board, mut current, mut next) = (Board::default(), picker.pick(), picker.pick());
+        let mut differs = [0; 2];
+        for _ in 0..60 {
+            let spawn = Control::spawned(current, 0);
+            for (n, level) in [15, 18].into_iter().enumerate() {
+                let plan = |p: &mut Planner| {
+                    p.decide_unseen(&board, level, spawn, Pad::idle())
+                        .map(|d| d.target)
+                };
+                if plan(&mut three) != plan(&mut two) {
+                    differs[n] += 1;
+                }
+            }
+            let d = three
+                .decide(&board, 18, spawn, Pad::idle(), Some(next))
+                .expect("the game goes on");
+            board.lock(d.target.id, d.target.x, d.target.y);
+            for _ in 0..47 {
+                picker.frame();
+            }
+            (current, next) = (next, picker.pick());
+        }
+        assert_eq!(differs[0], 0, "level 15");
+        assert!(differs[1] > 0, "level 18: {differs:?}");
+    }
 }

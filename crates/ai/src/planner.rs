@@ -564,6 +564,19 @@ mod tests {
     use super::*;
     use crate::eval::UNFILLABLE_WELL_WEIGHT;
 
+    /// The strong profile's planner at 30 Hz, rating `expect_pairs` pairs three deep and
+    /// `fourth_pairs` of them four deep.
+    fn strong(expect_pairs: Option<usize>, fourth_pairs: Option<usize>) -> Planner {
+        let mut planner = Planner::new(
+            Profile::by_name("strong").unwrap(),
+            SearchKind::Controller { tap_hz: 30 },
+        )
+        .unwrap();
+        planner.expect_pairs = expect_pairs;
+        planner.fourth_pairs = fourth_pairs;
+        planner
+    }
+
     /// Lines cleared and lines cleared by Tetrises in `pieces` placements at level 18 from an
     /// empty playfield (the game's picker, frames between picks varied by `seed`).
     fn tetris_lines(
@@ -572,13 +585,7 @@ mod tests {
         seed: u64,
         pieces: usize,
     ) -> (u32, u32) {
-        let mut planner = Planner::new(
-            Profile::by_name("strong").unwrap(),
-            SearchKind::Controller { tap_hz: 30 },
-        )
-        .unwrap();
-        planner.expect_pairs = expect_pairs;
-        planner.fourth_pairs = fourth_pairs;
+        let mut planner = strong(expect_pairs, fourth_pairs);
         let mut picker = Picker::default();
         let mut frames = crate::sim::SplitMix(seed);
         let mut pick = || {
@@ -709,16 +716,7 @@ mod tests {
     fn before_the_preview_a_third_piece_counts_from_three_frames_a_row() {
         // The playfields of a game three deep; on each, the plan before the preview with and
         // without a third piece: alike at level 15 (four frames a row), not at 18 (three).
-        let planner = |expect_pairs| {
-            let mut p = Planner::new(
-                Profile::by_name("strong").unwrap(),
-                SearchKind::Controller { tap_hz: 30 },
-            )
-            .unwrap();
-            p.expect_pairs = expect_pairs;
-            p
-        };
-        let (mut three, mut two) = (planner(Some(EXPECT_PAIRS)), planner(None));
+        let (mut three, mut two) = (strong(Some(EXPECT_PAIRS), None), strong(None, None));
         let mut picker = Picker::default();
         let (mut board, mut current, mut next) = (Board::default(), picker.pick(), picker.pick());
         let mut differs = [0; 2];

@@ -110,12 +110,29 @@ impl Session {
     }
 }
 
-/// A fresh directory for one test's files.
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("nestor-lua-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temporary directory");
-    dir
+/// A fresh folder for one test's files, removed when the test ends.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("nestor-lua-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("temporary directory");
+        Scratch(dir)
+    }
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 /// Compares with the expected file; on a difference the output is kept in `<name>.actual`.
@@ -190,7 +207,8 @@ fn joypad_invert_flips_the_users_buttons() {
 #[test]
 fn savestate_round_trip() {
     let mut s = Session::new();
-    s.files(&temp_dir("savestate"));
+    let dir = Scratch::new("savestate");
+    s.files(&dir);
     s.load("savestate");
     s.frames(12);
     expect("savestate", &s.output());
@@ -198,7 +216,7 @@ fn savestate_round_trip() {
 
 #[test]
 fn savestates_persist_in_slot_files_across_runs() {
-    let dir = temp_dir("persist");
+    let dir = Scratch::new("persist");
     std::fs::write(dir.join("slot5.state"), b"not a state").expect("damaged slot file");
     let mut first = Session::new();
     first.files(&dir);
@@ -223,7 +241,8 @@ fn savestates_persist_in_slot_files_across_runs() {
 #[test]
 fn movie_record_and_play_from_a_script() {
     let mut s = Session::new();
-    s.files(&temp_dir("movie"));
+    let dir = Scratch::new("movie");
+    s.files(&dir);
     s.load("movie_record");
     s.frames(30);
     expect("movie_record", &s.output());
@@ -717,7 +736,8 @@ fn a_script_plays_an_fceux_movie_to_fceuxs_ram() {
 #[test]
 fn a_movie_a_script_records_with_resets_plays_back_to_its_ram() {
     let mut s = Session::with_rom(quadfall());
-    s.files(&temp_dir("movie_reset"));
+    let dir = Scratch::new("movie_reset");
+    s.files(&dir);
     s.load("movie_reset");
     s.frames(200);
     let output = s.output();

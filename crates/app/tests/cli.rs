@@ -2,11 +2,43 @@
 //! exit code 2 ("could not run").
 
 use ai::eval::SURVIVAL_FEATURES;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// A fresh folder for one test's files, removed when the test ends.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(test: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("nestor-cli-{}-{test}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+
+    /// `text` in a file of the folder.
+    fn file(&self, name: &str, text: &str) -> PathBuf {
+        let path = self.0.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 fn nestor_on(bytes: &[u8], name: &str) -> (i32, String) {
-    let dir = std::env::temp_dir().join(format!("nestor-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = Scratch::new(name);
     let path = dir.join(name);
     std::fs::write(&path, bytes).unwrap();
     run(&["test-rom", path.to_str().unwrap()])
@@ -23,29 +55,15 @@ fn run(args: &[&str]) -> (i32, String) {
 
 /// Runs `args` (split at spaces) with `--out out`, which must succeed: its stderr and what it
 /// wrote.
-fn run_writing(args: &str, out: &std::path::Path) -> (String, String) {
+fn run_writing(args: &str, out: &Path) -> (String, String) {
     let args: Vec<&str> = args.split(' ').collect();
     let (code, stderr) = run(&[&args[..], &["--out", out.to_str().unwrap()]].concat());
     assert_eq!(code, 0, "{stderr}");
     (stderr, std::fs::read_to_string(out).unwrap())
 }
 
-/// This test run's scratch folder.
-fn scratch_dir() -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("nestor-cli-scratch-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// `text` in a file of the scratch folder.
-fn scratch_file(name: &str, text: &str) -> std::path::PathBuf {
-    let path = scratch_dir().join(name);
-    std::fs::write(&path, text).unwrap();
-    path
-}
-
 /// `nestor run --headless` for `frames` frames with a Lua script, then `more` arguments.
-fn run_script(frames: &str, script: &std::path::Path, more: &[&str]) -> (i32, String) {
+fn run_script(frames: &str, script: &Path, more: &[&str]) -> (i32, String) {
     let base = [
         "run",
         "--headless",
@@ -139,7 +157,8 @@ fn missing_file() {
 
 #[test]
 fn run_and_bench_report_bad_images_too() {
-    let path = std::env::temp_dir().join(format!("nestor-cli-run-{}.nes", std::process::id()));
+    let dir = Scratch::new("run_and_bench_report_bad_images_too");
+    let path = dir.join("run.nes");
     std::fs::write(&path, b"NES").unwrap();
     for args in [
         vec!["run", path.to_str().unwrap(), "--headless", "--frames", "1"],
@@ -157,8 +176,8 @@ fn run_and_bench_report_bad_images_too() {
 
 #[test]
 fn bad_input_script_names_the_line() {
-    let script = std::env::temp_dir().join(format!("nestor-cli-in-{}.txt", std::process::id()));
-    std::fs::write(&script, "10 start\n20 jump\n").unwrap();
+    let dir = Scratch::new("bad_input_script_names_the_line");
+    let script = dir.file("in.txt", "10 start\n20 jump\n");
     let (code, stderr) = run(&[
         "run",
         "--headless",
@@ -216,7 +235,8 @@ fn test_rom_verdict_and_json() {
 
 #[test]
 fn screenshot_has_the_scaled_size() {
-    let shot = std::env::temp_dir().join(format!("nestor-cli-shot-{}.png", std::process::id()));
+    let dir = Scratch::new("screenshot_has_the_scaled_size");
+    let shot = dir.join("shot.png");
     let (code, stderr) = run(&[
         "run",
         "--headless",
@@ -235,7 +255,8 @@ fn screenshot_has_the_scaled_size() {
 
 #[test]
 fn wav_holds_the_run_sound() {
-    let path = std::env::temp_dir().join(format!("nestor-cli-{}.wav", std::process::id()));
+    let dir = Scratch::new("wav_holds_the_run_sound");
+    let path = dir.join("run.wav");
     let (code, _) = run(&[
         "run",
         "--headless",
@@ -246,7 +267,6 @@ fn wav_holds_the_run_sound() {
     ]);
     assert_eq!(code, 0);
     let wav = std::fs::read(&path).unwrap();
-    let _ = std::fs::remove_file(&path);
     assert_eq!((&wav[0..4], &wav[8..16]), (&b"RIFF"[..], &b"WAVEfmt "[..]));
     let rate = u32::from_le_bytes(wav[24..28].try_into().unwrap());
     let samples = u32::from_le_bytes(wav[40..44].try_into().unwrap()) / 2;
@@ -473,7 +493,7 @@ fn ai_bench_bad_formats_are_one_line_errors() {
 /// line naming it and the built-in weights.
 #[test]
 fn ai_train_is_reproducible_and_its_weights_load() {
-    let dir = scratch_dir();
+    let dir = Scratch::new("ai_train_is_reproducible_and_its_weights_load");
     let train = |name: &str| {
         let args = "ai-train --generations 1 --population 4 --games 1 --max-pieces 30 --seed 5";
         let (stderr, weights) = run_writing(args, &dir.join(name));
@@ -512,7 +532,7 @@ fn ai_train_is_reproducible_and_its_weights_load() {
 /// screen's weights train in the standard format only, and unknown weights are refused in one line.
 #[test]
 fn ai_train_trains_the_double_kill_screens_weights() {
-    let dir = scratch_dir();
+    let dir = Scratch::new("ai_train_trains_the_double_kill_screens_weights");
     let train = |name: &str| {
         let args = "ai-train --weights-of double-kill-screen --format standard --level 39 \
                     --objective score --generations 1 --population 4 --games 1 --max-pieces 30";
@@ -544,7 +564,7 @@ fn ai_train_trains_the_double_kill_screens_weights() {
 /// scale or a horizon of 0.
 #[test]
 fn ai_train_fits_a_value_that_ai_bench_plays() {
-    let dir = scratch_dir();
+    let dir = Scratch::new("ai_train_fits_a_value_that_ai_bench_plays");
     let fit = |name: &str| {
         let args = "ai-train --format standard --fit-value 5 --rounds 1 --games 1 --max-pieces 40";
         run_writing(args, &dir.join(name)).1
@@ -589,11 +609,12 @@ fn endless_files_are_not_roms() {
 /// end; one that ends with os.exit(n) keeps n.
 #[test]
 fn a_failed_script_fails_the_headless_run() {
-    let failing = scratch_file("failing.lua", "emu.frameadvance()\nerror('boom')\n");
+    let dir = Scratch::new("a_failed_script_fails_the_headless_run");
+    let failing = dir.file("failing.lua", "emu.frameadvance()\nerror('boom')\n");
     let (code, stderr) = run_script("30", &failing, &[]);
     assert_eq!(code, 4, "{stderr}");
     assert!(stderr.contains("boom"), "{stderr}");
-    let exiting = scratch_file("exiting.lua", "emu.frameadvance()\nos.exit(7)\n");
+    let exiting = dir.file("exiting.lua", "emu.frameadvance()\nos.exit(7)\n");
     let (code, stderr) = run_script("18000", &exiting, &[]);
     assert_eq!(code, 7, "{stderr}");
 }
@@ -601,7 +622,8 @@ fn a_failed_script_fails_the_headless_run() {
 /// `rom.getfilename()` is the ROM file's name without folder and extension, as in FCEUX.
 #[test]
 fn scripts_see_the_rom_file_name_as_fceux_gives_it() {
-    let script = scratch_file("name.lua", "print(rom.getfilename())\n");
+    let dir = Scratch::new("scripts_see_the_rom_file_name_as_fceux_gives_it");
+    let script = dir.file("name.lua", "print(rom.getfilename())\n");
     let rom = script.with_file_name("Some Game (U).nes");
     std::fs::copy(
         concat!(env!("CARGO_MANIFEST_DIR"), "/../../roms/quadfall.nes"),
@@ -633,9 +655,9 @@ fn scripts_see_the_rom_file_name_as_fceux_gives_it() {
 /// one line and the run goes on.
 #[test]
 fn scripts_save_screenshots_headless() {
-    let dir = scratch_dir();
+    let dir = Scratch::new("scripts_save_screenshots_headless");
     let (shot, bad) = (dir.join("shot.png"), dir.join("missing").join("shot.png"));
-    let script = scratch_file(
+    let script = dir.file(
         "shot.lua",
         &format!(
             "for _ = 1, 3 do emu.frameadvance() end\ngui.savescreenshotas({:?})\ngui.savescreenshotas({:?})\n",
@@ -657,7 +679,8 @@ fn scripts_save_screenshots_headless() {
 /// normally.
 #[test]
 fn deep_pcall_nesting_stops_at_the_c_call_limit() {
-    let script = scratch_file(
+    let dir = Scratch::new("deep_pcall_nesting_stops_at_the_c_call_limit");
+    let script = dir.file(
         "many.lua",
         "local function g() return pcall(g) end\nprint(g())\n",
     );
@@ -670,7 +693,8 @@ fn deep_pcall_nesting_stops_at_the_c_call_limit() {
 #[test]
 fn lua_memory_limit_is_an_option() {
     // About 40 MiB of strings.
-    let script = scratch_file(
+    let dir = Scratch::new("lua_memory_limit_is_an_option");
+    let script = dir.file(
         "grow.lua",
         "local t = {}\nfor i = 1, 40 do t[i] = string.rep('x', 1048576) .. i end\nprint('kept', #t)\n",
     );
@@ -686,7 +710,7 @@ fn lua_memory_limit_is_an_option() {
 /// folder. Without either, a script has FCEUX's full access; a headless run creates no config.
 #[test]
 fn lua_sandbox_reaches_the_script_from_the_option_and_the_config() {
-    let dir = scratch_dir().join("sandbox");
+    let dir = Scratch::new("lua_sandbox_reaches_the_script_from_the_option_and_the_config");
     let (data, config) = (dir.join("data"), dir.join("config"));
     for folder in [&data, &dir.join("scripts"), &config] {
         std::fs::create_dir_all(folder).unwrap();
@@ -767,7 +791,8 @@ fn regions_on_the_command_line() {
     );
 
     // A file name tagged as a PAL release, run on NTSC as asked.
-    let tagged = scratch_dir().join("Quadfall (Europe).nes");
+    let dir = Scratch::new("regions_on_the_command_line");
+    let tagged = dir.join("Quadfall (Europe).nes");
     std::fs::write(&tagged, include_bytes!("../../../roms/quadfall.nes")).unwrap();
     let tagged = tagged.to_str().unwrap();
     let headless = ["run", "--headless", "--frames", "2", tagged];
@@ -790,9 +815,9 @@ fn regions_on_the_command_line() {
 /// line or a script, and a script's movie does not start while codes are in.
 #[test]
 fn movies_and_game_genie_codes_stay_apart_in_scripts() {
-    let dir = scratch_dir();
+    let dir = Scratch::new("movies_and_game_genie_codes_stay_apart_in_scripts");
     let movie = dir.join("genie.fm2");
-    let add = scratch_file("add-genie.lua", "emu.addgamegenie('SXIOPO')\n");
+    let add = dir.file("add-genie.lua", "emu.addgamegenie('SXIOPO')\n");
     let (code, stderr) = run_script("2", &add, &["--record", movie.to_str().unwrap()]);
     assert_eq!(code, 4, "{stderr}");
     assert!(
@@ -806,7 +831,7 @@ fn movies_and_game_genie_codes_stay_apart_in_scripts() {
         "no movie: the code goes in"
     );
 
-    let record = scratch_file(
+    let record = dir.file(
         "record-genie.lua",
         &format!("movie.record('{}')\n", dir.join("script.fm2").display()),
     );
@@ -833,7 +858,8 @@ fn movies_and_game_genie_codes_stay_apart_in_scripts() {
 #[test]
 fn controller_ports_on_the_command_line() {
     let rom = testrom::location::path("vaus-test/vaus-test.nes");
-    let script = scratch_file(
+    let dir = Scratch::new("controller_ports_on_the_command_line");
+    let script = dir.file(
         "port2.lua",
         "for _ = 1, 20 do emu.frameadvance() end\nos.exit(memory.readbyte(0x19))\n",
     );

@@ -2,13 +2,32 @@
 //! for another ROM or one that runs out is reported as a desync (exit 3); a broken movie is an
 //! error naming its line (exit 2).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("nestor-movie-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh folder for one test's files, removed when the test ends.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(test: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("nestor-movie-{}-{test}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 /// Runs nestor; returns the exit code and stderr.
@@ -22,9 +41,8 @@ fn nestor(args: &[&str]) -> (i32, String) {
 }
 
 /// Records 400 frames of Quadfall driven by an input script (menus, then a few moves) and
-/// saves the last frame; returns the movie's path.
-fn record(name: &str) -> (PathBuf, Vec<u8>) {
-    let dir = dir();
+/// saves the last frame in `dir`; returns the movie's path.
+fn record(dir: &Path, name: &str) -> (PathBuf, Vec<u8>) {
     let input = dir.join(format!("{name}.txt"));
     std::fs::write(
         &input,
@@ -51,7 +69,8 @@ fn record(name: &str) -> (PathBuf, Vec<u8>) {
 
 #[test]
 fn recorded_run_plays_back_to_the_same_frame() {
-    let (movie, recorded) = record("replay");
+    let dir = Scratch::new("recorded_run_plays_back_to_the_same_frame");
+    let (movie, recorded) = record(&dir, "replay");
     let text = std::fs::read_to_string(&movie).unwrap();
     assert!(text.starts_with("version 3\n"));
     // FCEUX's two dead frames after power-on, then one line per frame run.
@@ -61,7 +80,7 @@ fn recorded_run_plays_back_to_the_same_frame() {
         text.contains("|0|....T...|........||"),
         "Start was not recorded"
     );
-    let png = dir().join("replayed.png");
+    let png = dir.join("replayed.png");
     let (code, err) = nestor(&[
         "run",
         "--headless",
@@ -78,8 +97,9 @@ fn recorded_run_plays_back_to_the_same_frame() {
 /// Lua's `movie.*` functions see the movie the run plays, then its end.
 #[test]
 fn lua_scripts_see_the_movie() {
-    let (movie, _) = record("lua");
-    let script = dir().join("movie.lua");
+    let dir = Scratch::new("lua_scripts_see_the_movie");
+    let (movie, _) = record(&dir, "lua");
+    let script = dir.join("movie.lua");
     std::fs::write(
         &script,
         "for _ = 1, 402 do\n\
@@ -122,7 +142,8 @@ fn lua_scripts_see_the_movie() {
 
 #[test]
 fn running_out_of_frames_is_a_desync() {
-    let (movie, _) = record("short");
+    let dir = Scratch::new("running_out_of_frames_is_a_desync");
+    let (movie, _) = record(&dir, "short");
     let args = ["run", "--headless", "--frames", "450", "--movie"];
     let (code, err) = nestor(&[&args[..], &[movie.to_str().unwrap()]].concat());
     assert_eq!(code, 3, "{err}");
@@ -134,10 +155,11 @@ fn running_out_of_frames_is_a_desync() {
 
 #[test]
 fn movie_for_another_rom_is_a_desync() {
-    let (movie, _) = record("other");
+    let dir = Scratch::new("movie_for_another_rom_is_a_desync");
+    let (movie, _) = record(&dir, "other");
     // An NROM image that loops at $8000.
     let rom = testrom::image::nrom(&[0x4C, 0x00, 0x80], [0x8000; 3], 0);
-    let path = dir().join("loop.nes");
+    let path = dir.join("loop.nes");
     std::fs::write(&path, rom).unwrap();
     let (code, err) = nestor(&[
         "run",
@@ -155,7 +177,8 @@ fn movie_for_another_rom_is_a_desync() {
 
 #[test]
 fn broken_movie_names_its_line() {
-    let path = dir().join("broken.fm2");
+    let dir = Scratch::new("broken_movie_names_its_line");
+    let path = dir.join("broken.fm2");
     std::fs::write(&path, "version 3\nemuVersion 1\nromFilename x\nromChecksum base64:YW55IGNhcm5hbCBwbGVhcw==\nguid x\nport0 1\nport1 1\nport2 0\n|0|....|........||\n").unwrap();
     let (code, err) = nestor(&["run", "--headless", "--movie", path.to_str().unwrap()]);
     assert_eq!(code, 2, "{err}");
@@ -167,7 +190,8 @@ fn broken_movie_names_its_line() {
 /// echoed whole), bytes that are not UTF-8 (with their line).
 #[test]
 fn bad_movies_are_one_short_line() {
-    let (good, _) = record("good");
+    let dir = Scratch::new("bad_movies_are_one_short_line");
+    let (good, _) = record(&dir, "good");
     let text = std::fs::read_to_string(&good).unwrap();
     let cases = [
         (
@@ -199,7 +223,7 @@ fn bad_movies_are_one_short_line() {
     ];
     assert!(text.contains("palFlag 0"), "{text}");
     // The PAL movie plays on a PAL console.
-    let pal = dir().join("pal-console.fm2");
+    let pal = dir.join("pal-console.fm2");
     std::fs::write(&pal, text.replacen("palFlag 0", "palFlag 1", 1)).unwrap();
     let (code, err) = nestor(&[
         "run",
@@ -211,7 +235,7 @@ fn bad_movies_are_one_short_line() {
     ]);
     assert_eq!(code, 0, "{err}");
     for (name, bytes, problem) in cases {
-        let path = dir().join(format!("{name}.fm2"));
+        let path = dir.join(format!("{name}.fm2"));
         std::fs::write(&path, bytes).unwrap();
         let (code, err) = nestor(&["run", "--headless", "--movie", path.to_str().unwrap()]);
         assert_eq!(code, 2, "{name}: {err}");

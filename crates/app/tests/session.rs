@@ -1,13 +1,33 @@
 //! One session runs every headless frame, whatever plays: the AI, Lua scripts and movies combine,
 //! and what the AI pressed is what a movie records, frame for frame.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("nestor-session-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh folder for one test's files, removed when the test ends.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(test: &str) -> Scratch {
+        let dir =
+            std::env::temp_dir().join(format!("nestor-session-{}-{test}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 /// Runs nestor; returns the exit code, stdout and stderr.
@@ -69,7 +89,8 @@ fn a_lua_script_watches_the_ai_play() {
 /// A movie recorded while the AI plays replays to the same picture and RAM at every frame.
 #[test]
 fn a_recorded_ai_game_replays_frame_for_frame() {
-    let movie = dir().join("ai.fm2");
+    let dir = Scratch::new("a_recorded_ai_game_replays_frame_for_frame");
+    let movie = dir.join("ai.fm2");
     let movie = movie.to_str().unwrap();
     let hashes = |args: &[&str]| {
         let base = [

@@ -284,7 +284,8 @@ fn button_colour_rom() -> Vec<u8> {
     testrom::image::nrom(&program, [0xC057, 0xC000, 0xC057], 0)
 }
 
-/// Everything the scenario started, stopped when it ends however it ends.
+/// Everything the scenario started, stopped (and its folder removed) when it ends however it
+/// ends.
 struct Session {
     xvfb: Child,
     display: String,
@@ -303,6 +304,20 @@ impl Drop for Session {
         // SAFETY: signals our own child, which has not been waited for yet.
         unsafe { libc::kill(self.xvfb.id() as i32, libc::SIGTERM) };
         let _ = self.xvfb.wait();
+        // With XDG_RUNTIME_DIR unset, the program's sound library (libpulse) keeps its runtime
+        // files in a new /tmp/pulse-* folder it links from the config folder: that goes too.
+        let links = std::fs::read_dir(self.dir.join("config/pulse"))
+            .into_iter()
+            .flatten();
+        for target in links
+            .flatten()
+            .filter_map(|e| std::fs::read_link(e.path()).ok())
+        {
+            if target.starts_with(std::env::temp_dir()) {
+                let _ = std::fs::remove_dir_all(target);
+            }
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 
@@ -1027,6 +1042,7 @@ fn game_scenario() {
 }
 
 /// A PulseAudio server with only a null sink: a sound device that plays in real time to nowhere.
+/// Stopped, and its folder removed, when dropped.
 struct Pulse {
     server: Child,
     dir: PathBuf,
@@ -1036,6 +1052,7 @@ impl Drop for Pulse {
     fn drop(&mut self) {
         let _ = self.server.kill();
         let _ = self.server.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 

@@ -12,10 +12,29 @@ use std::process::Command;
 const ROM: &[u8] = include_bytes!("../../../roms/quadfall.nes");
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fceux");
 
-fn dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("nestor-fceux-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh folder for one test's files, removed when the test ends.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(test: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("nestor-fceux-{}-{test}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 fn ram(console: &Console) -> Vec<u8> {
@@ -80,7 +99,8 @@ fn an_fceux_movie_replays_to_fceuxs_ram() {
         "RAMInitOption 0\n",
         &format!("comment {} 0.1.0\n", movie::NESTOR_COMMENT),
     );
-    let old_path = dir().join("one-line-a-frame.fm2");
+    let dir = Scratch::new("an_fceux_movie_replays_to_fceuxs_ram");
+    let old_path = dir.join("one-line-a-frame.fm2");
     std::fs::write(&old_path, old).unwrap();
     assert_ne!(play(&old_path), fceux);
 }
@@ -90,7 +110,7 @@ fn an_fceux_movie_replays_to_fceuxs_ram() {
 /// the scripts' frame counter counts FCEUX's dead frames after the power-on and the reset.
 #[test]
 fn fceuxs_dump_script_stops_at_fceuxs_frame() {
-    let dir = dir();
+    let dir = Scratch::new("fceuxs_dump_script_stops_at_fceuxs_frame");
     let out = dir.join("lua-dump.ram");
     let _ = std::fs::remove_file(&out);
     let wrapper = dir.join("dump-wrapper.lua");
@@ -144,7 +164,7 @@ fn pads(frame: u32) -> u8 {
 /// same RAM, and so does FCEUX.
 #[test]
 fn a_nestor_movie_replays_in_fceux_to_nestors_ram() {
-    let dir = dir();
+    let dir = Scratch::new("a_nestor_movie_replays_in_fceux_to_nestors_ram");
     let (movie, rom, out) = (
         dir.join("nestor.fm2"),
         dir.join("quadfall.nes"),
@@ -197,10 +217,10 @@ fn a_nestor_movie_replays_in_fceux_to_nestors_ram() {
         .arg("--loadlua")
         .arg(Path::new(FIXTURES).join("dump_ram.lua"))
         .arg(&rom)
-        .env("HOME", &dir)
+        .env("HOME", &*dir)
         .env("NESTOR_FRAME", lines.to_string())
         .env("NESTOR_RAM", &out)
-        .current_dir(&dir)
+        .current_dir(&*dir)
         .output()
         .expect("xvfb-run runs");
     assert!(

@@ -245,6 +245,7 @@ fn run_script(script: &str, frames: usize) {
         scripts.run_frame(&mut console);
     }
     scripts.stop_all(&mut console);
+    let _ = std::fs::remove_file(&path);
 }
 
 /// Quadfall, powered on and run for ten frames once; each run starts from a copy.

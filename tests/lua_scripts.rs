@@ -5,7 +5,7 @@
 use lua::{HostFiles, MovieMode, MovieStatus, Scripts};
 use nes::Console;
 use std::cell::RefCell;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::rc::Rc;
 
 /// NROM-128 program at $C000 (mirrored at $8000), written for these tests:
@@ -110,30 +110,9 @@ impl Session {
     }
 }
 
-/// A fresh folder for one test's files, removed when the test ends.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("nestor-lua-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("temporary directory");
-        Scratch(dir)
-    }
-}
-
-impl std::ops::Deref for Scratch {
-    type Target = Path;
-    fn deref(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+#[path = "support/scratch.rs"]
+mod scratch;
+use scratch::Scratch;
 
 /// Compares with the expected file; on a difference the output is kept in `<name>.actual`.
 fn expect(name: &str, output: &str) {

@@ -5,36 +5,15 @@ use ai::eval::SURVIVAL_FEATURES;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// A fresh folder for one test's files, removed when the test ends.
-struct Scratch(PathBuf);
+#[path = "../../../tests/support/scratch.rs"]
+mod scratch;
+use scratch::Scratch;
 
-impl Scratch {
-    fn new(test: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("nestor-cli-{}-{test}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-
-    /// `text` in a file of the folder.
-    fn file(&self, name: &str, text: &str) -> PathBuf {
-        let path = self.0.join(name);
-        std::fs::write(&path, text).unwrap();
-        path
-    }
-}
-
-impl std::ops::Deref for Scratch {
-    type Target = Path;
-    fn deref(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+/// `text` in a file `name` of `dir`.
+fn write_in(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
 }
 
 fn nestor_on(bytes: &[u8], name: &str) -> (i32, String) {
@@ -177,7 +156,7 @@ fn run_and_bench_report_bad_images_too() {
 #[test]
 fn bad_input_script_names_the_line() {
     let dir = Scratch::new("bad_input_script_names_the_line");
-    let script = dir.file("in.txt", "10 start\n20 jump\n");
+    let script = write_in(&dir, "in.txt", "10 start\n20 jump\n");
     let (code, stderr) = run(&[
         "run",
         "--headless",
@@ -610,11 +589,11 @@ fn endless_files_are_not_roms() {
 #[test]
 fn a_failed_script_fails_the_headless_run() {
     let dir = Scratch::new("a_failed_script_fails_the_headless_run");
-    let failing = dir.file("failing.lua", "emu.frameadvance()\nerror('boom')\n");
+    let failing = write_in(&dir, "failing.lua", "emu.frameadvance()\nerror('boom')\n");
     let (code, stderr) = run_script("30", &failing, &[]);
     assert_eq!(code, 4, "{stderr}");
     assert!(stderr.contains("boom"), "{stderr}");
-    let exiting = dir.file("exiting.lua", "emu.frameadvance()\nos.exit(7)\n");
+    let exiting = write_in(&dir, "exiting.lua", "emu.frameadvance()\nos.exit(7)\n");
     let (code, stderr) = run_script("18000", &exiting, &[]);
     assert_eq!(code, 7, "{stderr}");
 }
@@ -623,7 +602,7 @@ fn a_failed_script_fails_the_headless_run() {
 #[test]
 fn scripts_see_the_rom_file_name_as_fceux_gives_it() {
     let dir = Scratch::new("scripts_see_the_rom_file_name_as_fceux_gives_it");
-    let script = dir.file("name.lua", "print(rom.getfilename())\n");
+    let script = write_in(&dir, "name.lua", "print(rom.getfilename())\n");
     let rom = script.with_file_name("Some Game (U).nes");
     std::fs::copy(
         concat!(env!("CARGO_MANIFEST_DIR"), "/../../roms/quadfall.nes"),
@@ -657,7 +636,7 @@ fn scripts_see_the_rom_file_name_as_fceux_gives_it() {
 fn scripts_save_screenshots_headless() {
     let dir = Scratch::new("scripts_save_screenshots_headless");
     let (shot, bad) = (dir.join("shot.png"), dir.join("missing").join("shot.png"));
-    let script = dir.file(
+    let script = write_in(&dir,
         "shot.lua",
         &format!(
             "for _ = 1, 3 do emu.frameadvance() end\ngui.savescreenshotas({:?})\ngui.savescreenshotas({:?})\n",
@@ -680,7 +659,8 @@ fn scripts_save_screenshots_headless() {
 #[test]
 fn deep_pcall_nesting_stops_at_the_c_call_limit() {
     let dir = Scratch::new("deep_pcall_nesting_stops_at_the_c_call_limit");
-    let script = dir.file(
+    let script = write_in(
+        &dir,
         "many.lua",
         "local function g() return pcall(g) end\nprint(g())\n",
     );
@@ -694,7 +674,7 @@ fn deep_pcall_nesting_stops_at_the_c_call_limit() {
 fn lua_memory_limit_is_an_option() {
     // About 40 MiB of strings.
     let dir = Scratch::new("lua_memory_limit_is_an_option");
-    let script = dir.file(
+    let script = write_in(&dir,
         "grow.lua",
         "local t = {}\nfor i = 1, 40 do t[i] = string.rep('x', 1048576) .. i end\nprint('kept', #t)\n",
     );
@@ -817,7 +797,7 @@ fn regions_on_the_command_line() {
 fn movies_and_game_genie_codes_stay_apart_in_scripts() {
     let dir = Scratch::new("movies_and_game_genie_codes_stay_apart_in_scripts");
     let movie = dir.join("genie.fm2");
-    let add = dir.file("add-genie.lua", "emu.addgamegenie('SXIOPO')\n");
+    let add = write_in(&dir, "add-genie.lua", "emu.addgamegenie('SXIOPO')\n");
     let (code, stderr) = run_script("2", &add, &["--record", movie.to_str().unwrap()]);
     assert_eq!(code, 4, "{stderr}");
     assert!(
@@ -831,7 +811,8 @@ fn movies_and_game_genie_codes_stay_apart_in_scripts() {
         "no movie: the code goes in"
     );
 
-    let record = dir.file(
+    let record = write_in(
+        &dir,
         "record-genie.lua",
         &format!("movie.record('{}')\n", dir.join("script.fm2").display()),
     );
@@ -859,7 +840,8 @@ fn movies_and_game_genie_codes_stay_apart_in_scripts() {
 fn controller_ports_on_the_command_line() {
     let rom = testrom::location::path("vaus-test/vaus-test.nes");
     let dir = Scratch::new("controller_ports_on_the_command_line");
-    let script = dir.file(
+    let script = write_in(
+        &dir,
         "port2.lua",
         "for _ = 1, 20 do emu.frameadvance() end\nos.exit(memory.readbyte(0x19))\n",
     );

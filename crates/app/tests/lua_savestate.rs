@@ -1,34 +1,12 @@
 //! Lua savestates from the command line: a numbered slot a script persists in one headless run
 //! is in the data directory's slot file, and a script in the next run loads it.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-/// A fresh folder for one test's files, removed when the test ends.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(test: &str) -> Scratch {
-        let dir =
-            std::env::temp_dir().join(format!("nestor-lua-slots-{}-{test}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-}
-
-impl std::ops::Deref for Scratch {
-    type Target = Path;
-    fn deref(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+#[path = "../../../tests/support/scratch.rs"]
+mod scratch;
+use scratch::Scratch;
 
 fn run_script(dir: &Path, script: &str, text: &str) -> String {
     let path = dir.join(script);

@@ -1,34 +1,11 @@
 //! One session runs every headless frame, whatever plays: the AI, Lua scripts and movies combine,
 //! and what the AI pressed is what a movie records, frame for frame.
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// A fresh folder for one test's files, removed when the test ends.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(test: &str) -> Scratch {
-        let dir =
-            std::env::temp_dir().join(format!("nestor-session-{}-{test}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-}
-
-impl std::ops::Deref for Scratch {
-    type Target = Path;
-    fn deref(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+#[path = "../../../tests/support/scratch.rs"]
+mod scratch;
+use scratch::Scratch;
 
 /// Runs nestor; returns the exit code, stdout and stderr.
 fn nestor(args: &[&str]) -> (i32, String, String) {

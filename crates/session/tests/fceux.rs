@@ -12,30 +12,9 @@ use std::process::Command;
 const ROM: &[u8] = include_bytes!("../../../roms/quadfall.nes");
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fceux");
 
-/// A fresh folder for one test's files, removed when the test ends.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(test: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("nestor-fceux-{}-{test}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-}
-
-impl std::ops::Deref for Scratch {
-    type Target = Path;
-    fn deref(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+#[path = "../../../tests/support/scratch.rs"]
+mod scratch;
+use scratch::Scratch;
 
 fn ram(console: &Console) -> Vec<u8> {
     (0..0x800).map(|addr| console.peek(addr)).collect()

@@ -211,10 +211,10 @@ fn demo_recording_writes_button_pairs() {
 /// Peak-to-peak amplitude of the audio produced during `frames` frames of `buttons`.
 fn loudness(game: &mut Game, frames: usize, buttons: u8) -> i32 {
     let mut samples = Vec::new();
-    game.console.bus.apu.take_samples(&mut samples);
+    game.console.take_samples(&mut samples);
     samples.clear();
     game.frames_with(frames, buttons);
-    game.console.bus.apu.take_samples(&mut samples);
+    game.console.take_samples(&mut samples);
     let max = samples.iter().copied().max().unwrap_or(0);
     let min = samples.iter().copied().min().unwrap_or(0);
     i32::from(max) - i32::from(min)

@@ -655,10 +655,10 @@ fn slot_callbacks_run_for_the_users_saves_and_loads() {
     let again = s.scripts.user_saved(&mut s.console, 2);
     assert!(again.is_some());
     // Slot 4's state goes back two frames: emu.framecount follows.
-    let frame = s.console.bus.ppu.frame;
+    let frame = s.console.ppu_frames();
     s.console.load_state(&state).expect("state");
     s.scripts.user_loaded(&mut s.console, frame, 4, Some(&data));
-    let frame = s.console.bus.ppu.frame;
+    let frame = s.console.ppu_frames();
     // A slot without a .luasav file, and a damaged one: the callbacks get the slot alone.
     s.scripts.user_loaded(&mut s.console, frame, 7, None);
     s.scripts

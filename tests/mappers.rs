@@ -64,7 +64,7 @@ fn vrc2a_halves_the_chr_bank_number() {
     let mut runs: Vec<(usize, usize)> = Vec::new();
     for _ in 0..600 {
         console.run_frame();
-        let window = console.bus.cart.ppu_window(0x0400);
+        let window = console.cartridge().ppu_window(0x0400);
         let bank = chr
             .chunks_exact(0x400)
             .position(|b| b == window)

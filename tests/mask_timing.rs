@@ -37,20 +37,20 @@ struct Write {
 
 /// Runs to the end of the next frame's picture, noting the PPUMASK writes made in it.
 fn run_picture(console: &mut Console) -> Vec<Write> {
-    let frame = console.bus.ppu.frame;
-    while console.bus.ppu.frame == frame {
+    let frame = console.ppu_frames();
+    while console.ppu_frames() == frame {
         console.step();
     }
     let mut writes = Vec::new();
     let mut before = MASK_START;
-    while console.bus.ppu.scanline < 240 {
+    while console.ppu().scanline < 240 {
         let pc = console.cpu.pc;
         let is_mask_write = console.peek(pc) == STA_ABSOLUTE
             && console.peek(pc.wrapping_add(1)) == 0x01
             && console.peek(pc.wrapping_add(2)) == 0x20;
         let (line, dot) = (
-            usize::from(console.bus.ppu.scanline),
-            usize::from(console.bus.ppu.dot),
+            usize::from(console.ppu().scanline),
+            usize::from(console.ppu().dot),
         );
         let val = console.cpu.a;
         console.step();
@@ -66,7 +66,7 @@ fn run_picture(console: &mut Console) -> Vec<Write> {
             before = val;
         }
     }
-    console.bus.ppu.catch_up(&mut console.bus.cart);
+    console.picture_so_far();
     writes
 }
 
@@ -104,7 +104,7 @@ fn each_mask_bit_reaches_the_picture_at_its_own_dot() {
     for _ in 0..12 {
         let writes = run_picture(&mut console);
         assert_eq!(writes.len(), 15, "{writes:?}");
-        let frame = &console.bus.ppu.frame_buffer;
+        let frame = &console.frame_buffer();
         for write in &writes {
             let got = &frame[write.line * WIDTH..][..WIDTH];
             let want: Vec<u16> = (0..WIDTH)

@@ -12,16 +12,9 @@ use nes::Console;
 /// What must match between runs: CPU, RAM, cartridge RAM, frame buffer and the clock.
 fn fingerprint(console: &Console) -> [u8; 16] {
     let mut bytes: Vec<u8> = (0..0x800).map(|a| console.peek(a)).collect();
-    bytes.extend_from_slice(&console.bus.cart.prg_ram);
-    bytes.extend(
-        console
-            .bus
-            .ppu
-            .frame_buffer
-            .iter()
-            .flat_map(|p| p.to_le_bytes()),
-    );
-    bytes.extend_from_slice(&console.bus.cycles.to_le_bytes());
+    bytes.extend_from_slice(&console.cartridge().prg_ram);
+    bytes.extend(console.frame_buffer().iter().flat_map(|p| p.to_le_bytes()));
+    bytes.extend_from_slice(&console.cycles().to_le_bytes());
     let cpu = &console.cpu;
     bytes.extend_from_slice(&[cpu.a, cpu.x, cpu.y, cpu.s, cpu.p]);
     bytes.extend_from_slice(&cpu.pc.to_le_bytes());
@@ -38,14 +31,14 @@ fn record_ai(frames: u32) -> (Movie, Console, u32) {
         driver.step(&mut console);
         recorder.log(&console, 0);
     }
-    let checksum = movie::rom_checksum(&console.bus.cart);
+    let checksum = movie::rom_checksum(console.cartridge());
     let movie = recorder.movie(&Movie::recording("quadfall", checksum));
     (movie, console, driver.stats.lines)
 }
 
 fn play(movie: &Movie) -> Console {
     let mut console = Console::from_ines(quadfall::ROM).unwrap();
-    assert_eq!(movie.rom_checksum, movie::rom_checksum(&console.bus.cart));
+    assert_eq!(movie.rom_checksum, movie::rom_checksum(console.cartridge()));
     let playback = Playback::new(movie);
     for frame in 0..playback.frames() {
         playback.start_frame(frame, &mut console);
@@ -100,7 +93,7 @@ fn reset_and_power_commands_take_effect() {
     // Powered on one frame before the end: the game is back at its first frame.
     let mut fresh = Console::from_ines(quadfall::ROM).unwrap();
     fresh.run_frame();
-    assert_eq!(powered.bus.cycles, fresh.bus.cycles);
+    assert_eq!(powered.cycles(), fresh.cycles());
     assert_ne!(fingerprint(&powered), fingerprint(&unchanged));
     frames[n - 1].commands = movie::SOFT_RESET;
     movie.set_host_frames(&frames);

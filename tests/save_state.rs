@@ -44,13 +44,13 @@ struct Checkpoint {
 
 fn checkpoint(console: &mut Console) -> Checkpoint {
     let mut samples = Vec::new();
-    console.bus.apu.take_samples(&mut samples);
+    console.take_samples(&mut samples);
     let mut sound = Fnv1a::default();
     for sample in &samples {
         sound.write(&sample.to_le_bytes());
     }
     Checkpoint {
-        cycles: console.bus.cycles,
+        cycles: console.cycles(),
         hash: console.hash(),
         sound: sound.finish(),
         peak: samples.iter().map(|s| s.unsigned_abs()).max().unwrap_or(0),
@@ -80,7 +80,7 @@ fn record(frames: usize) -> Session {
         lines: 0,
     };
     for _ in 0..frames {
-        let at = console.bus.cycles;
+        let at = console.cycles();
         driver.step(&mut console);
         session.buttons.push((at, console.buttons(0).0));
         session.checkpoints.push(checkpoint(&mut console));
@@ -100,7 +100,7 @@ struct Replay<'a> {
 impl<'a> Replay<'a> {
     /// Picks the session up at the console's current cycle.
     fn from(session: &'a Session, console: &Console) -> Replay<'a> {
-        let now = console.bus.cycles;
+        let now = console.cycles();
         Replay {
             session,
             next_button: session.buttons.partition_point(|&(at, _)| at < now),
@@ -114,14 +114,14 @@ impl<'a> Replay<'a> {
 
     fn step(&mut self, console: &mut Console) {
         if let Some(&(at, buttons)) = self.session.buttons.get(self.next_button) {
-            if at == console.bus.cycles {
+            if at == console.cycles() {
                 console.set_buttons(0, Buttons(buttons));
                 self.next_button += 1;
             }
         }
         console.step();
         let expected = self.session.checkpoints[self.next_checkpoint];
-        let now = console.bus.cycles;
+        let now = console.cycles();
         if now >= expected.cycles {
             let frame = self.next_checkpoint;
             assert_eq!(
@@ -162,8 +162,8 @@ fn states_restore_the_following_frames_exactly() {
     let mut saved = Vec::new();
     let mut pending = points.iter().peekable();
     while !replay.done(SESSION_FRAMES) {
-        if pending.next_if(|&&p| p <= console.bus.cycles).is_some() {
-            while pending.next_if(|&&p| p <= console.bus.cycles).is_some() {}
+        if pending.next_if(|&&p| p <= console.cycles()).is_some() {
+            while pending.next_if(|&&p| p <= console.cycles()).is_some() {}
             console = round_trip(&console);
             saved.push(console.save_state());
         }
@@ -256,9 +256,9 @@ fn round_trips_match(
         let mut checkpoints = Vec::new();
         let mut pending = round_trips.iter().peekable();
         for _ in 0..frames {
-            let frame = console.bus.ppu.frame;
-            while console.bus.ppu.frame == frame {
-                if pending.next_if(|&&p| p <= console.bus.cycles).is_some() {
+            let frame = console.ppu_frames();
+            while console.ppu_frames() == frame {
+                if pending.next_if(|&&p| p <= console.cycles()).is_some() {
                     let mut fresh = power_on();
                     fresh.load_state(&console.save_state()).unwrap();
                     console = fresh;

@@ -129,7 +129,7 @@ fn golden_rom_frame_matches_the_scene_pixel_for_pixel() {
     for _ in 0..6 {
         console.run_frame();
     }
-    let frame = &console.bus.ppu.frame_buffer;
+    let frame = console.frame_buffer();
     let mut mismatches = Vec::new();
     for y in 0..HEIGHT {
         for x in 0..WIDTH {
@@ -167,14 +167,13 @@ fn golden_scene_is_not_trivial() {
 /// background pattern table's glyphs (pixels that differ from the backdrop against a tile's
 /// non-zero pixels); nestest's font puts each character at its ASCII code.
 fn screen_text(console: &Console) -> Vec<String> {
-    let ppu = &console.bus.ppu;
+    let ppu = console.ppu();
     let table = u16::from(ppu.ppu_ctrl & nes::ppu::ctrl::BG_TABLE) << 8;
     let glyph_mask = |tile: u16| -> u64 {
         (0..64).fold(0, |mask, i| {
             let addr = table | tile << 4 | (i / 8);
             let bit = 7 - (i % 8);
-            let lit =
-                (console.bus.cart.ppu_peek(addr) | console.bus.cart.ppu_peek(addr | 8)) >> bit & 1;
+            let lit = (console.ppu_peek(addr) | console.ppu_peek(addr | 8)) >> bit & 1;
             mask | u64::from(lit) << i
         })
     };

@@ -68,7 +68,7 @@ impl Game {
     /// loop until it waits for the following NMI: the frame's logic is then complete.
     pub fn frame(&mut self, buttons: u8) {
         self.console.set_buttons(0, Buttons(buttons.reverse_bits()));
-        let limit = self.console.bus.cycles + 4 * 29_781;
+        let limit = self.console.cycles() + 4 * 29_781;
         while self.peek(VBLANK_FLAG) == 0 {
             self.step(limit);
         }
@@ -80,7 +80,7 @@ impl Game {
 
     fn step(&mut self, limit: u64) {
         assert!(
-            self.console.bus.cycles < limit,
+            self.console.cycles() < limit,
             "the game stopped reaching its frame loop (PC {:04X})",
             self.console.cpu.pc
         );

@@ -489,7 +489,7 @@ impl Scripts {
         };
         cpu.step(&mut bus);
         // As `Console::step` does.
-        console.bus.catch_up();
+        console.catch_up();
         if registers(&console.cpu) == before {
             console.cpu = cpu;
         }

@@ -128,7 +128,7 @@ impl CpuBus for Watched<'_> {
     /// A hook may move the lines (an untimed write, a state load).
     fn cpu_read(&mut self, addr: u16) -> (u8, bool) {
         let addr = self.fetch_from.take().unwrap_or(addr);
-        let (value, lines_moved) = self.console.bus.cpu_read(addr);
+        let (value, lines_moved) = self.console.cpu_read(addr);
         if self.watch.read.get(addr) {
             let access = Access {
                 kind: Kind::Read,
@@ -136,7 +136,7 @@ impl CpuBus for Watched<'_> {
                 value,
             };
             // The hook may look at the PPU and the APU, which quiet cycles leave behind.
-            self.console.bus.catch_up();
+            self.console.catch_up();
             (self.hook)(self.console, access);
             return (value, true);
         }
@@ -144,7 +144,7 @@ impl CpuBus for Watched<'_> {
     }
 
     fn cpu_write(&mut self, addr: u16, value: u8) -> bool {
-        let lines_moved = self.console.bus.cpu_write(addr, value);
+        let lines_moved = self.console.cpu_write(addr, value);
         if self.watch.write.get(addr) {
             let access = Access {
                 kind: Kind::Write,
@@ -152,7 +152,7 @@ impl CpuBus for Watched<'_> {
                 value,
             };
             // The hook may look at the PPU and the APU, which quiet cycles leave behind.
-            self.console.bus.catch_up();
+            self.console.catch_up();
             (self.hook)(self.console, access);
             return true;
         }
@@ -160,14 +160,14 @@ impl CpuBus for Watched<'_> {
     }
 
     fn nmi_line(&self) -> bool {
-        self.console.bus.nmi_line()
+        self.console.nmi_line()
     }
 
     fn irq_line(&self) -> bool {
-        self.console.bus.irq_line()
+        self.console.irq_line()
     }
 
     fn dma_halted_last_read(&self) -> bool {
-        self.console.bus.dma_halted_last_read()
+        self.console.dma_halted_last_read()
     }
 }

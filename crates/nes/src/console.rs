@@ -3,7 +3,7 @@
 use crate::bus::Bus;
 use crate::cartridge::{BatteryError, Cartridge, RomError};
 use crate::controller::Buttons;
-use crate::cpu::{flags, Cpu};
+use crate::cpu::{flags, Cpu, CpuBus};
 use crate::game_genie::GameGenie;
 use crate::port::{Device, Plug};
 use crate::ppu::DOTS_PER_LINE;
@@ -13,6 +13,8 @@ use crate::state::{self, fields, Field, Fnv1a, StateError, StateIo};
 #[derive(Clone)]
 pub struct Console {
     pub cpu: Cpu,
+    /// The machine's parts, for the machine's own white-box tests; everything else reaches
+    /// them through the methods below (test `only_the_machine_reaches_into_its_bus`).
     pub bus: Bus,
     /// Cycles the fast path has skipped since power-on (a statistic).
     idle_cycles_skipped: u64,
@@ -310,6 +312,29 @@ impl Console {
         passes * instructions
     }
 
+    /// Brings the PPU, the APU and the board up to the CPU's cycle, as after every
+    /// instruction: anything that looks at them between two cycles (a script's memory hook)
+    /// calls it first.
+    pub fn catch_up(&mut self) {
+        self.bus.catch_up();
+    }
+
+    /// Sets the CPU's status register from outside the program (a debugger, a script); the
+    /// CPU's next interrupt check sees its I flag.
+    pub fn set_status(&mut self, p: u8) {
+        self.cpu.set_status(p, &self.bus);
+    }
+
+    /// The 2 KiB of work RAM ($0000-$07FF, mirrored to $1FFF).
+    pub fn ram(&self) -> &[u8; 0x800] {
+        &self.bus.ram
+    }
+
+    /// The work RAM, to write as a cheat or an environment reset does: plain stores, no cycle.
+    pub fn ram_mut(&mut self) -> &mut [u8; 0x800] {
+        &mut self.bus.ram
+    }
+
     /// Reads CPU memory without side effects.
     #[inline]
     pub fn peek(&self, addr: u16) -> u8 {
@@ -461,6 +486,13 @@ impl Console {
         &self.bus.ppu.frame_buffer
     }
 
+    /// The picture up to the PPU's current dot, the pixels it owes drawn first: mid-frame, what
+    /// a debugger shows (after [`Console::run_frame`], the same as [`Console::frame_buffer`]).
+    pub fn picture_so_far(&mut self) -> &[u16] {
+        self.bus.ppu.catch_up(&mut self.bus.cart);
+        &self.bus.ppu.frame_buffer
+    }
+
     /// Moves the sound made since the last call to `out`, at [`Console::sample_rate`].
     pub fn take_samples(&mut self, out: &mut Vec<i16>) {
         self.bus.apu.take_samples(out);
@@ -553,5 +585,41 @@ impl Console {
     /// The console's region: its CPU and PPU timing.
     pub fn region(&self) -> Region {
         self.bus.region()
+    }
+}
+
+/// The console as its CPU's bus, each access a CPU cycle: for stepping a copy of the CPU on it,
+/// as a script's memory hooks do, which are lent the console between two accesses.
+impl CpuBus for Console {
+    #[inline(always)]
+    fn read(&mut self, addr: u16) -> u8 {
+        self.bus.read(addr)
+    }
+
+    #[inline(always)]
+    fn write(&mut self, addr: u16, val: u8) {
+        CpuBus::write(&mut self.bus, addr, val);
+    }
+
+    #[inline(always)]
+    fn cpu_read(&mut self, addr: u16) -> (u8, bool) {
+        self.bus.cpu_read(addr)
+    }
+
+    #[inline(always)]
+    fn cpu_write(&mut self, addr: u16, val: u8) -> bool {
+        self.bus.cpu_write(addr, val)
+    }
+
+    fn nmi_line(&self) -> bool {
+        self.bus.nmi_line()
+    }
+
+    fn irq_line(&self) -> bool {
+        self.bus.irq_line()
+    }
+
+    fn dma_halted_last_read(&self) -> bool {
+        self.bus.dma_halted_last_read()
     }
 }

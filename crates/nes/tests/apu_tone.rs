@@ -32,7 +32,7 @@ fn record(writes: &[(u16, u8)], seconds: f64) -> Vec<i16> {
     let mut samples = Vec::new();
     while (samples.len() as f64) < seconds * DEFAULT_SAMPLE_RATE {
         console.run_frame();
-        console.bus.apu.take_samples(&mut samples);
+        console.take_samples(&mut samples);
     }
     samples
 }

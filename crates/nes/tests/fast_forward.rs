@@ -66,9 +66,7 @@ fn apply(console: &mut Console, call: &Call) -> u64 {
 /// The frame buffer with the pixels the render part still owes drawn (a console in lockstep
 /// owes none).
 fn picture(console: &Console) -> Vec<u16> {
-    let mut console = console.clone();
-    console.bus.ppu.catch_up(&mut console.bus.cart);
-    console.bus.ppu.frame_buffer
+    console.clone().picture_so_far().to_vec()
 }
 
 /// Runs `calls` calls on both consoles; returns the share of cycles the fast path skipped.
@@ -90,15 +88,15 @@ fn compare_on(region: Region, path: &Path, calls: usize, flag: u16, press: bool)
         let instructions = (apply(&mut fast, &call), apply(&mut slow, &call));
         let at = format!("{}, call {n} ({call:?})", path.display());
         assert_eq!(instructions.0, instructions.1, "instructions, {at}");
-        assert_eq!(fast.bus.cycles, slow.bus.cycles, "cycles, {at}");
-        assert_eq!(fast.bus.ram, slow.bus.ram, "RAM, {at}");
+        assert_eq!(fast.cycles(), slow.cycles(), "cycles, {at}");
+        assert_eq!(fast.ram(), slow.ram(), "RAM, {at}");
         assert!(picture(&fast) == picture(&slow), "frame buffer, {at}");
-        fast.bus.apu.take_samples(&mut fast_sound);
-        slow.bus.apu.take_samples(&mut slow_sound);
+        fast.take_samples(&mut fast_sound);
+        slow.take_samples(&mut slow_sound);
         assert_eq!(fast_sound, slow_sound, "sound, {at}");
         assert!(fast.save_state() == slow.save_state(), "save state, {at}");
     }
-    let skipped = fast.idle_cycles_skipped() as f64 / fast.bus.cycles as f64;
+    let skipped = fast.idle_cycles_skipped() as f64 / fast.cycles() as f64;
     println!(
         "{}: {:.1}% of the cycles skipped",
         path.display(),

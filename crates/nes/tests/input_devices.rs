@@ -92,7 +92,7 @@ fn run_to_line(console: &mut Console, line: u16) {
 
 /// The Zapper's D3 for a read of $4017 now (1: dark).
 fn dark(console: &mut Console) -> u8 {
-    console.bus.read(0x4017) >> 3 & 1
+    console.read(0x4017) >> 3 & 1
 }
 
 #[test]
@@ -149,9 +149,9 @@ fn the_zapper_sees_bright_pixels_the_beam_just_drew_through_4017() {
     assert_eq!(dark(&mut console), 1, "({bx}, {by}) is black");
 
     console.point(None, true);
-    console.bus.read(0);
+    console.read(0);
     assert_eq!(
-        console.bus.read(0x4017) & 0x18,
+        console.read(0x4017) & 0x18,
         0x18,
         "off the picture, trigger pulled"
     );
@@ -177,13 +177,13 @@ fn a_four_score_carries_players_3_and_4_and_save_states_keep_it() {
         console.set_buttons(player, Buttons(1 << player));
     }
     // Strobe, then read the 24 bits of each port.
-    console.bus.write(0x4016, 1);
-    console.bus.write(0x4016, 0);
+    CpuBus::write(&mut console, 0x4016, 1);
+    CpuBus::write(&mut console, 0x4016, 0);
     // A RAM read between two reads of a port: back-to-back reads clock it once.
     let mut report = |addr| {
         (0..24).fold(0u32, |r, bit| {
-            console.bus.read(0);
-            r | u32::from(console.bus.read(addr) & 1) << bit
+            console.read(0);
+            r | u32::from(console.read(addr) & 1) << bit
         })
     };
     assert_eq!(

@@ -150,7 +150,7 @@ fn sampling_where_the_lines_can_move_matches_sampling_every_cycle() {
             };
             assert_eq!(state(&console), state(&reference), "{path}");
         }
-        assert_eq!(console.bus.ram, reference.bus.ram, "{path}");
+        assert_eq!(console.ram(), reference.ram(), "{path}");
         assert_eq!(console.frame_buffer(), reference.frame_buffer(), "{path}");
     }
 }

@@ -269,7 +269,7 @@ impl Ram {
 
     fn __getitem__(&self, py: Python<'_>, index: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let console = self.console.try_borrow(py)?;
-        let ram = &console.inner.bus.ram;
+        let ram = console.inner.ram();
         if index.is_instance_of::<pyo3::types::PySlice>() {
             let (start, step, count) = ram_range(index)?;
             let bytes: Vec<u8> = positions(start, step, count).map(|i| ram[i]).collect();
@@ -300,16 +300,13 @@ impl Ram {
         };
         let mut console = self.console.try_borrow_mut(py)?;
         for (i, v) in positions(start, step, count).zip(values) {
-            console.inner.bus.ram[i] = v;
+            console.inner.ram_mut()[i] = v;
         }
         Ok(())
     }
 
     fn __bytes__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        Ok(PyBytes::new(
-            py,
-            &self.console.try_borrow(py)?.inner.bus.ram,
-        ))
+        Ok(PyBytes::new(py, self.console.try_borrow(py)?.inner.ram()))
     }
 
     /// A copy as a uint8 array (`numpy.asarray(console.ram)`).
@@ -325,8 +322,7 @@ impl Ram {
                 "console.ram cannot be viewed without a copy",
             ));
         }
-        let array =
-            PyArray1::from_slice(py, &self.console.try_borrow(py)?.inner.bus.ram).into_any();
+        let array = PyArray1::from_slice(py, self.console.try_borrow(py)?.inner.ram()).into_any();
         match dtype {
             Some(dtype) => array.call_method1("astype", (dtype,)),
             None => Ok(array),
@@ -362,7 +358,7 @@ impl Job<'_> {
         for _ in 0..frames {
             self.console.run_frame();
         }
-        self.ram.copy_from_slice(&self.console.bus.ram);
+        self.ram.copy_from_slice(self.console.ram());
         if let Some(pixels) = self.pixels.as_deref_mut() {
             rgb(self.console, pixels);
         }

@@ -27,14 +27,13 @@ fn register(c: &mut Console, name: &str) -> Option<u16> {
 }
 
 fn set_register(c: &mut Console, name: &str, v: i64) {
-    let cpu = &mut c.cpu;
     match name.to_ascii_lowercase().as_str() {
-        "pc" => cpu.pc = v as u16,
-        "a" => cpu.a = v as u8,
-        "x" => cpu.x = v as u8,
-        "y" => cpu.y = v as u8,
-        "s" => cpu.s = v as u8,
-        "p" => cpu.set_status(v as u8, &c.bus),
+        "pc" => c.cpu.pc = v as u16,
+        "a" => c.cpu.a = v as u8,
+        "x" => c.cpu.x = v as u8,
+        "y" => c.cpu.y = v as u8,
+        "s" => c.cpu.s = v as u8,
+        "p" => c.set_status(v as u8),
         _ => {}
     }
 }

@@ -315,6 +315,7 @@ impl Console {
     /// Brings the PPU, the APU and the board up to the CPU's cycle, as after every
     /// instruction: anything that looks at them between two cycles (a script's memory hook)
     /// calls it first.
+    #[inline]
     pub fn catch_up(&mut self) {
         self.bus.catch_up();
     }
@@ -611,14 +612,17 @@ impl CpuBus for Console {
         self.bus.cpu_write(addr, val)
     }
 
+    #[inline]
     fn nmi_line(&self) -> bool {
         self.bus.nmi_line()
     }
 
+    #[inline]
     fn irq_line(&self) -> bool {
         self.bus.irq_line()
     }
 
+    #[inline]
     fn dma_halted_last_read(&self) -> bool {
         self.bus.dma_halted_last_read()
     }

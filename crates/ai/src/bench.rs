@@ -7,7 +7,7 @@ use crate::planner::SearchKind;
 use crate::sim::{play_counting, Format, GameConfig, GameResult, LevelBand, Pieces};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The options of `nestor ai-bench`.
 #[derive(Clone, Debug)]
@@ -135,6 +135,121 @@ pub struct BenchReport {
     pub lock_rows: [u64; 20],
     /// Controller plans that did not land where the search promised (must be 0).
     pub mispredictions: u64,
+    /// Each game's own figures (`--games-out`).
+    #[serde(skip)]
+    pub per_game: Vec<GameLine>,
+    /// This run against an earlier one's games (`--against`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub paired: Option<Paired>,
+}
+
+/// One game's figures: a line of `nestor ai-bench --games-out`.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
+pub struct GameLine {
+    pub game: u64,
+    pub seed: u64,
+    pub score: u64,
+    pub score_at_19: u64,
+    pub score_at_29: u64,
+    pub score_at_39: u64,
+    pub lines: u64,
+    pub level: u8,
+    pub pieces: u64,
+    pub tetrises: u64,
+}
+
+impl GameLine {
+    fn of(game: u64, seed: u64, r: &GameResult) -> GameLine {
+        GameLine {
+            game,
+            seed,
+            score: r.score,
+            score_at_19: r.score_at_19,
+            score_at_29: r.score_at_29,
+            score_at_39: r.score_at_39,
+            lines: r.lines,
+            level: r.level,
+            pieces: r.pieces,
+            tetrises: r.clears.iter().map(|band| band[3]).sum(),
+        }
+    }
+}
+
+/// The games as `--games-out` writes them: one JSON object a line.
+pub fn games_text(games: &[GameLine]) -> String {
+    games
+        .iter()
+        .map(|g| serde_json::to_string(g).expect("plain numbers") + "\n")
+        .collect()
+}
+
+/// Reads what [`games_text`] wrote; an error names the first line that is not a game.
+pub fn read_games(text: &str) -> Result<Vec<GameLine>, String> {
+    (text.lines().enumerate())
+        .filter(|(_, line)| !line.trim().is_empty())
+        .map(|(n, line)| {
+            serde_json::from_str(line).map_err(|e| format!("line {}: not a game ({e})", n + 1))
+        })
+        .collect()
+}
+
+/// The mean of a per-game difference and its standard error.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+pub struct Difference {
+    pub mean: f64,
+    pub se: f64,
+}
+
+impl Difference {
+    fn of(d: &[f64]) -> Difference {
+        let n = d.len() as f64;
+        let mean = d.iter().sum::<f64>() / n;
+        let var = d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
+        Difference {
+            mean,
+            se: (var / n).sqrt(),
+        }
+    }
+}
+
+/// A run against an earlier one, game by game (the same seed: the same pieces as long as the
+/// two play alike): this run's figures less the earlier run's. Paired, the pieces' luck, which
+/// decides most of a game's score, cancels out.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Paired {
+    pub games: usize,
+    pub score: Difference,
+    pub score_at_19: Difference,
+    pub score_at_29: Difference,
+    pub score_at_39: Difference,
+    pub lines: Difference,
+}
+
+/// Pairs the games of `new` with those of `base` by seed.
+pub fn paired(base: &[GameLine], new: &[GameLine]) -> Result<Paired, String> {
+    let base: std::collections::HashMap<u64, &GameLine> =
+        base.iter().map(|g| (g.seed, g)).collect();
+    let pairs: Vec<(&GameLine, &GameLine)> = new
+        .iter()
+        .filter_map(|g| Some((*base.get(&g.seed)?, g)))
+        .collect();
+    if pairs.is_empty() {
+        return Err("no game has a seed of this run's (the same --seed pairs them)".into());
+    }
+    let difference = |f: fn(&GameLine) -> u64| {
+        let d: Vec<f64> = (pairs.iter())
+            .map(|(b, n)| f(n) as f64 - f(b) as f64)
+            .collect();
+        Difference::of(&d)
+    };
+    Ok(Paired {
+        games: pairs.len(),
+        score: difference(|g| g.score),
+        score_at_19: difference(|g| g.score_at_19),
+        score_at_29: difference(|g| g.score_at_29),
+        score_at_39: difference(|g| g.score_at_39),
+        lines: difference(|g| g.lines),
+    })
 }
 
 /// Checks the options and builds the game configuration and profile.
@@ -206,6 +321,11 @@ pub fn configure(o: &BenchOptions) -> Result<(Profile, GameConfig), String> {
     Ok((profile, cfg))
 }
 
+/// The seed of game `game` of a run from `first` (`--seed`).
+pub fn game_seed(first: u64, game: u64) -> u64 {
+    first.wrapping_mul(1_000_003).wrapping_add(game)
+}
+
 /// Plays the games in parallel and summarises them.
 pub fn run(o: &BenchOptions) -> Result<BenchReport, String> {
     let (profile, cfg) = configure(o)?;
@@ -223,18 +343,24 @@ pub fn run(o: &BenchOptions) -> Result<BenchReport, String> {
                 .expect("static template"),
         ),
     };
+    let seed = |i: u64| game_seed(o.seed, i);
     let results: Vec<GameResult> = (0..o.games)
         .into_par_iter()
         .map(|i| {
             let cfg = GameConfig {
-                seed: o.seed.wrapping_mul(1_000_003).wrapping_add(i),
+                seed: seed(i),
                 ..cfg.clone()
             };
             play_counting(&profile, &cfg, &|| bar.inc(1))
         })
         .collect();
     bar.finish_and_clear();
-    Ok(summarise(cfg.format, &results))
+    let mut report = summarise(cfg.format, &results);
+    report.per_game = (0..o.games)
+        .zip(&results)
+        .map(|(i, r)| GameLine::of(i, seed(i), r))
+        .collect();
+    Ok(report)
 }
 
 pub fn summarise(format: Format, results: &[GameResult]) -> BenchReport {
@@ -306,6 +432,8 @@ pub fn summarise(format: Format, results: &[GameResult]) -> BenchReport {
         full_clear_interval: (clears > 0).then(|| spawns as f64 / clears as f64),
         lock_rows,
         mispredictions: results.iter().map(|r| r.mispredictions).sum(),
+        per_game: Vec::new(),
+        paired: None,
     }
 }
 
@@ -377,6 +505,76 @@ impl BenchReport {
         for (y, &n) in self.lock_rows.iter().enumerate() {
             s += &format!("  row {y:2}: {:8.4}%\n", n as f64 * 100.0 / total as f64);
         }
+        if let Some(p) = &self.paired {
+            s += &format!(
+                "against the earlier run, {} games paired by seed (this run less that one, \
+                 mean a game ± standard error):\n",
+                p.games
+            );
+            for (name, d) in [
+                ("score", &p.score),
+                ("score_at_19", &p.score_at_19),
+                ("score_at_29", &p.score_at_29),
+                ("score_at_39", &p.score_at_39),
+                ("lines", &p.lines),
+            ] {
+                s += &format!("  {name:<13}{:>+13.1} ± {:.1}\n", d.mean, d.se);
+            }
+        }
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game(seed: u64, score: u64, lines: u64) -> GameLine {
+        GameLine {
+            game: seed,
+            seed,
+            score,
+            score_at_19: score / 2,
+            score_at_29: score,
+            score_at_39: score,
+            lines,
+            level: 18,
+            pieces: 100,
+            tetrises: 3,
+        }
+    }
+
+    #[test]
+    fn games_read_back_as_written_and_a_bad_line_is_named() {
+        let games = [game(5, 1000, 10), game(6, 2000, 20)];
+        assert_eq!(read_games(&games_text(&games)).unwrap(), games);
+        let text = games_text(&games) + "{\"game\": 2}\n";
+        let err = read_games(&text).unwrap_err();
+        assert!(err.starts_with("line 3: not a game"), "{err}");
+    }
+
+    #[test]
+    fn pairs_are_made_by_seed_and_differences_have_their_standard_error() {
+        let base = [
+            game(1, 100, 10),
+            game(2, 200, 20),
+            game(3, 300, 30),
+            game(9, 0, 0),
+        ];
+        // Out of order, and seed 4 has no partner: three pairs, differences 10, 30, 50.
+        let new = [
+            game(3, 350, 31),
+            game(4, 999, 99),
+            game(1, 110, 10),
+            game(2, 230, 20),
+        ];
+        let p = paired(&base, &new).unwrap();
+        assert_eq!(p.games, 3);
+        assert_eq!(p.score.mean, 30.0);
+        // Sample variance 400, over 3 pairs.
+        assert!((p.score.se - (400.0f64 / 3.0).sqrt()).abs() < 1e-9);
+        assert_eq!(p.score_at_19.mean, 15.0);
+        assert_eq!(p.lines.mean, 1.0 / 3.0);
+        assert!(paired(&base, &[game(7, 1, 1)]).is_err());
     }
 }

@@ -1,6 +1,7 @@
 //! `nestor ai-bench`: plays simulated games with the native AI and summarises them
 //! (the logic lives in `ai::bench`).
 
+use anyhow::Context;
 use std::process::ExitCode;
 
 #[derive(clap::Args)]
@@ -56,6 +57,14 @@ pub struct Args {
     /// Print one JSON object instead of the table.
     #[arg(long)]
     json: bool,
+    /// Write each game's figures here, one JSON object a line (seed, score, score_at_19/29/39,
+    /// lines, level, pieces, Tetrises), for `--against` or other tools.
+    #[arg(long, value_name = "FILE")]
+    games_out: Option<std::path::PathBuf>,
+    /// Compare with an earlier run's `--games-out` game by game (the same seed: the same
+    /// pieces): the mean difference a game and its standard error.
+    #[arg(long, value_name = "FILE")]
+    against: Option<std::path::PathBuf>,
 }
 
 pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
@@ -76,7 +85,33 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
         seed: a.seed,
         json: a.json,
     };
-    let report = ai::bench::run(&o).map_err(anyhow::Error::msg)?;
+    // Read first: a bad file must not cost the run.
+    let against = match &a.against {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            let games = ai::bench::read_games(&text)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+            let seeds: std::collections::HashSet<u64> = games.iter().map(|g| g.seed).collect();
+            if !(0..a.games).any(|i| seeds.contains(&ai::bench::game_seed(a.seed, i))) {
+                anyhow::bail!(
+                    "{}: none of its games has a seed of this run's (the same --seed pairs them)",
+                    path.display()
+                );
+            }
+            Some((path, games))
+        }
+        None => None,
+    };
+    let mut report = ai::bench::run(&o).map_err(anyhow::Error::msg)?;
+    if let Some(path) = &a.games_out {
+        crate::run::write_atomic(path, ai::bench::games_text(&report.per_game).as_bytes())?;
+    }
+    if let Some((path, games)) = against {
+        let paired = ai::bench::paired(&games, &report.per_game)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        report.paired = Some(paired);
+    }
     if a.json {
         println!("{}", report.to_json());
     } else {

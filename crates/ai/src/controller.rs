@@ -488,6 +488,19 @@ pub fn spawn_tap_locks(
     period: u8,
     locks: &mut Vec<Piece>,
 ) {
+    // The cool-downs' range as a constant: each period's search has its own loops, unrolled.
+    match period {
+        2 => tap_locks::<2>(board, gravity, id, locks),
+        3 => tap_locks::<3>(board, gravity, id, locks),
+        4 => tap_locks::<4>(board, gravity, id, locks),
+        5 => tap_locks::<5>(board, gravity, id, locks),
+        6 => tap_locks::<6>(board, gravity, id, locks),
+        _ => unreachable!("tap periods are TAP_RATES'"),
+    }
+}
+
+/// `spawn_tap_locks` at `P` frames between presses.
+fn tap_locks<const P: usize>(board: &Board, gravity: Gravity, id: u8, locks: &mut Vec<Piece>) {
     locks.clear();
     let spawn = Piece::spawn(id);
     if !board.fits(id, spawn.x, spawn.y) {
@@ -509,11 +522,9 @@ pub fn spawn_tap_locks(
         2 => &[1],
         _ => &[0, 1],
     };
-    let p = period as usize;
-    let pressed = period - 1;
+    let pressed = P as u8 - 1;
     // Columns per orientation and frames until Left/Right and until A/B may be pressed.
-    type States = [[[u16; 6]; 6]; 4];
-    let mut states: States = [[[0; 6]; 6]; 4];
+    let mut states = [[[0u16; P]; P]; 4];
     states[(id - first) as usize][0][0] = 1 << spawn.x;
     let mut y = spawn.y;
     let mut fall_timer = 0u8;
@@ -540,23 +551,17 @@ pub fn spawn_tap_locks(
                 }
             })
         });
-        let mut next: States = [[[0; 6]; 6]; 4];
-        let mut locked = [[0u16; 4]; 2];
-        // The columns `cols` of orientation `r` after this frame's inputs: the ones that
-        // cannot fall lock, the others carry on with cool-downs `sw`, `rw`.
+        // The columns of each class after this frame's inputs; after the drop, those still
+        // falling.
+        let mut next = [[[0u16; P]; P]; 4];
         let mut fall = |cols: u16, r: usize, sw: u8, rw: u8| {
-            let mut falling = cols;
-            for (d, locked) in locked.iter_mut().enumerate().take(drops) {
-                locked[r] |= falling & !rows[d + 1][r];
-                falling &= rows[d + 1][r];
-            }
-            next[r][sw as usize][rw as usize] |= falling;
+            next[r][sw as usize][rw as usize] |= cols;
         };
         let cool = |wait: usize| (wait as u8).saturating_sub(1);
         for (r, by_shift) in states.iter().enumerate().take(orientations) {
             let fit = rows[0][r];
-            for (sw, by_rotate) in by_shift.iter().enumerate().take(p) {
-                for (rw, &cols) in by_rotate.iter().enumerate().take(p) {
+            for (sw, by_rotate) in by_shift.iter().enumerate() {
+                for (rw, &cols) in by_rotate.iter().enumerate() {
                     if cols == 0 {
                         continue;
                     }
@@ -579,21 +584,35 @@ pub fn spawn_tap_locks(
                 }
             }
         }
+        // The drop: the columns that cannot fall lock, the others carry on.
+        let mut locked = [[0u16; 4]; 2];
+        for (r, by_shift) in next.iter_mut().enumerate().take(orientations) {
+            for falling in by_shift.iter_mut().flatten() {
+                for (d, locked) in locked.iter_mut().enumerate().take(drops) {
+                    locked[r] |= *falling & !rows[d + 1][r];
+                    *falling &= rows[d + 1][r];
+                }
+            }
+        }
         for (d, locked) in locked.iter().enumerate().take(drops) {
             for (r, &cols) in locked.iter().enumerate() {
-                locks.extend((0..10).filter(|x| cols >> x & 1 != 0).map(|x| Piece {
-                    x,
-                    y: y + d as i8,
-                    id: first + r as u8,
-                }));
+                let mut cols = cols;
+                while cols != 0 {
+                    locks.push(Piece {
+                        x: cols.trailing_zeros() as i8,
+                        y: y + d as i8,
+                        id: first + r as u8,
+                    });
+                    cols &= cols - 1;
+                }
             }
         }
         // Drop the columns a class with freer cool-downs holds too.
         let mut alive = false;
         for by_shift in next.iter_mut().take(orientations) {
-            let mut freer = [[0u16; 6]; 6];
-            for sw in 0..p {
-                for rw in 0..p {
+            let mut freer = [[0u16; P]; P];
+            for sw in 0..P {
+                for rw in 0..P {
                     let above = if sw > 0 { freer[sw - 1][rw] } else { 0 }
                         | if rw > 0 { freer[sw][rw - 1] } else { 0 };
                     freer[sw][rw] = above | by_shift[sw][rw];

@@ -33,13 +33,18 @@ pub const CLASSIC_WEIGHTS: [f64; 6] = [
 
 /// The six classic factors of a final board plus the placements that led to it.
 pub fn classic_factors(board: &Board, placed: &[Placed]) -> [f64; 6] {
+    classic_factors_with(board, &board.heights(), placed)
+}
+
+/// `classic_factors` of a board whose column heights are `h`.
+fn classic_factors_with(board: &Board, h: &[u8; 10], placed: &[Placed]) -> [f64; 6] {
     let lines: u32 = placed.iter().map(|p| p.lines as u32).sum();
     // Lock height: rows between the piece's lowest square and the floor.
     let lock_height: i32 = placed
         .iter()
         .map(|p| 19 - (p.piece.y + max_dy(p.piece.id)) as i32)
         .sum();
-    let depth = classic_depths(board);
+    let depth = h.map(|h| if h == 0 { HEIGHT - 1 } else { HEIGHT - h as i8 });
     [
         lines as f64,
         lock_height as f64,
@@ -51,20 +56,18 @@ pub fn classic_factors(board: &Board, placed: &[Placed]) -> [f64; 6] {
 }
 
 pub fn classic(board: &Board, placed: &[Placed]) -> f64 {
-    let f = classic_factors(board, placed);
-    f.iter().zip(CLASSIC_WEIGHTS).map(|(f, w)| f * w).sum()
+    classic_with(board, &board.heights(), placed)
 }
 
-/// Row of the topmost solid cell of each column; an empty column counts as row 19, as in the
-/// original AI.
-fn classic_depths(board: &Board) -> [i8; 10] {
-    board
-        .heights()
-        .map(|h| if h == 0 { HEIGHT - 1 } else { HEIGHT - h as i8 })
+fn classic_with(board: &Board, h: &[u8; 10], placed: &[Placed]) -> f64 {
+    let f = classic_factors_with(board, h, placed);
+    f.iter().zip(CLASSIC_WEIGHTS).map(|(f, w)| f * w).sum()
 }
 
 /// Well cells: from a column's top down to the higher neighbour's top, cells whose left and
 /// right neighbours (or walls) are solid.
+/// `depth`: the row of the topmost solid cell of each column, an empty column counting as row
+/// 19, as in the original AI.
 fn classic_wells(board: &Board, depth: &[i8; 10]) -> u32 {
     let mut wells = 0;
     for x in 0..10usize {
@@ -395,20 +398,39 @@ impl Weights {
     }
 }
 
-/// Set bits over a row mask per row, four rows to a word: without the CPU's population count
-/// (the default x86-64 target) each count is a dozen instructions.
-fn count_bits(masks: [u16; HEIGHT as usize]) -> u32 {
-    masks
-        .chunks_exact(4)
-        .map(|c| c[0] as u64 | (c[1] as u64) << 16 | (c[2] as u64) << 32 | (c[3] as u64) << 48)
-        .map(u64::count_ones)
-        .sum()
+/// Set bits of each 11-bit mask (a row with a wall): without the CPU's population count (the
+/// default x86-64 target) `count_ones` is a dozen instructions, a look-up one.
+const BITS: [u8; 2048] = {
+    let mut bits = [0; 2048];
+    let mut m = 0;
+    while m < bits.len() {
+        bits[m] = (m as u32).count_ones() as u8;
+        m += 1;
+    }
+    bits
+};
+
+/// Set bits of a row mask (columns, and a wall bit above them).
+fn bits(mask: u16) -> u32 {
+    BITS[(mask & 0x7FF) as usize] as u32
 }
 
 /// Computes the strong profile's features at `level`.
 pub fn strong_features(board: &Board, placed: &[Placed], level: u8) -> [f64; STRONG_FEATURES] {
-    let h = board.heights();
+    strong_features_with(board, &board.heights(), placed, level)
+}
+
+/// `strong_features` of a board whose column heights are `h`.
+fn strong_features_with(
+    board: &Board,
+    h: &[u8; 10],
+    placed: &[Placed],
+    level: u8,
+) -> [f64; STRONG_FEATURES] {
     let rows = &board.rows;
+    let max_h = *h.iter().max().unwrap();
+    // One pass over the rows from the top of the stack: those above it are empty.
+    let top = (HEIGHT as u8 - max_h) as usize;
     // Holes and their depth (solid cells above each hole, up to 6). The cells above are
     // counted per column in three bit planes (bit x of `above[k]`: bit k of column x's count),
     // all columns at once, stopping at 6.
@@ -417,14 +439,26 @@ pub fn strong_features(board: &Board, placed: &[Placed], level: u8) -> [f64; STR
     let mut rows_with_holes = 0u32;
     let mut above = [0u16; 3];
     let mut seen = 0u16;
-    for &row in rows.iter() {
+    let mut right_column = 0u32;
+    // Column transitions, the floor counting as solid (row 0 has no row above it to differ
+    // from), and row transitions over columns 0-8 (the well column would add two per row).
+    let mut col_t = bits(!rows[19] & FULL_ROW);
+    let mut row_t = 0u32;
+    let mut previous = if top == 0 { rows[0] } else { 0 };
+    for &row in &rows[top..] {
+        col_t += bits(row ^ previous);
+        previous = row;
+        let left = row & 0x1FF;
+        if left != 0 {
+            let e = (left << 1) | 1 | (1 << 10);
+            row_t += bits(e ^ (e >> 1));
+        }
+        right_column += (row >> 9 & 1) as u32;
         let hole_bits = !row & seen & FULL_ROW;
         if hole_bits != 0 {
             rows_with_holes += 1;
-            holes += hole_bits.count_ones();
-            hole_depth += (0..3)
-                .map(|k| (hole_bits & above[k]).count_ones() << k)
-                .sum::<u32>();
+            holes += bits(hole_bits);
+            hole_depth += (0..3).map(|k| bits(hole_bits & above[k]) << k).sum::<u32>();
         }
         let mut carry = row & !(above[2] & above[1]);
         for plane in &mut above {
@@ -434,22 +468,6 @@ pub fn strong_features(board: &Board, placed: &[Placed], level: u8) -> [f64; STR
         }
         seen |= row;
     }
-    // Column transitions, the floor counting as solid (in row 0's place: row 0 has no row
-    // above).
-    let col_t = count_bits(std::array::from_fn(|y| match y {
-        0 => !rows[19] & FULL_ROW,
-        _ => (rows[y] ^ rows[y - 1]) & FULL_ROW,
-    }));
-    // Row transitions over columns 0-8 (the well column would add two per row otherwise).
-    let row_t = count_bits(rows.map(|r| {
-        let e = ((r & 0x1FF) << 1) | 1 | (1 << 10);
-        if r & 0x1FF != 0 {
-            (e ^ (e >> 1)) & 0x3FF
-        } else {
-            0
-        }
-    }));
-    let right_column = rows.iter().filter(|&&r| r >> 9 & 1 != 0).count();
     // Surface over columns 0-8; column 9 is the Tetris well.
     let mut bump = 0u32;
     let mut bump_sq = 0u32;
@@ -459,8 +477,7 @@ pub fn strong_features(board: &Board, placed: &[Placed], level: u8) -> [f64; STR
         bump_sq += d * d;
     }
     let aggregate: u32 = h.iter().map(|&v| v as u32).sum();
-    let max_h = *h.iter().max().unwrap() as i32;
-    let danger = (max_h - danger_height(level) as i32).max(0) as f64;
+    let danger = max_h.saturating_sub(danger_height(level)) as f64;
     // Wells in columns 0-8 (depth below the lower neighbour).
     let mut well_cells = 0u32;
     let mut deep_wells = 0u32;
@@ -473,7 +490,7 @@ pub fn strong_features(board: &Board, placed: &[Placed], level: u8) -> [f64; STR
             deep_wells += 1;
         }
     }
-    let ready = ready_rows(board, &h, 9).min(4) as f64;
+    let ready = ready_rows(board, h, 9).min(4) as f64;
     let mut burn = 0.0;
     let mut tetris = 0.0;
     let mut lock_height = 0.0;
@@ -502,8 +519,8 @@ pub fn strong_features(board: &Board, placed: &[Placed], level: u8) -> [f64; STR
         burn,
         tetris,
         lock_height,
-        unfit_pieces(&h) as f64,
-        well_blocked(&h, level) as f64,
+        unfit_pieces(h) as f64,
+        well_blocked(h, level) as f64,
     ]
 }
 
@@ -646,25 +663,35 @@ pub const WELL_KEEPING_WEIGHT: f64 = 30.0;
 static KEEPING_WELL: std::sync::LazyLock<Profile> =
     std::sync::LazyLock::new(|| Profile::KeepingWell(Weights::keeping_well()));
 
-/// Height of column 9.
-fn well_column_height(board: &Board) -> u8 {
-    board
-        .rows
-        .iter()
-        .position(|&r| r >> 9 & 1 != 0)
-        .map_or(0, |y| HEIGHT as u8 - y as u8)
-}
-
 /// For a well one or two columns wide (`[width - 1]`) and `d` rows deep (1, 2, 3 or more:
 /// `[d - 1]`) from each column (`[x]`, its left column), the highest stack around it (the lower
 /// of its sides, rows) at which pieces freshly spawned still fill each of its bottom cells with
 /// taps at 30 Hz, searched up to 15 rows (15: that high or more; -1: at no height). A two-wide
 /// well cannot start in column 9: 15 there. Found by the controller search (test
 /// `fill_limits_are_the_searchs`).
-pub type FillLimits = [[[i8; 10]; 3]; 2];
+pub struct FillLimits {
+    pub wells: [[[i8; 10]; 3]; 2],
+    /// The lowest limit: no well counts on a stack no higher.
+    lowest: i8,
+}
+
+impl FillLimits {
+    const fn new(wells: [[[i8; 10]; 3]; 2]) -> FillLimits {
+        let mut lowest = i8::MAX;
+        let mut i = 0;
+        while i < 60 {
+            let limit = wells[i / 30][i / 10 % 3][i % 10];
+            if limit < lowest {
+                lowest = limit;
+            }
+            i += 1;
+        }
+        FillLimits { wells, lowest }
+    }
+}
 
 /// At a row a frame (levels 29 and up): the edges fill only below 10-14 rows.
-const FILL_LIMITS_ROW_A_FRAME: FillLimits = [
+const FILL_LIMITS_ROW_A_FRAME: FillLimits = FillLimits::new([
     [
         [12, 14, 15, 15, 15, 15, 15, 15, 15, 14],
         [10, 13, 15, 15, 15, 15, 15, 15, 15, 12],
@@ -675,12 +702,12 @@ const FILL_LIMITS_ROW_A_FRAME: FillLimits = [
         [13, 15, 15, 15, 15, 15, 15, 15, 15, 15],
         [13, 15, 15, 15, 15, 15, 15, 15, 15, 15],
     ],
-];
+]);
 
 /// On the double kill screen (two rows a frame): a piece spawned in column 5 passes the left
 /// columns later than the right ones, a well in column 0 deeper than one row never fills, and
 /// one in columns 0-1 only below 7 rows.
-const FILL_LIMITS_TWO_ROWS_A_FRAME: FillLimits = [
+const FILL_LIMITS_TWO_ROWS_A_FRAME: FillLimits = FillLimits::new([
     [
         [6, 10, 14, 15, 15, 15, 15, 15, 14, 10],
         [2, 7, 11, 15, 15, 15, 15, 15, 11, 6],
@@ -691,7 +718,7 @@ const FILL_LIMITS_TWO_ROWS_A_FRAME: FillLimits = [
         [7, 11, 14, 15, 15, 15, 15, 15, 11, 15],
         [7, 11, 14, 15, 15, 15, 15, 15, 11, 15],
     ],
-];
+]);
 
 /// The fill limits at `gravity` with taps at 30 Hz, from the kill-screen speed on (below it,
 /// pieces reach every well of a stack that does not top out).
@@ -707,24 +734,27 @@ pub fn fill_limits(gravity: Gravity) -> Option<&'static FillLimits> {
 /// as high; a two-wide well from its higher bottom column) that pieces can no longer fill at
 /// the stack's height (`limits`): on the kill screen a well at the edge that grows too deep
 /// stays open, and so every row above its bottom.
-pub fn unfillable_wells(board: &Board, limits: &FillLimits) -> u32 {
-    let h = board.heights().map(i32::from);
-    let side = |x: i32| {
-        if (0..10).contains(&x) {
-            h[x as usize]
-        } else {
-            HEIGHT as i32
-        }
-    };
+/// `h`: the board's column heights.
+pub fn unfillable_wells(h: &[u8; 10], limits: &FillLimits) -> u32 {
+    // The sides of a well are no higher than the stack.
+    if *h.iter().max().unwrap() as i8 <= limits.lowest {
+        return 0;
+    }
+    let limits = &limits.wells;
+    // Heights with the walls as high as the playfield on either side.
+    let mut s = [HEIGHT as u8; 12];
+    s[1..11].copy_from_slice(h);
     let mut cells = 0;
-    for (width, limits) in (1..=2).zip(limits) {
-        for x in 0..=10 - width {
-            let bottom = h[x as usize..(x + width) as usize].iter().max().unwrap();
-            let around = side(x - 1).min(side(x + width));
-            let depth = around - bottom;
-            if depth >= 1 && around > limits[(depth.min(3) - 1) as usize][x as usize] as i32 {
-                cells += (width * depth) as u32;
-            }
+    for x in 0..10 {
+        let (bottom, around) = (s[x + 1], s[x].min(s[x + 2]));
+        if around > bottom && around as i8 > limits[0][(around - bottom).min(3) as usize - 1][x] {
+            cells += (around - bottom) as u32;
+        }
+    }
+    for x in 0..9 {
+        let (bottom, around) = (s[x + 1].max(s[x + 2]), s[x].min(s[x + 3]));
+        if around > bottom && around as i8 > limits[1][(around - bottom).min(3) as usize - 1][x] {
+            cells += 2 * (around - bottom) as u32;
         }
     }
     cells
@@ -736,8 +766,8 @@ pub fn unfillable_wells(board: &Board, limits: &FillLimits) -> u32 {
 /// (README).
 pub const UNFILLABLE_WELL_WEIGHT: f64 = 100.0;
 
-fn strong_rating(w: &Weights, level: u8, board: &Board, placed: &[Placed]) -> f64 {
-    let f = strong_features(board, placed, level);
+fn strong_rating(w: &Weights, level: u8, board: &Board, h: &[u8; 10], placed: &[Placed]) -> f64 {
+    let f = strong_features_with(board, h, placed, level);
     f.iter().zip(&w.w).map(|(f, w)| f * w).sum()
 }
 
@@ -745,19 +775,18 @@ fn strong_rating(w: &Weights, level: u8, board: &Board, placed: &[Placed]) -> f6
 /// adds (`Profile::unfillable_weight`) where the controller's fill limits hold. Three features
 /// are the strong profile's, from the column heights alone; then the Tetrises made and the
 /// rows ready for one.
-fn survival_rating(w: &Weights, board: &Board, placed: &[Placed]) -> f64 {
-    let h = board.heights();
+fn survival_rating(w: &Weights, board: &Board, h: &[u8; 10], placed: &[Placed]) -> f64 {
     let bumpiness: u32 = (0..8).map(|x| h[x].abs_diff(h[x + 1]) as u32).sum();
     let danger = (*h.iter().max().unwrap() as f64 - 8.0).max(0.0);
     let tetrises = placed.iter().filter(|p| p.lines == 4).count();
     let extras = [
         bumpiness as f64,
         danger * danger,
-        unfit_pieces(&h) as f64,
+        unfit_pieces(h) as f64,
         tetrises as f64,
-        any_well_ready(board, &h) as f64,
+        any_well_ready(board, h) as f64,
     ];
-    let classic = classic_factors(board, placed);
+    let classic = classic_factors_with(board, h, placed);
     (classic.iter().zip(&w.w[..6]))
         .chain(extras.iter().zip(&w.w[7..]))
         .map(|(f, w)| f * w)
@@ -912,24 +941,30 @@ impl Profile {
     }
 
     pub fn evaluate(&self, level: u8, board: &Board, placed: &[Placed]) -> f64 {
+        self.evaluate_with(level, board, &board.heights(), placed)
+    }
+
+    /// `evaluate` for a board whose column heights are `h` (`Board::heights`), which the
+    /// planner counts once for the rating and the wells around it.
+    pub fn evaluate_with(&self, level: u8, board: &Board, h: &[u8; 10], placed: &[Placed]) -> f64 {
         match self {
-            Profile::Classic => classic(board, placed),
+            Profile::Classic => classic_with(board, h, placed),
             Profile::KeepingWell(w) => {
-                let classic = classic_factors(board, placed);
-                (classic.iter().zip(&w.w)).map(|(f, w)| f * w).sum::<f64>()
-                    + w.w[6] * well_column_height(board) as f64
+                let classic = classic_factors_with(board, h, placed);
+                (classic.iter().zip(&w.w)).map(|(f, w)| f * w).sum::<f64>() + w.w[6] * h[9] as f64
             }
             // The planner picks the band with the cap it knows (`at`); alone, a banded
             // profile rates as its band for the playfield's stack in an uncapped game.
             Profile::Banded(_) => {
-                let height = board.heights().into_iter().max().unwrap_or(0);
-                self.at(level, height, false).evaluate(level, board, placed)
+                let height = h.iter().copied().max().unwrap_or(0);
+                self.at(level, height, false)
+                    .evaluate_with(level, board, h, placed)
             }
-            Profile::Strong(w) => strong_rating(w, level, board, placed),
-            Profile::Survival(w) => survival_rating(w, board, placed),
+            Profile::Strong(w) => strong_rating(w, level, board, h, placed),
+            Profile::Survival(w) => survival_rating(w, board, h, placed),
             Profile::Valued(p) => {
                 let (w, value, scale) = &**p;
-                strong_rating(w, level, board, placed) + scale * value.correction(board, level)
+                strong_rating(w, level, board, h, placed) + scale * value.correction(board, level)
             }
         }
     }
@@ -1050,7 +1085,7 @@ mod tests {
                 }
                 filled == (1 << width) - 1
             };
-            let searched: FillLimits = std::array::from_fn(|w| {
+            let searched: [[[i8; 10]; 3]; 2] = std::array::from_fn(|w| {
                 let width = w as i8 + 1;
                 std::array::from_fn(|d| {
                     let depth = d as i8 + 1;
@@ -1063,14 +1098,18 @@ mod tests {
                     })
                 })
             });
-            assert_eq!(Some(&searched), fill_limits(gravity), "{gravity:?}");
+            assert_eq!(
+                Some(&searched),
+                fill_limits(gravity).map(|l| &l.wells),
+                "{gravity:?}"
+            );
         }
-        assert_eq!(fill_limits(Gravity::at(28, true)), None);
+        assert!(fill_limits(Gravity::at(28, true)).is_none());
     }
 
     /// Unfillable well cells of `b` at `level` in a capped game, at 30 Hz.
     fn unfillable_at(b: &Board, level: u8) -> u32 {
-        unfillable_wells(b, fill_limits(Gravity::at(level, true)).unwrap())
+        unfillable_wells(&b.heights(), fill_limits(Gravity::at(level, true)).unwrap())
     }
 
     #[test]

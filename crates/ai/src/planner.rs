@@ -140,12 +140,9 @@ const NO_FOURTH: Fourth = Fourth {
     thirds: 0,
 };
 
-fn stack_height(board: &Board) -> u8 {
-    board
-        .rows
-        .iter()
-        .position(|&r| r != 0)
-        .map_or(0, |y| 20 - y as u8)
+/// The stack's height from its column heights.
+fn stack_height(h: &[u8; 10]) -> u8 {
+    h.iter().copied().max().unwrap_or(0)
 }
 
 impl Planner {
@@ -265,19 +262,20 @@ impl Planner {
         if self.locks1.is_empty() {
             return None;
         }
-        let height = stack_height(board);
+        let heights = board.heights();
+        let height = stack_height(&heights);
         // One piece deep: rate every first placement (also the fallback and the pruning order).
         self.ranked.clear();
         for (i, &p1) in self.locks1.iter().enumerate() {
-            let mut b1 = *board;
-            let lines = b1.lock(p1.id, p1.x, p1.y);
+            let (mut b1, mut h1) = (*board, heights);
+            let lines = b1.lock_keeping_heights(p1, &mut h1);
             let placed = [Placed {
                 piece: p1,
                 lines,
                 height_before: height,
             }];
             self.ranked
-                .push((self.rate(level, height, &b1, &placed), i));
+                .push((self.rate(level, height, &b1, &h1, &placed), i));
         }
         let mut best = self
             .ranked
@@ -354,13 +352,13 @@ impl Planner {
     /// The rating of `board` after the `placed` pieces at `level`, from a stack `height` rows
     /// high before them: the profile's there (`Profile::at`), and in a capped game on the kill
     /// screen at 30 Hz the wells no piece can fill any more (`eval::unfillable_wells`).
-    fn rate(&self, level: u8, height: u8, board: &Board, placed: &[Placed]) -> f64 {
+    fn rate(&self, level: u8, height: u8, board: &Board, h: &[u8; 10], placed: &[Placed]) -> f64 {
         let profile = self.profile.at(level, height, self.capped);
-        let value = profile.evaluate(level, board, placed);
+        let value = profile.evaluate_with(level, board, h, placed);
         let limits = fill_limits(self.gravity(level)).filter(|_| self.capped);
         match limits {
             Some(limits) if self.tap_period() == tap_period(30) => {
-                value + profile.unfillable_weight() * unfillable_wells(board, limits) as f64
+                value + profile.unfillable_weight() * unfillable_wells(h, limits) as f64
             }
             _ => value,
         }
@@ -399,11 +397,12 @@ impl Planner {
     /// `preview_locks`).
     fn rate_pairs(&mut self, board: &Board, level: u8, gravity: Gravity, height: u8, next_id: u8) {
         self.pairs.clear();
+        let heights = board.heights();
         for r in 0..self.ranked.len() {
             let i = self.ranked[r].1;
             let p1 = self.locks1[i];
-            let mut b1 = *board;
-            let lines1 = b1.lock(p1.id, p1.x, p1.y);
+            let (mut b1, mut h1) = (*board, heights);
+            let lines1 = b1.lock_keeping_heights(p1, &mut h1);
             let first = Placed {
                 piece: p1,
                 lines: lines1,
@@ -412,19 +411,19 @@ impl Planner {
             if !self.preview_locks(&b1, gravity, next_id, true) {
                 continue;
             }
-            let h1 = stack_height(&b1);
+            let height1 = stack_height(&h1);
             for &p2 in &self.locks2 {
-                let mut b2 = b1;
-                let lines2 = b2.lock(p2.id, p2.x, p2.y);
+                let (mut b2, mut h2) = (b1, h1);
+                let lines2 = b2.lock_keeping_heights(p2, &mut h2);
                 let placed = [
                     first,
                     Placed {
                         piece: p2,
                         lines: lines2,
-                        height_before: h1,
+                        height_before: height1,
                     },
                 ];
-                let v = self.rate(level, height, &b2, &placed);
+                let v = self.rate(level, height, &b2, &h2, &placed);
                 self.pairs.push(Pair {
                     value: v,
                     first: i,
@@ -559,7 +558,8 @@ impl Planner {
         placed: &mut Vec<Placed>,
         thirds: usize,
     ) -> f64 {
-        let h = stack_height(after);
+        let heights = after.heights();
+        let h = stack_height(&heights);
         let mut expected = 0.0;
         let mut best = Vec::new();
         for (&id, &odds) in SPAWN_ID.iter().zip(&Picker::odds_after(prev_id)) {
@@ -576,14 +576,14 @@ impl Planner {
                 best.clear();
                 let mut best_board = None;
                 for &p in &self.locks2 {
-                    let mut b = *after;
-                    let lines = b.lock(p.id, p.x, p.y);
+                    let (mut b, mut hb) = (*after, heights);
+                    let lines = b.lock_keeping_heights(p, &mut hb);
                     placed.push(Placed {
                         piece: p,
                         lines,
                         height_before: h,
                     });
-                    let v = self.rate(level, height, &b, placed);
+                    let v = self.rate(level, height, &b, &hb, placed);
                     let p = placed.pop().expect("pushed above");
                     if v < value {
                         best_board = Some(b);
@@ -686,7 +686,8 @@ mod tests {
                 Planner::new(Profile::Classic, SearchKind::Controller { tap_hz }).unwrap();
             planner.capped = capped;
             planner.double_kill_screen = double_kill_screen;
-            planner.rate(level, 5, &board, &[]) - Profile::Classic.evaluate(level, &board, &[])
+            planner.rate(level, 5, &board, &board.heights(), &[])
+                - Profile::Classic.evaluate(level, &board, &[])
         };
         assert_eq!(extra(30, true, true, 39), 2.0 * UNFILLABLE_WELL_WEIGHT);
         assert_eq!(extra(30, true, true, 38), 0.0);

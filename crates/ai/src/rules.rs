@@ -235,10 +235,12 @@ impl Board {
         true
     }
 
-    /// Locks a piece (squares in rows -2/-1 go to the padding) and clears completed rows.
-    /// Returns the number of cleared rows.
+    /// Locks a piece (squares in rows -2/-1 go to the padding) and clears the rows it
+    /// completes (the game leaves no full row between pieces). Returns how many.
     pub fn lock(&mut self, id: u8, x: i8, y: i8) -> u8 {
         let s = &SHAPES[id as usize];
+        // Only the piece's rows can have filled up (the padding rows never clear).
+        let mut filled = false;
         for (k, &m) in s.row_mask.iter().enumerate() {
             let r = y + k as i8 - 2;
             if m != 0 {
@@ -248,9 +250,33 @@ impl Board {
                     &mut self.hidden[(r + 2) as usize]
                 };
                 *row |= (m << x) >> 2;
+                filled |= r >= 0 && *row == FULL_ROW;
             }
         }
-        self.clear_rows()
+        if filled {
+            self.clear_rows()
+        } else {
+            0
+        }
+    }
+
+    /// `lock`, keeping `h`, the column heights before it (`heights`), the board's: raised by
+    /// the piece's squares, or counted again when rows clear.
+    pub fn lock_keeping_heights(&mut self, piece: Piece, h: &mut [u8; 10]) -> u8 {
+        let lines = self.lock(piece.id, piece.x, piece.y);
+        if lines > 0 {
+            *h = self.heights();
+        } else {
+            for (dx, dy) in ORIENTATIONS[piece.id as usize] {
+                // Squares in the padding rows above the playfield count in no column.
+                let y = piece.y + dy;
+                if y >= 0 {
+                    let column = &mut h[(piece.x + dx) as usize];
+                    *column = (*column).max((HEIGHT - y) as u8);
+                }
+            }
+        }
+        lines
     }
 
     /// Removes full rows, shifting the rows above down. Returns how many.

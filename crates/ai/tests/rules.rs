@@ -94,6 +94,31 @@ fn lock_records_rows_zero_and_below_and_clears_full_rows() {
 }
 
 #[test]
+fn locks_keep_the_column_heights() {
+    // Every lock position of every piece on ragged stacks low and high, clearing rows or not,
+    // some partly above the playfield.
+    let mut r = ai::sim::SplitMix(3);
+    let mut locks = Vec::new();
+    let mut cleared = 0;
+    for _ in 0..200 {
+        let board = r.ragged_board(0..19, 5);
+        for id in SPAWN_ID {
+            ai::placement::PlacementSearch::default().search(&board, id, &mut locks);
+            for &p in &locks {
+                let (mut b, mut h) = (board, board.heights());
+                let lines = b.lock_keeping_heights(p, &mut h);
+                let mut locked = board;
+                assert_eq!(lines, locked.lock(p.id, p.x, p.y));
+                assert_eq!(b, locked);
+                assert_eq!(h, b.heights(), "{p:?} on\n{board}");
+                cleared += (lines > 0) as u32;
+            }
+        }
+    }
+    assert!(cleared > 50, "{cleared} locks cleared rows");
+}
+
+#[test]
 fn board_reads_the_ram_page_with_its_padding() {
     let mut page = [0xEFu8; 256];
     page[0] = 0x7B;

@@ -451,7 +451,7 @@ fn strong_features_with(
         let left = row & 0x1FF;
         if left != 0 {
             let e = (left << 1) | 1 | (1 << 10);
-            row_t += bits(e ^ (e >> 1));
+            row_t += bits((e ^ (e >> 1)) & 0x3FF);
         }
         right_column += (row >> 9 & 1) as u32;
         let hole_bits = !row & seen & FULL_ROW;
@@ -984,6 +984,64 @@ mod tests {
             }
         }
         b
+    }
+
+    /// The strong profile's cell features counted cell by cell, as defined, on random
+    /// playfields with holes, overhangs and empty rows under the stack.
+    #[test]
+    fn the_cell_features_match_a_count_cell_by_cell() {
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        for _ in 0..2000 {
+            let mut b = Board::default();
+            let density = 1 + next(9);
+            for x in 0..10 {
+                let top = HEIGHT as u64 - next(21);
+                for y in top..HEIGHT as u64 {
+                    if next(10) < density {
+                        b.set(x, y as i8);
+                    }
+                }
+            }
+            let cell = |x: i8, y: i8| b.cell(x, y);
+            let (mut holes, mut depth, mut rows_with_holes) = (0, 0, 0);
+            for y in 0..HEIGHT {
+                let mut row_has_hole = false;
+                for x in 0..10 {
+                    let above = (0..y).filter(|&u| cell(x, u)).count();
+                    if !cell(x, y) && above > 0 {
+                        holes += 1;
+                        depth += above.min(6);
+                        row_has_hole = true;
+                    }
+                }
+                rows_with_holes += row_has_hole as usize;
+            }
+            // The floor is solid, the top of the playfield is not a transition.
+            let solid = |x: i8, y: i8| y == HEIGHT || cell(x, y);
+            let col_t = (0..10)
+                .flat_map(|x| (1..=HEIGHT).map(move |y| (x, y)))
+                .filter(|&(x, y)| solid(x, y) != solid(x, y - 1))
+                .count();
+            // Columns 0-8 between a solid wall and a solid column 9, rows with a block only.
+            let row_t: usize = (0..HEIGHT)
+                .filter(|&y| (0..9).any(|x| cell(x, y)))
+                .map(|y| {
+                    let c = |x: i8| !(0..9).contains(&x) || cell(x, y);
+                    (-1..9).filter(|&x| c(x) != c(x + 1)).count()
+                })
+                .sum();
+            let right_column = (0..HEIGHT).filter(|&y| cell(9, y)).count();
+            let f = strong_features(&b, &[], 18);
+            let expected = [holes, depth, rows_with_holes, col_t, row_t];
+            assert_eq!(f[..5], expected.map(|v| v as f64), "{:?}", b.heights());
+            assert_eq!(f[11], right_column as f64);
+        }
     }
 
     #[test]

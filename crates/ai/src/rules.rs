@@ -366,11 +366,10 @@ pub struct FitTable {
 
 impl FitTable {
     pub fn new(board: &Board, piece_type: u8) -> FitTable {
-        let row = |r: i8| match r {
-            -2 | -1 => board.hidden[(r + 2) as usize],
-            0..=19 => board.rows[r as usize],
-            _ => FULL_ROW,
-        };
+        // Rows -2..19, at y + 2.
+        let mut rows = [0u16; 22];
+        rows[..2].copy_from_slice(&board.hidden);
+        rows[2..].copy_from_slice(&board.rows);
         let mut columns = [[0u16; 24]; 19];
         let first = FIRST_ID[piece_type as usize] as usize;
         let count = ORIENTATION_COUNT[piece_type as usize] as usize;
@@ -384,7 +383,7 @@ impl FitTable {
                 }
                 // Bit x of `blocked`: a square (dx, dy) of the piece at x lands on a solid cell.
                 let blocked = ORIENTATIONS[id].iter().fold(0u16, |b, &(dx, dy)| {
-                    let r = row(y + dy);
+                    let r = rows[(y + dy + 2) as usize];
                     b | if dx >= 0 { r >> dx } else { r << -dx }
                 });
                 *c = in_range & !blocked;

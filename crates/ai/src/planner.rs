@@ -121,7 +121,8 @@ const FOURTH_THIRDS: usize = 2;
 /// piece locks by the plan made before the preview: the best pair of each preview, and each
 /// third piece's best placement, rated a fourth piece deep. From an empty playfield at level
 /// 29 to 39, 200 games, paired: +91,826 ± 48,098 points a game at a median decision of 11.6 ms
-/// (2.9 without); the best 2 placements of each third piece +138,709 ± 46,591 at 19.3 ms.
+/// (2.9 without). The best 2 placements of each third piece, paired against this: +46,883 ±
+/// 40,852, within noise (README).
 const KILL_SCREEN_FOURTH: Fourth = Fourth {
     pairs: 1,
     thirds: 1,

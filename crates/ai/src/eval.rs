@@ -45,13 +45,15 @@ fn classic_factors_with(board: &Board, h: &[u8; 10], placed: &[Placed]) -> [f64;
         .map(|p| 19 - (p.piece.y + max_dy(p.piece.id)) as i32)
         .sum();
     let depth = h.map(|h| if h == 0 { HEIGHT - 1 } else { HEIGHT - h as i8 });
+    let top = (HEIGHT as u8 - h.iter().copied().max().unwrap_or(0)) as usize;
+    let [holes, column_transitions, row_transitions] = classic_rows(board, top);
     [
         lines as f64,
         lock_height as f64,
         classic_wells(board, &depth) as f64,
-        holes(board) as f64,
-        classic_column_transitions(board) as f64,
-        row_transitions(board) as f64,
+        holes as f64,
+        column_transitions as f64,
+        row_transitions as f64,
     ]
 }
 
@@ -90,33 +92,28 @@ fn classic_wells(board: &Board, depth: &[i8; 10]) -> u32 {
 
 /// Empty cells directly below a solid cell.
 pub fn holes(board: &Board) -> u32 {
-    (1..HEIGHT as usize)
-        .map(|y| (board.rows[y - 1] & !board.rows[y] & FULL_ROW).count_ones())
-        .sum()
+    classic_rows(board, 0)[0]
 }
 
-/// Solid/empty changes going down each column below its top cell (the floor is not counted).
-fn classic_column_transitions(board: &Board) -> u32 {
-    let mut seen = 0u16;
-    let mut t = 0;
-    for y in 1..HEIGHT as usize {
-        seen |= board.rows[y - 1];
-        t += ((board.rows[y] ^ board.rows[y - 1]) & seen).count_ones();
+/// The classic function's row counts in one pass down from row `top` (the rows above it are
+/// empty and count nothing): holes (empty cells directly below a solid cell), column
+/// transitions (solid/empty changes going down each column below its top cell, the floor not
+/// counted) and row transitions (solid/empty changes across each non-empty row, the walls
+/// counting as solid).
+fn classic_rows(board: &Board, top: usize) -> [u32; 3] {
+    let (mut holes, mut column_t, mut row_t) = (0, 0, 0);
+    let (mut above, mut seen) = (0u16, 0u16);
+    for &row in &board.rows[top..] {
+        seen |= above;
+        holes += bits(above & !row & FULL_ROW);
+        column_t += bits((row ^ above) & seen);
+        if row != 0 {
+            let e = (row << 1) | 1 | (1 << 11);
+            row_t += bits(e ^ (e >> 1));
+        }
+        above = row;
     }
-    t
-}
-
-/// Solid/empty changes across each non-empty row, the walls counting as solid.
-pub fn row_transitions(board: &Board) -> u32 {
-    board
-        .rows
-        .iter()
-        .filter(|&&r| r != 0)
-        .map(|&r| {
-            let e = (r << 1) | 1 | (1 << 11);
-            ((e ^ (e >> 1)) & 0x7FF).count_ones()
-        })
-        .sum()
+    [holes, column_t, row_t]
 }
 
 /// Number of features of the strong profile.
@@ -986,8 +983,8 @@ mod tests {
         b
     }
 
-    /// The strong profile's cell features counted cell by cell, as defined, on random
-    /// playfields with holes, overhangs and empty rows under the stack.
+    /// The strong profile's cell features and the classic function's counted cell by cell, as
+    /// defined, on random playfields with holes, overhangs and empty rows under the stack.
     #[test]
     fn the_cell_features_match_a_count_cell_by_cell() {
         let mut seed = 0x2545_F491_4F6C_DD1Du64;
@@ -1041,6 +1038,24 @@ mod tests {
             let expected = [holes, depth, rows_with_holes, col_t, row_t];
             assert_eq!(f[..5], expected.map(|v| v as f64), "{:?}", b.heights());
             assert_eq!(f[11], right_column as f64);
+            // The classic function's: holes right under a solid cell, changes below each
+            // column's top cell (the floor not counted), rows with both walls solid.
+            let cells = || (0..10).flat_map(|x| (1..HEIGHT).map(move |y| (x, y)));
+            let classic_holes = cells()
+                .filter(|&(x, y)| cell(x, y - 1) && !cell(x, y))
+                .count();
+            let classic_col_t = cells()
+                .filter(|&(x, y)| (0..y).any(|u| cell(x, u)) && cell(x, y) != cell(x, y - 1))
+                .count();
+            let classic_row_t: usize = (0..HEIGHT)
+                .filter(|&y| (0..10).any(|x| cell(x, y)))
+                .map(|y| {
+                    let c = |x: i8| !(0..10).contains(&x) || cell(x, y);
+                    (-1..10).filter(|&x| c(x) != c(x + 1)).count()
+                })
+                .sum();
+            let expected = [classic_holes, classic_col_t, classic_row_t];
+            assert_eq!(classic_factors(&b, &[])[3..], expected.map(|v| v as f64));
         }
     }
 

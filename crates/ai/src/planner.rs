@@ -128,6 +128,15 @@ const KILL_SCREEN_FOURTH: Fourth = Fourth {
     thirds: 1,
 };
 
+/// A placement of a third piece kept for a fourth (`Planner::expectation`): the spawn ID of
+/// its type, its rating and the playfield after it.
+struct Third {
+    id: u8,
+    value: f64,
+    placed: Placed,
+    board: Board,
+}
+
 /// How many of the best pairs a third piece deep (`Planner::third_piece`) are rated a fourth
 /// piece deep, following each type of third piece's best `thirds` placements.
 #[derive(Clone, Copy)]
@@ -517,7 +526,7 @@ impl Planner {
         // Equal expectations go to the better two-deep value (`min_by` keeps the first).
         self.pairs.sort_by(Pair::order);
         let pairs = std::mem::take(&mut self.pairs);
-        let mut rated: Vec<(f64, &Pair, Board)> = Vec::with_capacity(pairs.len());
+        let mut rated: Vec<(f64, &Pair, Vec<Third>)> = Vec::with_capacity(pairs.len());
         let mut placed = Vec::with_capacity(4);
         for pair in &pairs {
             let mut b2 = *board;
@@ -526,16 +535,18 @@ impl Planner {
             }
             placed.clear();
             placed.extend(pair.placed);
-            let value = self.expectation(&b2, level, height, next_id, &mut placed, 0);
-            rated.push((value, pair, b2));
+            let mut thirds = Vec::new();
+            let kept = (fourth.pairs > 0).then_some((fourth.thirds, &mut thirds));
+            let value = self.expectation(&b2, level, height, next_id, &mut placed, kept);
+            rated.push((value, pair, thirds));
         }
         if fourth.pairs > 0 {
             rated.sort_by(|a, b| a.0.total_cmp(&b.0));
             rated.truncate(fourth.pairs);
-            for (value, pair, b2) in &mut rated {
+            for (value, pair, thirds) in &mut rated {
                 placed.clear();
                 placed.extend(pair.placed);
-                *value = self.expectation(b2, level, height, next_id, &mut placed, fourth.thirds);
+                *value = self.fourth_piece(level, height, next_id, &mut placed, thirds);
             }
         }
         let best = rated
@@ -548,8 +559,8 @@ impl Planner {
 
     /// The mean, over the piece after `prev_id` (the picker's odds), of the best rating of its
     /// placements on `after`, the playfield after the `placed` pieces (rated as the decision
-    /// from a stack `height` rows high). With `thirds` over 0, each type's best `thirds`
-    /// placements are rated by the same expectation one piece further (a fourth piece).
+    /// from a stack `height` rows high). With `kept` (`keep`, `thirds`), each type's best
+    /// `keep` placements go to `thirds`, for a fourth piece (`fourth_piece`).
     fn expectation(
         &mut self,
         after: &Board,
@@ -557,12 +568,11 @@ impl Planner {
         height: u8,
         prev_id: u8,
         placed: &mut Vec<Placed>,
-        thirds: usize,
+        mut kept: Option<(usize, &mut Vec<Third>)>,
     ) -> f64 {
         let heights = after.heights();
         let h = stack_height(&heights);
         let mut expected = 0.0;
-        let mut best = Vec::new();
         for (&id, &odds) in SPAWN_ID.iter().zip(&Picker::odds_after(prev_id)) {
             if odds == 0 {
                 continue;
@@ -574,7 +584,7 @@ impl Planner {
             // 29 the taps reach much less (3% more points there than gravity-free on 100
             // games).
             if self.preview_locks(after, self.gravity(level), id, level >= 29) {
-                best.clear();
+                let start = kept.as_ref().map_or(0, |(_, thirds)| thirds.len());
                 let mut best_board = None;
                 for &p in &self.locks2 {
                     let (mut b, mut hb) = (*after, heights);
@@ -590,24 +600,51 @@ impl Planner {
                         best_board = Some(b);
                     }
                     value = value.min(v);
-                    if thirds > 0 {
-                        best.push((v, p, b));
+                    if let Some((_, thirds)) = &mut kept {
+                        thirds.push(Third {
+                            id,
+                            value: v,
+                            placed: p,
+                            board: b,
+                        });
                     }
                 }
-                if let Some(b) = best_board.filter(|_| thirds == 0) {
+                if let Some(b) = best_board {
                     value += self.unreached_cost(level, &b);
                 }
-                if thirds > 0 {
-                    best.sort_by(|a, b| a.0.total_cmp(&b.0));
-                    best.truncate(thirds);
-                    value = TOP_OUT;
-                    for (_, p, b) in std::mem::take(&mut best) {
-                        placed.push(p);
-                        let v = self.expectation(&b, level, height, id, placed, 0);
-                        placed.pop();
-                        value = value.min(v);
-                    }
+                if let Some((keep, thirds)) = &mut kept {
+                    // Stable: equal ratings keep the order found.
+                    thirds[start..].sort_by(|a, b| a.value.total_cmp(&b.value));
+                    thirds.truncate(start + *keep);
                 }
+            }
+            expected += value * odds as f64 / 64.0;
+        }
+        expected
+    }
+
+    /// The mean, over the piece after `prev_id` (the picker's odds), of the best of its kept
+    /// placements (`thirds`, by type: `expectation`) each rated by the expectation over the
+    /// piece after it: a fourth piece deep.
+    fn fourth_piece(
+        &mut self,
+        level: u8,
+        height: u8,
+        prev_id: u8,
+        placed: &mut Vec<Placed>,
+        thirds: &[Third],
+    ) -> f64 {
+        let mut expected = 0.0;
+        for (&id, &odds) in SPAWN_ID.iter().zip(&Picker::odds_after(prev_id)) {
+            if odds == 0 {
+                continue;
+            }
+            let mut value = TOP_OUT;
+            for third in thirds.iter().filter(|t| t.id == id) {
+                placed.push(third.placed);
+                let v = self.expectation(&third.board, level, height, id, placed, None);
+                placed.pop();
+                value = value.min(v);
             }
             expected += value * odds as f64 / 64.0;
         }

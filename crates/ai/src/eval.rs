@@ -1025,14 +1025,18 @@ mod tests {
                 .flat_map(|x| (1..=HEIGHT).map(move |y| (x, y)))
                 .filter(|&(x, y)| solid(x, y) != solid(x, y - 1))
                 .count();
-            // Columns 0-8 between a solid wall and a solid column 9, rows with a block only.
-            let row_t: usize = (0..HEIGHT)
-                .filter(|&y| (0..9).any(|x| cell(x, y)))
-                .map(|y| {
-                    let c = |x: i8| !(0..9).contains(&x) || cell(x, y);
-                    (-1..9).filter(|&x| c(x) != c(x + 1)).count()
-                })
-                .sum();
+            // Changes across columns 0..n between solid walls, in rows with a block there.
+            let row_transitions = |n: i8| -> usize {
+                (0..HEIGHT)
+                    .filter(|&y| (0..n).any(|x| cell(x, y)))
+                    .map(|y| {
+                        let c = |x: i8| !(0..n).contains(&x) || cell(x, y);
+                        (-1..n).filter(|&x| c(x) != c(x + 1)).count()
+                    })
+                    .sum()
+            };
+            // Columns 0-8 between a solid wall and a solid column 9.
+            let row_t = row_transitions(9);
             let right_column = (0..HEIGHT).filter(|&y| cell(9, y)).count();
             let f = strong_features(&b, &[], 18);
             let expected = [holes, depth, rows_with_holes, col_t, row_t];
@@ -1047,14 +1051,7 @@ mod tests {
             let classic_col_t = cells()
                 .filter(|&(x, y)| (0..y).any(|u| cell(x, u)) && cell(x, y) != cell(x, y - 1))
                 .count();
-            let classic_row_t: usize = (0..HEIGHT)
-                .filter(|&y| (0..10).any(|x| cell(x, y)))
-                .map(|y| {
-                    let c = |x: i8| !(0..10).contains(&x) || cell(x, y);
-                    (-1..10).filter(|&x| c(x) != c(x + 1)).count()
-                })
-                .sum();
-            let expected = [classic_holes, classic_col_t, classic_row_t];
+            let expected = [classic_holes, classic_col_t, row_transitions(10)];
             assert_eq!(classic_factors(&b, &[])[3..], expected.map(|v| v as f64));
         }
     }

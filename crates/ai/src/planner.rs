@@ -63,8 +63,8 @@ pub struct Planner {
     /// Then rate the best this many of them with a fourth piece too (below level 29, the
     /// preview seen).
     pub fourth_pairs: Option<usize>,
-    /// Before the preview on the kill screen of a capped game, rate the best pairs a fourth
-    /// piece deep (`KILL_SCREEN_FOURTH`).
+    /// Before the preview on the kill screens of a capped game (from level 29), rate the best
+    /// pairs a fourth piece deep (`KILL_SCREEN_FOURTH`).
     pub kill_screen_fourth: bool,
     /// The standard format's double kill screen: two rows a frame from level 39.
     pub double_kill_screen: bool,
@@ -117,12 +117,13 @@ pub const EXPECT_PAIRS: usize = 8;
 /// placements: 1.1%); the median decision takes 2.5 ms instead of 0.6 (README).
 pub const FOURTH_PAIRS: usize = 3;
 const FOURTH_THIRDS: usize = 2;
-/// Before the preview on the kill screen of a capped game (levels 29-38), where nearly every
-/// piece locks by the plan made before the preview: the best pair of each preview, and each
-/// third piece's best placement, rated a fourth piece deep. From an empty playfield at level
-/// 29 to 39, 200 games, paired: +91,826 ± 48,098 points a game at a median decision of 11.6 ms
-/// (2.9 without). The best 2 placements of each third piece, paired against this on 400
-/// games: +70,370 ± 28,794, but a p99 decision of 20.5 ms, over a frame (README).
+/// Before the preview on the kill screens of a capped game (from level 29), where nearly
+/// every piece locks by the plan made before the preview: the best pair of each preview, and
+/// each third piece's best placement, rated a fourth piece deep. From an empty playfield at
+/// level 29 to 39, 200 games, paired: +91,826 ± 48,098 points a game at a median decision of
+/// 11.6 ms (2.9 without). The best 2 placements of each third piece, paired against this on
+/// 400 games: +70,370 ± 28,794, but a p99 decision of 20.5 ms, over a frame. From level 39,
+/// on 400 whole games: +16,199 ± 7,608 points a game, at a p99 decision of 9.3 ms (README).
 const KILL_SCREEN_FOURTH: Fourth = Fourth {
     pairs: 1,
     thirds: 1,
@@ -491,7 +492,7 @@ impl Planner {
                 }
                 self.rate_pairs(board, level, gravity, height, id);
                 let fourth = match level {
-                    29..39 if self.kill_screen_fourth => KILL_SCREEN_FOURTH,
+                    29.. if self.kill_screen_fourth => KILL_SCREEN_FOURTH,
                     _ => NO_FOURTH,
                 };
                 let third = self.third_piece(board, level, height, id, UNSEEN_PAIRS, fourth);
@@ -559,8 +560,10 @@ impl Planner {
 
     /// The mean, over the piece after `prev_id` (the picker's odds), of the best rating of its
     /// placements on `after`, the playfield after the `placed` pieces (rated as the decision
-    /// from a stack `height` rows high). With `kept` (`keep`, `thirds`), each type's best
-    /// `keep` placements go to `thirds`, for a fourth piece (`fourth_piece`).
+    /// from a stack `height` rows high). After a pair (the third piece) each type's best
+    /// placement adds the columns it leaves out of reach (`unreached_cost`: a fourth piece's
+    /// do not, which would take seven times the searches). With `kept` (`keep`, `thirds`), each
+    /// type's best `keep` placements go to `thirds`, for a fourth piece (`fourth_piece`).
     fn expectation(
         &mut self,
         after: &Board,
@@ -609,7 +612,7 @@ impl Planner {
                         });
                     }
                 }
-                if let Some(b) = best_board {
+                if let Some(b) = best_board.filter(|_| placed.len() == 2) {
                     value += self.unreached_cost(level, &b);
                 }
                 if let Some((keep, thirds)) = &mut kept {
@@ -642,7 +645,9 @@ impl Planner {
             let mut value = TOP_OUT;
             for third in thirds.iter().filter(|t| t.id == id) {
                 placed.push(third.placed);
-                let v = self.expectation(&third.board, level, height, id, placed, None);
+                // The columns out of reach count after the third piece, as three deep.
+                let v = self.expectation(&third.board, level, height, id, placed, None)
+                    + self.unreached_cost(level, &third.board);
                 placed.pop();
                 value = value.min(v);
             }
@@ -846,15 +851,17 @@ mod tests {
     #[test]
     fn on_the_kill_screen_the_plan_before_the_preview_looks_a_fourth_piece_deep() {
         // The playfields of a capped game from level 29; on each, the plan before the preview
-        // with and without the fourth piece: alike at level 28, not at 29.
+        // with and without the fourth piece: alike at level 28, not at 29, nor at 39 on the
+        // double kill screen.
         let mut planner = strong(Some(EXPECT_PAIRS), Some(FOURTH_PAIRS));
         planner.capped = true;
+        planner.double_kill_screen = true;
         let mut picker = Picker::default();
         let (mut board, mut current) = (Board::default(), picker.pick());
-        let mut differs = [0; 2];
+        let mut differs = [0; 3];
         for _ in 0..40 {
             let spawn = Control::spawned(current, 0);
-            for (n, level) in [28, 29].into_iter().enumerate() {
+            for (n, level) in [28, 29, 39].into_iter().enumerate() {
                 let mut plan = |fourth| {
                     planner.kill_screen_fourth = fourth;
                     planner
@@ -875,6 +882,9 @@ mod tests {
             current = picker.pick();
         }
         assert_eq!(differs[0], 0, "level 28");
-        assert!(differs[1] > 0, "level 29: {differs:?}");
+        assert!(
+            differs[1] > 0 && differs[2] > 0,
+            "levels 29 and 39: {differs:?}"
+        );
     }
 }

@@ -560,10 +560,11 @@ impl Planner {
 
     /// The mean, over the piece after `prev_id` (the picker's odds), of the best rating of its
     /// placements on `after`, the playfield after the `placed` pieces (rated as the decision
-    /// from a stack `height` rows high). After a pair (the third piece) each type's best
-    /// placement adds the columns it leaves out of reach (`unreached_cost`: a fourth piece's
-    /// do not, which would take seven times the searches). With `kept` (`keep`, `thirds`), each
-    /// type's best `keep` placements go to `thirds`, for a fourth piece (`fourth_piece`).
+    /// from a stack `height` rows high). When `placed` is a pair (the piece rated is the
+    /// third), each type's best placement adds the columns it leaves out of reach
+    /// (`unreached_cost`); after a third piece it does not, as for a fourth piece they would
+    /// take seven times the searches (`fourth_piece` adds the third's). With `kept` (`keep`,
+    /// `thirds`), each type's best `keep` placements go to `thirds`, for a fourth piece.
     fn expectation(
         &mut self,
         after: &Board,
